@@ -1,1 +1,373 @@
-//! (in progress)
+//! Claims: acquisition, renewal, takeover and release of one target.
+//!
+//! The decision reads the claim and, only when someone else holds it, the holder's
+//! heartbeat, from the same snapshot the write is committed on: a holder that beats
+//! between the check and the commit makes the commit fail and the decision re-run.
+
+use chrono::Duration;
+use serde_json::Value;
+
+use super::event;
+use super::liveness;
+use super::liveness::Liveness;
+use super::usage;
+use super::Ctx;
+use super::Plan;
+use super::RuleError;
+use crate::ids::paths;
+use crate::ids::AgentId;
+use crate::ids::BatchId;
+use crate::ids::RepoSlug;
+use crate::ids::Target;
+use crate::record::str_field;
+use crate::record::Record;
+use crate::record::METADATA_FIELDS;
+use crate::snapshot::ReadError;
+use crate::snapshot::Snapshot;
+use crate::time;
+
+/// The default claim TTL: 4 hours.
+pub const DEFAULT_TTL_SECONDS: i64 = 14_400;
+
+/// A `claim` request.
+#[derive(Debug, Clone)]
+pub struct ClaimRequest {
+    /// Who claims.
+    pub agent: AgentId,
+    /// The repository of the target.
+    pub repo: RepoSlug,
+    /// The issue or pull request.
+    pub target: Target,
+    /// `--batch-id`.
+    pub batch: Option<BatchId>,
+    /// `--branch`.
+    pub branch: Option<String>,
+    /// Seconds until the claim expires (positive).
+    pub ttl_seconds: i64,
+    /// Metadata fields given (present-only).
+    pub metadata: Record,
+}
+
+/// How a claim was granted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ClaimKind {
+    /// Nobody held it (no record, released, or not active).
+    New,
+    /// The same agent on the same lane extended it.
+    Renewed,
+    /// The same agent renewed it, but nothing observable changed, so nothing was written.
+    Unchanged,
+    /// The same agent moved it to another batch or branch.
+    LaneChange,
+    /// Another agent's dead or expired claim was taken over.
+    Takeover,
+}
+
+/// What a granted claim reports.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Claimed {
+    /// How it was granted.
+    pub kind: ClaimKind,
+    /// The claim path.
+    pub path: String,
+    /// The claim as it now stands.
+    pub record: Record,
+    /// The previous holder, on takeover.
+    pub previous_holder: Option<String>,
+}
+
+/// The state of a holder's heartbeat as the claim rule sees it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HolderBeat {
+    /// A heartbeat with a liveness.
+    Seen(Liveness),
+    /// No heartbeat record (or an unusable holder id).
+    Missing,
+    /// A heartbeat record that does not parse.
+    Invalid,
+}
+
+impl HolderBeat {
+    fn label(self) -> &'static str {
+        match self {
+            HolderBeat::Seen(l) => l.as_str(),
+            HolderBeat::Missing => "missing",
+            HolderBeat::Invalid => "invalid",
+        }
+    }
+}
+
+/// Reads the holder's heartbeat state from the snapshot.
+pub fn holder_beat(snap: &impl Snapshot, holder: &str, now: time::Instant) -> Result<HolderBeat, RuleError> {
+    let Ok(agent) = holder.parse::<AgentId>() else {
+        return Ok(HolderBeat::Missing);
+    };
+    match snap.read(&paths::heartbeat(&agent)) {
+        Ok(Some(hb)) => Ok(HolderBeat::Seen(liveness::of_record(&hb, now))),
+        Ok(None) => Ok(HolderBeat::Missing),
+        Err(ReadError::Malformed { .. }) => Ok(HolderBeat::Invalid),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// Decides whether another agent's active claim may be taken over; `Err` is the refusal.
+pub fn takeover_allowed(claim: &Record, label: &str, beat: HolderBeat, now: time::Instant) -> Result<(), RuleError> {
+    let holder = str_field(claim, "agent_id").unwrap_or_default();
+    let refuse = |detail: String| {
+        Err(RuleError::Refused(format!(
+            "CLAIM_REFUSED: active claim for {label} held by {holder}; {detail}"
+        )))
+    };
+    match beat {
+        HolderBeat::Seen(Liveness::Live) => refuse("heartbeat live".into()),
+        HolderBeat::Seen(Liveness::Stale) => refuse("heartbeat stale".into()),
+        HolderBeat::Seen(Liveness::Dead) => Ok(()),
+        _ => {
+            let expires = str_field(claim, "expires_at").unwrap_or_default();
+            match time::parse(expires) {
+                Some(t) if t > now => refuse(format!(
+                    "heartbeat {}; fallback claim expires at {expires}",
+                    beat.label()
+                )),
+                _ => Ok(()),
+            }
+        }
+    }
+}
+
+fn is_active(r: &Record) -> bool {
+    str_field(r, "status") == Some("active")
+}
+
+/// Decides a claim: refuse, renew, take over or grant, plus the `claim.acquired` event.
+pub fn decide(snap: &impl Snapshot, req: &ClaimRequest, ctx: &Ctx) -> Result<Plan<Claimed>, RuleError> {
+    let path = paths::claim(&req.repo, &req.target);
+    let label = format!("{}#{}", req.repo, req.target);
+    let existing = snap.read(&path)?;
+    let me = req.agent.as_str();
+
+    let mut previous_holder = None;
+    let active_other = existing
+        .as_ref()
+        .filter(|c| is_active(c) && str_field(c, "agent_id") != Some(me));
+    if let Some(claim) = active_other {
+        let holder = str_field(claim, "agent_id").unwrap_or_default();
+        takeover_allowed(claim, &label, holder_beat(snap, holder, ctx.now)?, ctx.now)?;
+        previous_holder = Some(holder.to_owned());
+    }
+
+    let same_lane = |c: &Record, key: &str, given: Option<&str>| given.is_none_or(|g| str_field(c, key) == Some(g));
+    let mine = existing.as_ref().filter(|c| is_active(c) && str_field(c, "agent_id") == Some(me));
+    let renewal = mine.filter(|c| {
+        same_lane(c, "batch_id", req.batch.as_ref().map(BatchId::as_str)) && same_lane(c, "branch", req.branch.as_deref())
+    });
+    let kind = match (&previous_holder, renewal, mine) {
+        (Some(_), _, _) => ClaimKind::Takeover,
+        (None, Some(_), _) => ClaimKind::Renewed,
+        (None, None, Some(_)) => ClaimKind::LaneChange,
+        (None, None, None) => ClaimKind::New,
+    };
+
+    let now = time::format(ctx.now);
+    let mut record = Record::new();
+    record.insert("schema_version".into(), Value::from(1));
+    record.insert("repo".into(), Value::String(req.repo.to_string()));
+    record.insert("target".into(), Value::String(req.target.to_string()));
+    record.insert("agent_id".into(), Value::String(me.to_owned()));
+    if let Some(prior) = renewal {
+        // A renewal keeps the lane's batch, branch, metadata, claimed_at and unknown fields.
+        for (k, v) in prior {
+            record.entry(k.clone()).or_insert_with(|| v.clone());
+        }
+    }
+    if let Some(b) = &req.batch {
+        record.insert("batch_id".into(), Value::String(b.to_string()));
+    }
+    if let Some(b) = &req.branch {
+        record.insert("branch".into(), Value::String(b.clone()));
+    }
+    record.insert("status".into(), Value::String("active".into()));
+    if renewal.is_none() {
+        record.insert("claimed_at".into(), Value::String(now.clone()));
+    }
+    record.insert("updated_at".into(), Value::String(now));
+    let expires = ctx.now + Duration::seconds(req.ttl_seconds);
+    record.insert("expires_at".into(), Value::String(time::format(expires)));
+    record.extend(req.metadata.clone());
+    ctx.identity.stamp(&mut record);
+
+    if let Some(prior) = renewal {
+        if renewal_is_noop(prior, &record, req.ttl_seconds, ctx.now) {
+            return Ok(Plan::nothing(
+                "claim",
+                Claimed { kind: ClaimKind::Unchanged, path, record: prior.clone(), previous_holder },
+            ));
+        }
+    }
+
+    let mut plan = Plan {
+        summary: format!("claim {label} by {me}"),
+        state: Vec::new(),
+        heartbeat: None,
+        op: "claim",
+        warnings: Vec::new(),
+        outcome: Claimed { kind, path: path.clone(), record: record.clone(), previous_holder },
+    };
+    if kind != ClaimKind::Renewed || fencing_changed(renewal, &record) {
+        let mut fields = Record::new();
+        for key in ["agent_id", "repo", "target", "branch"] {
+            if let Some(v) = record.get(key) {
+                fields.insert(key.into(), v.clone());
+            }
+        }
+        event::copy_metadata(&record, &mut fields);
+        match event::lifecycle(snap, ctx, "claim.acquired", str_field(&record, "batch_id"), fields) {
+            Ok(Some(ev)) => plan.state.push(ev),
+            Ok(None) => {}
+            Err(w) => plan.warnings.push(w),
+        }
+    }
+    plan.state.insert(0, (path, record));
+    Ok(plan)
+}
+
+/// Reports whether a same-lane renewal changes nothing observable.
+///
+/// Liveness comes from heartbeats, so a renewal that only pushes `expires_at` further out
+/// is written only once half of the claim's TTL has passed; this keeps a renewing agent
+/// from adding a commit per renewal while the fallback expiry stays meaningful.
+fn renewal_is_noop(prior: &Record, next: &Record, ttl_seconds: i64, now: time::Instant) -> bool {
+    let strip = |r: &Record| {
+        let mut r = r.clone();
+        r.remove("updated_at");
+        r.remove("expires_at");
+        r
+    };
+    let remaining = str_field(prior, "expires_at")
+        .and_then(time::parse)
+        .map(|t| t - now);
+    strip(prior) == strip(next) && remaining.is_some_and(|r| r >= Duration::seconds(ttl_seconds / 2))
+}
+
+/// Reports whether a renewal changed or added `generation`/`instance_id` (re-emits `claim.acquired`).
+fn fencing_changed(prior: Option<&Record>, next: &Record) -> bool {
+    prior.is_some_and(|p| ["generation", "instance_id"].iter().any(|k| next.get(*k).is_some() && p.get(*k) != next.get(*k)))
+}
+
+/// A non-terminal `release` request.
+#[derive(Debug, Clone)]
+pub struct ReleaseRequest {
+    /// Who releases.
+    pub agent: AgentId,
+    /// The repository of the target.
+    pub repo: RepoSlug,
+    /// The issue or pull request.
+    pub target: Target,
+    /// `--branch` (overrides the stored branch).
+    pub branch: Option<String>,
+    /// `--handoff-to`.
+    pub handoff_to: Option<String>,
+    /// `--handoff-note`.
+    pub handoff_note: Option<String>,
+    /// Metadata fields given (present-only).
+    pub metadata: Record,
+}
+
+/// What a release reports.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Released {
+    /// The claim path.
+    pub path: String,
+    /// The released claim.
+    pub record: Record,
+}
+
+/// Reads the claim at `repo#target` and checks that `agent` may release it.
+pub fn claim_for_release(
+    snap: &impl Snapshot,
+    agent: &AgentId,
+    repo: &RepoSlug,
+    target: &Target,
+) -> Result<(String, Record), RuleError> {
+    let path = paths::claim(repo, target);
+    let label = format!("{repo}#{target}");
+    let Some(claim) = snap.read(&path)? else {
+        return Err(usage(format!("no claim exists for {label}")));
+    };
+    match str_field(&claim, "agent_id").filter(|h| !h.is_empty()) {
+        Some(holder) if holder != agent.as_str() => {
+            Err(usage(format!("claim belongs to {holder}; {agent} cannot release it")))
+        }
+        _ => Ok((path, claim)),
+    }
+}
+
+/// Stamps `claim` as released by `agent` at `now` (shared by plain and terminal release).
+pub fn stamp_released(claim: &Record, agent: &AgentId, branch: Option<&str>, metadata: &Record, ctx: &Ctx) -> Record {
+    let now = Value::String(time::format(ctx.now));
+    let mut record = claim.clone();
+    let holder = str_field(claim, "agent_id").filter(|h| !h.is_empty()).unwrap_or(agent.as_str()).to_owned();
+    record.insert("agent_id".into(), Value::String(holder));
+    record.insert("status".into(), Value::String("released".into()));
+    record.insert("released_by".into(), Value::String(agent.to_string()));
+    record.insert("released_at".into(), now.clone());
+    record.insert("updated_at".into(), now.clone());
+    record.insert("expires_at".into(), now);
+    for key in ["release_mode", "handoff_to", "handoff_note"] {
+        record.remove(key);
+    }
+    if let Some(b) = branch {
+        record.insert("branch".into(), Value::String(b.to_owned()));
+    }
+    record.extend(metadata.clone());
+    ctx.identity.stamp(&mut record);
+    record
+}
+
+/// Decides a plain or handoff release, plus the `claim.released` event.
+pub fn release(snap: &impl Snapshot, req: &ReleaseRequest, ctx: &Ctx) -> Result<Plan<Released>, RuleError> {
+    let (path, claim) = claim_for_release(snap, &req.agent, &req.repo, &req.target)?;
+    let mut record = stamp_released(&claim, &req.agent, req.branch.as_deref(), &req.metadata, ctx);
+    let handoff = req.handoff_to.is_some() || req.handoff_note.is_some();
+    if handoff {
+        record.insert("release_mode".into(), Value::String("handoff".into()));
+        for (key, value) in [("handoff_to", &req.handoff_to), ("handoff_note", &req.handoff_note)] {
+            if let Some(v) = value {
+                record.insert(key.into(), Value::String(v.clone()));
+            }
+        }
+    }
+
+    let mut fields = Record::new();
+    for key in ["agent_id", "repo", "target", "branch"] {
+        if let Some(v) = record.get(key) {
+            fields.insert(key.into(), v.clone());
+        }
+    }
+    fields.insert("status".into(), Value::String("released".into()));
+    if let Some(note) = &req.handoff_note {
+        fields.insert("message".into(), Value::String(note.clone()));
+    }
+    for key in METADATA_FIELDS.iter().chain(&["release_mode", "handoff_to", "handoff_note"]) {
+        if let Some(v) = record.get(*key) {
+            fields.insert((*key).into(), v.clone());
+        }
+    }
+    let mut plan = Plan {
+        summary: format!("release {}#{} by {}", req.repo, req.target, req.agent),
+        state: vec![(path.clone(), record.clone())],
+        heartbeat: None,
+        op: "release",
+        warnings: Vec::new(),
+        outcome: Released { path, record: record.clone() },
+    };
+    match event::lifecycle(snap, ctx, "claim.released", str_field(&record, "batch_id"), fields) {
+        Ok(Some(ev)) => plan.state.push(ev),
+        Ok(None) => {}
+        Err(w) => plan.warnings.push(w),
+    }
+    Ok(plan)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,1 +1,413 @@
-//! (in progress)
+//! Events: ordinary `record-event` writes, typed-event validation, and the lifecycle
+//! events (`claim.acquired`, `claim.released`, `phase.changed`) other writes emit.
+//!
+//! Events are append-only: each is a new file `events/<batch>/<event-id>.json`, written in
+//! the same commit as the change it describes.
+
+use serde_json::Value;
+
+use super::usage;
+use super::vocab;
+use super::Ctx;
+use super::Plan;
+use super::RuleError;
+use crate::ids::paths;
+use crate::ids::BatchId;
+use crate::ids::EventType;
+use crate::ids::LaneName;
+use crate::record::Record;
+use crate::record::METADATA_FIELDS;
+use crate::snapshot::Snapshot;
+use crate::time;
+
+/// Typed-event fields, in the order foreign-field checks report them.
+pub const TYPED_FIELDS: [&str; 7] =
+    ["reason", "from_route", "to_route", "evidence", "severity", "category", "kind"];
+
+/// Field order of stored events (anything else follows in insertion order).
+const EVENT_ORDER: [&str; 36] = [
+    "schema_version",
+    "event_id",
+    "batch_id",
+    "type",
+    "lane",
+    "agent_id",
+    "repo",
+    "target",
+    "branch",
+    "message",
+    "at",
+    "status",
+    "status_raw",
+    "previous_phase",
+    "thread_handle",
+    "chat_handle",
+    "host",
+    "pr_url",
+    "dashboard_url",
+    "operator",
+    "phase",
+    "generation",
+    "instance_id",
+    "synthetic",
+    "synthetic_kind",
+    "release_mode",
+    "handoff_to",
+    "handoff_note",
+    "reason",
+    "from_route",
+    "to_route",
+    "evidence",
+    "severity",
+    "category",
+    "kind",
+    "machine_id",
+];
+
+/// Returns `fields` reordered into the stored event order.
+fn ordered(mut fields: Record) -> Record {
+    let mut out = Record::new();
+    for key in EVENT_ORDER {
+        if let Some(v) = fields.remove(key) {
+            out.insert(key.to_owned(), v);
+        }
+    }
+    out.extend(fields);
+    out
+}
+
+/// Picks a fresh event id for `batch` (re-drawing on the rare collision) and returns the
+/// stored `(path, event)` with `schema_version`, `event_id`, `batch_id`, `type` and `at` set.
+pub fn new_event(
+    snap: &impl Snapshot,
+    ctx: &Ctx,
+    batch: &BatchId,
+    kind: &str,
+    mut fields: Record,
+) -> Result<(String, Record), RuleError> {
+    for attempt in 0..16u32 {
+        let id = time::event_id(ctx.now, ctx.nonce.wrapping_add(attempt.wrapping_mul(0x9E37_79B9)));
+        let path = paths::event(batch, &id);
+        if snap.read(&path)?.is_none() {
+            fields.insert("schema_version".into(), Value::from(1));
+            fields.insert("event_id".into(), Value::String(id));
+            fields.insert("batch_id".into(), Value::String(batch.to_string()));
+            fields.insert("type".into(), Value::String(kind.to_owned()));
+            fields.insert("at".into(), Value::String(time::format(ctx.now)));
+            ctx.identity.stamp(&mut fields);
+            return Ok((path, ordered(fields)));
+        }
+    }
+    Err(RuleError::Operational(format!("event id collision while recording event for {batch}")))
+}
+
+/// Builds a best-effort lifecycle event: `Ok(None)` when the record has no batch, a warning
+/// (as `Err`) when its batch id is unusable; the main write stands either way.
+pub fn lifecycle(
+    snap: &impl Snapshot,
+    ctx: &Ctx,
+    kind: &str,
+    batch_id: Option<&str>,
+    fields: Record,
+) -> Result<Option<(String, Record)>, String> {
+    let Some(raw) = batch_id.filter(|b| !b.is_empty()) else {
+        return Ok(None);
+    };
+    let warn = |msg: String| format!("warning: {kind} event not recorded: {msg}");
+    let batch: BatchId = raw.parse().map_err(|e: crate::ids::IdError| warn(e.to_string()))?;
+    new_event(snap, ctx, &batch, kind, fields)
+        .map(Some)
+        .map_err(|e| warn(e.to_string()))
+}
+
+/// Copies the claim/heartbeat metadata fields present in `from` into `to`.
+pub fn copy_metadata(from: &Record, to: &mut Record) {
+    for key in METADATA_FIELDS {
+        if let Some(v) = from.get(key) {
+            to.insert(key.to_owned(), v.clone());
+        }
+    }
+}
+
+/// The typed-event fields given on the command line.
+#[derive(Debug, Clone, Default)]
+pub struct TypedFields {
+    /// `--reason` (help_requested).
+    pub reason: Option<String>,
+    /// `--from-route` (escalation_requested).
+    pub from_route: Option<String>,
+    /// `--to-route` (escalation_requested).
+    pub to_route: Option<String>,
+    /// `--evidence` (escalation_requested).
+    pub evidence: Option<String>,
+    /// `--severity` (error).
+    pub severity: Option<String>,
+    /// `--category` (error).
+    pub category: Option<String>,
+    /// `--kind` (human_intervention).
+    pub kind: Option<String>,
+}
+
+impl TypedFields {
+    fn get(&self, name: &str) -> Option<&str> {
+        match name {
+            "reason" => self.reason.as_deref(),
+            "from_route" => self.from_route.as_deref(),
+            "to_route" => self.to_route.as_deref(),
+            "evidence" => self.evidence.as_deref(),
+            "severity" => self.severity.as_deref(),
+            "category" => self.category.as_deref(),
+            "kind" => self.kind.as_deref(),
+            _ => None,
+        }
+    }
+}
+
+/// How one typed event type constrains its fields.
+struct TypedRule {
+    kind: &'static str,
+    /// Own fields: (name, allowed values; empty = free-form but non-blank).
+    own: &'static [(&'static str, &'static [&'static str])],
+    /// Whether `--message` must be non-blank.
+    needs_message: bool,
+}
+
+const TYPED_RULES: [TypedRule; 4] = [
+    TypedRule {
+        kind: "help_requested",
+        own: &[("reason", &["blocked-user-input", "question", "permission"])],
+        needs_message: false,
+    },
+    TypedRule {
+        kind: "escalation_requested",
+        own: &[("from_route", &[]), ("to_route", &[]), ("evidence", &[])],
+        needs_message: false,
+    },
+    TypedRule {
+        kind: "error",
+        own: &[("severity", &["P0", "P1", "P2", "P3"]), ("category", &[])],
+        needs_message: true,
+    },
+    TypedRule {
+        kind: "human_intervention",
+        own: &[("kind", &["takeover", "supersede", "manual-fix", "drain"])],
+        needs_message: false,
+    },
+];
+
+fn flag(field: &str) -> String {
+    format!("--{}", field.replace('_', "-"))
+}
+
+/// Validates the typed fields of an event of type `kind` and returns the ones to store.
+///
+/// Checks run in the reference's order: foreign fields, then required fields, then enum
+/// values. Types other than the four typed ones store no typed fields at all.
+pub fn validate_typed(
+    kind: &str,
+    typed: &TypedFields,
+    message: Option<&str>,
+) -> Result<Record, RuleError> {
+    let mut out = Record::new();
+    let Some(rule) = TYPED_RULES.iter().find(|r| r.kind == kind) else {
+        return Ok(out);
+    };
+    for field in TYPED_FIELDS {
+        if typed.get(field).is_some() && !rule.own.iter().any(|(f, _)| *f == field) {
+            return Err(usage(format!("{} is not valid for --type {kind}", flag(field))));
+        }
+    }
+    for (field, _) in rule.own {
+        match typed.get(field) {
+            None => return Err(usage(format!("missing required {}", flag(field)))),
+            Some(v) if rule.own.iter().any(|(f, a)| f == field && a.is_empty()) && v.trim().is_empty() => {
+                return Err(usage(format!("missing required {}", flag(field))))
+            }
+            Some(_) => {}
+        }
+    }
+    if rule.needs_message && message.is_none_or(|m| m.trim().is_empty()) {
+        return Err(usage("missing required --message"));
+    }
+    for (field, allowed) in rule.own {
+        let value = typed.get(field).unwrap_or_default();
+        if !allowed.is_empty() && !allowed.contains(&value) {
+            return Err(usage(format!("{} must be one of: {}", flag(field), allowed.join(", "))));
+        }
+        out.insert((*field).to_owned(), Value::String(value.to_owned()));
+    }
+    Ok(out)
+}
+
+/// An ordinary `record-event` request (anything but `lane_closed`).
+#[derive(Debug, Clone)]
+pub struct EventRequest {
+    /// The batch the event belongs to.
+    pub batch: BatchId,
+    /// The event type.
+    pub kind: EventType,
+    /// The lane, if given.
+    pub lane: Option<LaneName>,
+    /// Free-form fields as given (`agent_id`, `repo`, `target`, `branch`, `message`), unvalidated
+    /// like the reference, plus metadata.
+    pub fields: Record,
+    /// `--status`, normalised only when given.
+    pub status: Option<String>,
+    /// Typed-event fields.
+    pub typed: TypedFields,
+}
+
+/// What an ordinary record-event reports.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Recorded {
+    /// The batch.
+    pub batch: BatchId,
+    /// The new event's id.
+    pub event_id: String,
+    /// The path written.
+    pub path: String,
+}
+
+/// Decides an ordinary event write.
+pub fn decide(snap: &impl Snapshot, req: &EventRequest, ctx: &Ctx) -> Result<Plan<Recorded>, RuleError> {
+    let message = req.fields.get("message").and_then(Value::as_str);
+    let typed = validate_typed(req.kind.as_str(), &req.typed, message)?;
+    let mut fields = req.fields.clone();
+    if let Some(lane) = &req.lane {
+        fields.insert("lane".into(), Value::String(lane.to_string()));
+    }
+    let mut warnings = Vec::new();
+    if let Some(raw) = &req.status {
+        let n = vocab::normalize(raw);
+        if n.unrecognized {
+            warnings.push(vocab::unrecognized_warning(raw));
+        }
+        fields.insert("status".into(), Value::String(n.status));
+        if let Some(r) = n.status_raw {
+            fields.insert("status_raw".into(), Value::String(r));
+        }
+    }
+    fields.extend(typed);
+    let (path, event) = new_event(snap, ctx, &req.batch, req.kind.as_str(), fields)?;
+    let event_id = event.get("event_id").and_then(Value::as_str).unwrap_or_default().to_owned();
+    Ok(Plan {
+        summary: format!("record event {} {} ({})", req.batch, event_id, req.kind),
+        state: vec![(path.clone(), event)],
+        heartbeat: None,
+        op: "record-event",
+        warnings,
+        outcome: Recorded { batch: req.batch.clone(), event_id, path },
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::record::Identity;
+    use crate::snapshot::MemorySnapshot;
+
+    fn ctx() -> Ctx {
+        Ctx {
+            now: time::parse("2026-06-13T00:42:00Z").unwrap(),
+            nonce: 0xdeadbeef,
+            identity: Identity { machine_id: Some("box".into()), ..Default::default() },
+        }
+    }
+
+    fn typed(pairs: &[(&str, &str)]) -> TypedFields {
+        let mut t = TypedFields::default();
+        for (k, v) in pairs {
+            let v = Some((*v).to_owned());
+            match *k {
+                "reason" => t.reason = v,
+                "from_route" => t.from_route = v,
+                "to_route" => t.to_route = v,
+                "evidence" => t.evidence = v,
+                "severity" => t.severity = v,
+                "category" => t.category = v,
+                "kind" => t.kind = v,
+                _ => unreachable!(),
+            }
+        }
+        t
+    }
+
+    #[test]
+    fn typed_event_validation_table() {
+        let cases: [(&str, &[(&str, &str)], Option<&str>, Result<(), &str>); 14] = [
+            ("help_requested", &[("reason", "question")], None, Ok(())),
+            ("help_requested", &[], None, Err("missing required --reason")),
+            ("help_requested", &[("reason", "x")], None, Err("--reason must be one of: blocked-user-input, question, permission")),
+            ("help_requested", &[("reason", "question"), ("severity", "P1")], None, Err("--severity is not valid for --type help_requested")),
+            ("escalation_requested", &[("from_route", "a"), ("to_route", "b"), ("evidence", "e")], None, Ok(())),
+            ("escalation_requested", &[("from_route", "a"), ("to_route", " "), ("evidence", "e")], None, Err("missing required --to-route")),
+            ("escalation_requested", &[("from_route", "a"), ("to_route", "b"), ("evidence", "e"), ("reason", "question")], None, Err("--reason is not valid for --type escalation_requested")),
+            ("error", &[("severity", "P0"), ("category", "ci")], Some("boom"), Ok(())),
+            ("error", &[("severity", "P0"), ("category", "ci")], Some("  "), Err("missing required --message")),
+            ("error", &[("severity", "P9"), ("category", "ci")], Some("boom"), Err("--severity must be one of: P0, P1, P2, P3")),
+            ("error", &[("severity", " "), ("category", "ci")], Some("boom"), Err("--severity must be one of: P0, P1, P2, P3")),
+            ("human_intervention", &[("kind", "drain")], None, Ok(())),
+            ("human_intervention", &[("kind", "nap")], None, Err("--kind must be one of: takeover, supersede, manual-fix, drain")),
+            ("custom-note", &[("kind", "anything")], None, Ok(())),
+        ];
+        for (kind, fields, message, want) in cases {
+            let got = validate_typed(kind, &typed(fields), message);
+            match (got, want) {
+                (Ok(_), Ok(())) => {}
+                (Err(e), Err(msg)) => assert_eq!(e.to_string(), msg, "{kind} {fields:?}"),
+                (got, want) => panic!("{kind} {fields:?}: got {got:?}, want {want:?}"),
+            }
+        }
+        // Untyped events do not store typed fields at all.
+        assert!(validate_typed("custom-note", &typed(&[("kind", "x")]), None).unwrap().is_empty());
+    }
+
+    #[test]
+    fn ordinary_event_is_stored_in_contract_order() {
+        let snap = MemorySnapshot::default();
+        let mut fields = Record::new();
+        fields.insert("message".into(), json!("running tests"));
+        fields.insert("agent_id".into(), json!("worker-3972"));
+        fields.insert("phase".into(), json!("validating"));
+        let req = EventRequest {
+            batch: "batch-1".parse().unwrap(),
+            kind: "phase".parse().unwrap(),
+            lane: Some("docs".parse().unwrap()),
+            fields,
+            status: Some("Implementing".into()),
+            typed: TypedFields::default(),
+        };
+        let plan = decide(&snap, &req, &ctx()).unwrap();
+        assert_eq!(plan.outcome.event_id, "20260613T004200.000000Z-deadbeef");
+        let (path, event) = &plan.state[0];
+        assert_eq!(path, "events/batch-1/20260613T004200.000000Z-deadbeef.json");
+        assert_eq!(
+            Value::Object(event.clone()),
+            json!({"schema_version": 1, "event_id": "20260613T004200.000000Z-deadbeef",
+                   "batch_id": "batch-1", "type": "phase", "lane": "docs", "agent_id": "worker-3972",
+                   "message": "running tests", "at": "2026-06-13T00:42:00Z",
+                   "status": "in_progress", "status_raw": "Implementing", "phase": "validating",
+                   "machine_id": "box"})
+        );
+        let keys: Vec<_> = event.keys().cloned().collect();
+        assert_eq!(keys[..4], ["schema_version", "event_id", "batch_id", "type"]);
+    }
+
+    #[test]
+    fn event_id_collision_redraws() {
+        let mut snap = MemorySnapshot::default();
+        snap.put("events/b/20260613T004200.000000Z-deadbeef.json", &json!({}));
+        let (path, _) = new_event(&snap, &ctx(), &"b".parse().unwrap(), "x", Record::new()).unwrap();
+        assert_ne!(path, "events/b/20260613T004200.000000Z-deadbeef.json");
+    }
+
+    #[test]
+    fn lifecycle_event_warns_on_bad_batch() {
+        let snap = MemorySnapshot::default();
+        assert_eq!(lifecycle(&snap, &ctx(), "claim.acquired", None, Record::new()), Ok(None));
+        let err = lifecycle(&snap, &ctx(), "claim.acquired", Some("../x"), Record::new()).unwrap_err();
+        assert_eq!(err, "warning: claim.acquired event not recorded: invalid batch-id: ../x");
+    }
+}

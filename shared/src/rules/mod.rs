@@ -1,4 +1,14 @@
 //! Coordination rules: pure decisions over a snapshot and a clock.
+//!
+//! A write rule reads what it needs from a [`Snapshot`](crate::snapshot::Snapshot) and
+//! returns a [`Plan`]: the records to write and a result to report. The CLI commits the
+//! plan atomically on the tip it read, or re-runs the rule on the new tip if that moved.
+
+use crate::ids::AgentId;
+use crate::record::Identity;
+use crate::record::Record;
+use crate::snapshot::ReadError;
+use crate::time::Instant;
 
 pub mod audit;
 pub mod batch;
@@ -10,3 +20,72 @@ pub mod heartbeat;
 pub mod liveness;
 pub mod status;
 pub mod vocab;
+
+/// What a write rule knows about the world besides the snapshot.
+#[derive(Debug, Clone)]
+pub struct Ctx {
+    /// The clock reading for this attempt.
+    pub now: Instant,
+    /// Random bits for event ids (re-drawn per attempt).
+    pub nonce: u32,
+    /// Who is writing.
+    pub identity: Identity,
+}
+
+/// The records a write rule wants committed, with the result to report.
+#[derive(Debug, Clone)]
+pub struct Plan<T> {
+    /// Upserts on the state branch, by path.
+    pub state: Vec<(String, Record)>,
+    /// An upsert of an agent's heartbeat on this machine's heartbeat ref.
+    pub heartbeat: Option<(AgentId, Record)>,
+    /// The one-line commit summary.
+    pub summary: String,
+    /// The operation name recorded in the commit trailer.
+    pub op: &'static str,
+    /// Warnings for stderr (the write still stands).
+    pub warnings: Vec<String>,
+    /// What the command reports.
+    pub outcome: T,
+}
+
+impl<T> Plan<T> {
+    /// Returns a plan that writes nothing.
+    pub fn nothing(op: &'static str, outcome: T) -> Self {
+        Plan {
+            state: Vec::new(),
+            heartbeat: None,
+            summary: String::new(),
+            op,
+            warnings: Vec::new(),
+            outcome,
+        }
+    }
+
+    /// Reports whether the plan writes anything.
+    pub fn is_empty(&self) -> bool {
+        self.state.is_empty() && self.heartbeat.is_none()
+    }
+}
+
+/// Why a write rule refused; the variant decides the exit code.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RuleError {
+    /// Bad input or a rule violation the caller can fix (exit 1).
+    #[error("{0}")]
+    Usage(String),
+    /// A claim held by someone else (exit 3); the message starts with `CLAIM_REFUSED: `.
+    #[error("{0}")]
+    Refused(String),
+    /// A record the rule needs cannot be read (exit 2).
+    #[error(transparent)]
+    Unreadable(#[from] ReadError),
+    /// The state is in a shape the rule cannot proceed from (exit 2).
+    #[error("{0}")]
+    Operational(String),
+}
+
+/// Shorthand for a usage error.
+pub(crate) fn usage(msg: impl Into<String>) -> RuleError {
+    RuleError::Usage(msg.into())
+}
