@@ -1,1 +1,307 @@
-//! (in progress)
+//! Batch manifests: validation and registration.
+//!
+//! Unlike the predecessor, re-registering a batch keeps what the protocol already
+//! recorded on it: lane terminal stamps and batch completion survive a manifest edit.
+
+use serde_json::Value;
+
+use super::usage;
+use super::Ctx;
+use super::Plan;
+use super::RuleError;
+use crate::ids::is_segment;
+use crate::ids::paths;
+use crate::ids::BatchId;
+use crate::ids::RepoSlug;
+use crate::record::scalar_string;
+use crate::record::str_field;
+use crate::record::Record;
+use crate::snapshot::Snapshot;
+use crate::time;
+
+/// Lane fields the protocol stamps when a lane closes.
+pub const LANE_TERMINAL_FIELDS: [&str; 8] =
+    ["status", "terminal", "closed_at", "closed_by", "workspace", "pr_url", "pr_state", "evidence_url"];
+
+/// A `register-batch` request.
+#[derive(Debug, Clone)]
+pub struct RegisterRequest {
+    /// The manifest as parsed from `--file`.
+    pub manifest: Value,
+    /// `--batch-id`, when given.
+    pub batch_id: Option<String>,
+    /// The launch prompt from `--launch-prompt`, overriding the manifest's.
+    pub launch_prompt: Option<String>,
+    /// `--synthetic`.
+    pub synthetic: bool,
+    /// `--synthetic-kind`.
+    pub synthetic_kind: Option<String>,
+}
+
+/// What a registration reports.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Registered {
+    /// The batch id.
+    pub batch: BatchId,
+    /// Whether a manifest already existed (and was replaced).
+    pub replaced: bool,
+    /// The stored manifest.
+    pub record: Record,
+}
+
+/// Returns a lane's name (`name`, or legacy `id`).
+pub fn lane_name(lane: &Record) -> Option<&str> {
+    str_field(lane, "name").or_else(|| str_field(lane, "id"))
+}
+
+/// Returns a lane's targets (`targets`, or legacy `target`), as strings, empties dropped.
+pub fn lane_targets(lane: &Record) -> Vec<String> {
+    let raw = lane.get("targets").or_else(|| lane.get("target"));
+    let list: Vec<&Value> = match raw {
+        Some(Value::Array(items)) => items.iter().collect(),
+        Some(v) => vec![v],
+        None => Vec::new(),
+    };
+    list.into_iter().filter_map(scalar_string).filter(|t| !t.is_empty()).collect()
+}
+
+/// Validates a manifest and returns its batch id and normalised lanes.
+pub fn validate(manifest: &Value, batch_id: Option<&str>) -> Result<(BatchId, Record), RuleError> {
+    let Value::Object(manifest) = manifest else {
+        return Err(usage("batch manifest must be a JSON object"));
+    };
+    let id = match (manifest.get("batch_id"), batch_id) {
+        (Some(m), Some(b)) if m.as_str() != Some(b) => {
+            return Err(usage("--batch-id does not match batch manifest batch_id"))
+        }
+        (Some(Value::String(m)), _) => m.clone(),
+        (Some(other), _) => return Err(usage(format!("invalid batch-id: {other}"))),
+        (None, Some(b)) => b.to_owned(),
+        (None, None) => return Err(usage("batch manifest missing batch_id")),
+    };
+    let batch: BatchId = id.parse().map_err(|e: crate::ids::IdError| usage(e.to_string()))?;
+    if let Some(repo) = manifest.get("repo") {
+        let text = scalar_string(repo).unwrap_or_else(|| repo.to_string());
+        RepoSlug::parse_as(&text, "batch repo").map_err(|e| usage(e.to_string()))?;
+    }
+    let Some(Value::Array(lanes)) = manifest.get("lanes") else {
+        return Err(usage("batch manifest lanes must be an array"));
+    };
+    if lanes.is_empty() {
+        return Err(usage("batch manifest lanes must not be empty"));
+    }
+    let mut normalized = Vec::with_capacity(lanes.len());
+    let mut seen = std::collections::BTreeSet::new();
+    for (i, lane) in lanes.iter().enumerate() {
+        let n = i + 1;
+        let Value::Object(lane) = lane else {
+            return Err(usage(format!("batch lane {n} must be a JSON object")));
+        };
+        let name = match lane.get("name").or_else(|| lane.get("id")) {
+            None => return Err(usage(format!("batch lane {n} missing name"))),
+            Some(Value::String(s)) => s.clone(),
+            Some(_) => return Err(usage(format!("batch lane {n} name must be a string"))),
+        };
+        if name.contains(':') {
+            return Err(usage(format!("batch lane {name} cannot contain ':'")));
+        }
+        match lane.get("owner").or_else(|| lane.get("agent_id")) {
+            None => return Err(usage(format!("batch lane {name} missing owner"))),
+            Some(Value::String(o)) if is_segment(o) => {}
+            Some(Value::String(o)) => return Err(usage(format!("invalid lane owner: {o}"))),
+            Some(_) => return Err(usage(format!("batch lane {name} owner must be a string"))),
+        }
+        let targets = lane_targets(lane);
+        if targets.is_empty() {
+            return Err(usage(format!("batch lane {name} missing targets")));
+        }
+        if let Some(bad) = targets.iter().find(|t| !is_segment(t)) {
+            return Err(usage(format!("invalid lane target: {bad}")));
+        }
+        let deps: Vec<String> = match lane.get("depends_on") {
+            None | Some(Value::Null) => Vec::new(),
+            Some(Value::String(s)) => vec![s.clone()],
+            Some(Value::Array(items)) => items.iter().map(|v| scalar_string(v).unwrap_or_else(|| v.to_string())).collect(),
+            Some(other) => vec![other.to_string()],
+        };
+        if let Some(bad) = deps.iter().find(|d| !dep_ref_valid(d)) {
+            return Err(usage(format!("batch lane {name} has invalid dependency ref: {bad}")));
+        }
+        if !seen.insert(name.clone()) {
+            return Err(usage(format!("batch lane {name} is duplicated")));
+        }
+        let mut lane = lane.clone();
+        // Targets are stored as strings: a number and its digits are one target.
+        if lane.contains_key("targets") {
+            lane.insert("targets".into(), Value::from(targets));
+        }
+        normalized.push(Value::Object(lane));
+    }
+    let mut out = manifest.clone();
+    out.insert("lanes".into(), Value::Array(normalized));
+    Ok((batch, out))
+}
+
+// TODO-merge: use deps::parse_dep_ref once it lands.
+fn dep_ref_valid(s: &str) -> bool {
+    s.rsplit_once(':').is_some_and(|(b, l)| is_segment(b) && !l.is_empty())
+}
+
+/// Decides a registration: validate, then create or replace the manifest.
+pub fn register(snap: &impl Snapshot, req: &RegisterRequest, ctx: &Ctx) -> Result<Plan<Registered>, RuleError> {
+    let (batch, manifest) = validate(&req.manifest, req.batch_id.as_deref())?;
+    let path = paths::batch(&batch);
+    let existing = snap.read(&path)?;
+    let now = Value::String(time::format(ctx.now));
+
+    let mut record = Record::new();
+    record.insert("schema_version".into(), Value::from(1));
+    record.insert("batch_id".into(), Value::String(batch.to_string()));
+    record.extend(manifest);
+    record.insert("schema_version".into(), Value::from(1));
+    record.insert("batch_id".into(), Value::String(batch.to_string()));
+    let registered_at = record
+        .get("registered_at")
+        .cloned()
+        .or_else(|| existing.as_ref().and_then(|e| e.get("registered_at").cloned()))
+        .unwrap_or_else(|| now.clone());
+    record.insert("registered_at".into(), registered_at);
+    record.insert("updated_at".into(), now);
+    if let Some(prompt) = &req.launch_prompt {
+        record.insert("launch_prompt".into(), Value::String(prompt.clone()));
+    }
+    if req.synthetic {
+        record.insert("synthetic".into(), Value::Bool(true));
+    }
+    if let Some(k) = &req.synthetic_kind {
+        record.insert("synthetic_kind".into(), Value::String(k.clone()));
+    }
+    if let Some(existing) = &existing {
+        carry_over(existing, &mut record, req);
+    }
+    Ok(Plan {
+        summary: format!("register batch {batch}"),
+        state: vec![(path, record.clone())],
+        heartbeat: None,
+        op: "register-batch",
+        warnings: Vec::new(),
+        outcome: Registered { batch, replaced: existing.is_some(), record },
+    })
+}
+
+/// Keeps protocol-owned stamps of an existing manifest across re-registration.
+fn carry_over(existing: &Record, record: &mut Record, req: &RegisterRequest) {
+    for key in ["synthetic", "synthetic_kind"] {
+        let given = if key == "synthetic" { req.synthetic } else { req.synthetic_kind.is_some() };
+        if !given && !record.contains_key(key) {
+            if let Some(v) = existing.get(key) {
+                record.insert(key.into(), v.clone());
+            }
+        }
+    }
+    let old_lanes: Vec<&Record> = existing
+        .get("lanes")
+        .and_then(Value::as_array)
+        .map(|l| l.iter().filter_map(Value::as_object).collect())
+        .unwrap_or_default();
+    let mut all_terminal = true;
+    if let Some(Value::Array(lanes)) = record.get_mut("lanes") {
+        for lane in lanes.iter_mut().filter_map(Value::as_object_mut) {
+            let old = old_lanes.iter().find(|o| lane_name(o) == lane_name(lane));
+            if let Some(old) = old.filter(|o| o.contains_key("terminal")) {
+                for key in LANE_TERMINAL_FIELDS {
+                    if let Some(v) = old.get(key) {
+                        lane.insert(key.into(), v.clone());
+                    }
+                }
+            }
+            all_terminal &= lane.contains_key("terminal");
+        }
+    }
+    if all_terminal && str_field(existing, "status") == Some("completed") {
+        for key in ["status", "completed_at"] {
+            if let Some(v) = existing.get(key) {
+                record.insert(key.into(), v.clone());
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::record::Identity;
+    use crate::snapshot::MemorySnapshot;
+
+    fn ctx() -> Ctx {
+        Ctx { now: time::parse("2026-06-13T12:00:00Z").unwrap(), nonce: 0, identity: Identity::default() }
+    }
+
+    #[test]
+    fn validation_errors_in_order() {
+        let lane = json!({"name": "docs", "owner": "w1", "targets": ["1"]});
+        let cases: [(Value, Option<&str>, &str); 16] = [
+            (json!([]), None, "batch manifest must be a JSON object"),
+            (json!({"lanes": [lane]}), None, "batch manifest missing batch_id"),
+            (json!({"batch_id": "a", "lanes": [lane]}), Some("b"), "--batch-id does not match batch manifest batch_id"),
+            (json!({"batch_id": "../x", "lanes": [lane]}), None, "invalid batch-id: ../x"),
+            (json!({"batch_id": "b", "repo": "a/.", "lanes": [lane]}), None, "invalid batch repo: a/."),
+            (json!({"batch_id": "b", "repo": 5, "lanes": [lane]}), None, "invalid batch repo: 5"),
+            (json!({"batch_id": "b", "lanes": {}}), None, "batch manifest lanes must be an array"),
+            (json!({"batch_id": "b", "lanes": []}), None, "batch manifest lanes must not be empty"),
+            (json!({"batch_id": "b", "lanes": [1]}), None, "batch lane 1 must be a JSON object"),
+            (json!({"batch_id": "b", "lanes": [{"owner": "w"}]}), None, "batch lane 1 missing name"),
+            (json!({"batch_id": "b", "lanes": [{"name": "a:b", "owner": "w", "targets": ["1"]}]}), None, "batch lane a:b cannot contain ':'"),
+            (json!({"batch_id": "b", "lanes": [{"name": "x", "targets": ["1"]}]}), None, "batch lane x missing owner"),
+            (json!({"batch_id": "b", "lanes": [{"name": "x", "owner": "a/b", "targets": ["1"]}]}), None, "invalid lane owner: a/b"),
+            (json!({"batch_id": "b", "lanes": [{"name": "x", "owner": "w", "targets": []}]}), None, "batch lane x missing targets"),
+            (json!({"batch_id": "b", "lanes": [{"name": "x", "owner": "w", "targets": ["1"], "depends_on": "nolane"}]}), None, "batch lane x has invalid dependency ref: nolane"),
+            (json!({"batch_id": "b", "lanes": [lane, lane]}), None, "batch lane docs is duplicated"),
+        ];
+        for (manifest, id, want) in cases {
+            let err = validate(&manifest, id).unwrap_err();
+            assert_eq!(err.to_string(), want, "{manifest}");
+        }
+    }
+
+    #[test]
+    fn numeric_and_legacy_targets_become_strings() {
+        let m = json!({"batch_id": "b", "lanes": [{"id": "x", "agent_id": "w", "target": 12},
+                                                 {"name": "y", "owner": "w", "targets": [3, "4", ""]}]});
+        let (_, out) = validate(&m, None).unwrap();
+        assert_eq!(out["lanes"][1]["targets"], json!(["3", "4"]));
+        assert_eq!(lane_targets(out["lanes"][0].as_object().unwrap()), ["12"]);
+    }
+
+    #[test]
+    fn reregistration_keeps_terminal_stamps() {
+        let mut snap = MemorySnapshot::default();
+        snap.put(
+            "batches/b.json",
+            &json!({"schema_version": 1, "batch_id": "b", "registered_at": "2026-06-01T00:00:00Z",
+                    "status": "completed", "completed_at": "2026-06-02T00:00:00Z", "synthetic": true,
+                    "lanes": [{"name": "x", "owner": "w", "targets": ["1"], "terminal": "done", "status": "done",
+                               "closed_at": "2026-06-02T00:00:00Z"}]}),
+        );
+        let req = RegisterRequest {
+            manifest: json!({"batch_id": "b", "objective": "new words",
+                             "lanes": [{"name": "x", "owner": "w", "targets": ["1"]}]}),
+            batch_id: None,
+            launch_prompt: Some("Use $pr-batch".into()),
+            synthetic: false,
+            synthetic_kind: None,
+        };
+        let plan = register(&snap, &req, &ctx()).unwrap();
+        let r = &plan.outcome.record;
+        assert!(plan.outcome.replaced);
+        assert_eq!(r["registered_at"], json!("2026-06-01T00:00:00Z"));
+        assert_eq!(r["objective"], json!("new words"));
+        assert_eq!(r["launch_prompt"], json!("Use $pr-batch"));
+        assert_eq!(r["synthetic"], json!(true));
+        assert_eq!(r["lanes"][0]["terminal"], json!("done"));
+        assert_eq!(r["status"], json!("completed"));
+        assert_eq!(r["updated_at"], json!("2026-06-13T12:00:00Z"));
+    }
+}

@@ -1,1 +1,337 @@
-//! (in progress)
+//! Heartbeats: one record per agent, reused across lanes, with the reference's
+//! preservation rules and the `phase.changed` lifecycle event.
+//!
+//! Heartbeats live on the writing machine's heartbeat ref, not on the state branch, so a
+//! beat never adds a commit to the audit trail; only the `phase.changed` event does.
+
+use chrono::Duration;
+use serde_json::Value;
+
+use super::event;
+use super::vocab;
+use super::Ctx;
+use super::Plan;
+use super::RuleError;
+use crate::ids::paths;
+use crate::ids::AgentId;
+use crate::ids::BatchId;
+use crate::ids::RepoSlug;
+use crate::ids::Target;
+use crate::record::nonempty;
+use crate::record::str_field;
+use crate::record::Record;
+use crate::record::METADATA_FIELDS;
+use crate::snapshot::Snapshot;
+use crate::time;
+
+/// The default heartbeat TTL: 15 minutes.
+pub const DEFAULT_TTL_SECONDS: i64 = 900;
+
+/// Fields a same-lane beat carries over from the prior record.
+const PRESERVED: [&str; 18] = [
+    "batch_id",
+    "branch",
+    "thread_handle",
+    "chat_handle",
+    "host",
+    "machine_id",
+    "session_id",
+    "session_source",
+    "pr_url",
+    "dashboard_url",
+    "operator",
+    "phase",
+    "generation",
+    "instance_id",
+    "status_raw",
+    "synthetic",
+    "synthetic_kind",
+    "repo",
+];
+
+/// A `heartbeat` request.
+#[derive(Debug, Clone)]
+pub struct HeartbeatRequest {
+    /// Whose heartbeat.
+    pub agent: AgentId,
+    /// `--repo`.
+    pub repo: Option<RepoSlug>,
+    /// `--target`.
+    pub target: Option<Target>,
+    /// `--batch-id`.
+    pub batch: Option<BatchId>,
+    /// `--branch`.
+    pub branch: Option<String>,
+    /// `--status` (defaults to `in_progress` on every beat, as in the reference).
+    pub status: Option<String>,
+    /// Seconds until the beat expires (positive).
+    pub ttl_seconds: i64,
+    /// Metadata fields given (present-only).
+    pub metadata: Record,
+}
+
+/// What a heartbeat reports.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Beat {
+    /// The heartbeat record written.
+    pub record: Record,
+    /// Whether this beat switched lanes (and so dropped the old lane's metadata).
+    pub lane_change: bool,
+}
+
+/// Decides a heartbeat write and, for an established same-lane phase change, `phase.changed`.
+pub fn decide(snap: &impl Snapshot, req: &HeartbeatRequest, ctx: &Ctx) -> Result<Plan<Beat>, RuleError> {
+    let prior = snap.read(&paths::heartbeat(&req.agent))?.unwrap_or_default();
+    let given = |key: &str| -> Option<String> {
+        match key {
+            "repo" => req.repo.as_ref().map(ToString::to_string),
+            "target" => req.target.as_ref().map(ToString::to_string),
+            "batch_id" => req.batch.as_ref().map(ToString::to_string),
+            "branch" => req.branch.clone(),
+            _ => None,
+        }
+    };
+    // A supplied identity field that differs from (or is absent on) the prior record.
+    let differs = |key: &str| given(key).is_some_and(|v| str_field(&prior, key) != Some(v.as_str()));
+    // `--repo` without `--target` on a record that has a target moves off that target.
+    let target_cleared = req.repo.is_some() && req.target.is_none() && prior.contains_key("target");
+    let lane_change = ["repo", "target", "batch_id", "branch"].iter().any(|k| differs(k)) || target_cleared;
+
+    let mut record = Record::new();
+    record.insert("schema_version".into(), Value::from(1));
+    record.insert("agent_id".into(), Value::String(req.agent.to_string()));
+    let keep = |record: &mut Record, key: &str| {
+        if let Some(v) = prior.get(key) {
+            record.insert(key.to_owned(), v.clone());
+        }
+    };
+    if lane_change {
+        if !differs("repo") {
+            keep(&mut record, "repo");
+        }
+        if !differs("repo") && !differs("target") && !target_cleared {
+            keep(&mut record, "target");
+        }
+    } else {
+        keep(&mut record, "repo");
+        keep(&mut record, "target");
+        for key in PRESERVED {
+            keep(&mut record, key);
+        }
+        // Fields this client does not know about are kept too (lossless for newer writers).
+        for (k, v) in &prior {
+            if !record.contains_key(k) && !is_written_here(k) {
+                record.insert(k.clone(), v.clone());
+            }
+        }
+    }
+    for key in ["repo", "target", "batch_id", "branch"] {
+        if let Some(v) = given(key) {
+            record.insert(key.into(), Value::String(v));
+        }
+    }
+    let raw = req.status.as_deref().unwrap_or("in_progress");
+    let status = vocab::normalize(raw);
+    let mut warnings = Vec::new();
+    if status.unrecognized {
+        warnings.push(vocab::unrecognized_warning(raw));
+    }
+    record.insert("status".into(), Value::String(status.status));
+    let now = time::format(ctx.now);
+    record.insert("updated_at".into(), Value::String(now.clone()));
+    let expires = ctx.now + Duration::seconds(req.ttl_seconds);
+    record.insert("expires_at".into(), Value::String(time::format(expires)));
+    record.extend(req.metadata.clone());
+    ctx.identity.stamp(&mut record);
+    match status.status_raw {
+        Some(r) => record.insert("status_raw".into(), Value::String(r)),
+        None => record.remove("status_raw"),
+    };
+
+    let mut plan = Plan {
+        summary: format!("heartbeat {}", req.agent),
+        state: Vec::new(),
+        heartbeat: None,
+        op: "heartbeat",
+        warnings,
+        outcome: Beat { record: record.clone(), lane_change },
+    };
+    if let Some(ev) = phase_changed(snap, req, ctx, &prior, &record, &mut plan.warnings) {
+        plan.summary = format!("heartbeat {} (phase change)", req.agent);
+        plan.state.push(ev);
+    }
+    plan.heartbeat = Some((req.agent.clone(), record));
+    Ok(plan)
+}
+
+/// Fields this rule writes itself (never copied blindly from the prior record).
+fn is_written_here(key: &str) -> bool {
+    matches!(key, "schema_version" | "agent_id" | "status" | "updated_at" | "expires_at" | "target")
+        || PRESERVED.contains(&key)
+}
+
+/// Builds `phase.changed` when a same-lane beat moves an established phase to a new one.
+fn phase_changed(
+    snap: &impl Snapshot,
+    req: &HeartbeatRequest,
+    ctx: &Ctx,
+    prior: &Record,
+    next: &Record,
+    warnings: &mut Vec<String>,
+) -> Option<(String, Record)> {
+    let new_phase = req.metadata.get("phase").and_then(Value::as_str)?;
+    let old_phase = nonempty(prior, "phase").filter(|p| *p != new_phase)?;
+    let switched = [
+        ("batch_id", req.batch.as_ref().map(ToString::to_string)),
+        ("repo", req.repo.as_ref().map(ToString::to_string)),
+        ("target", req.target.as_ref().map(ToString::to_string)),
+    ]
+    .into_iter()
+    .any(|(k, v)| v.is_some_and(|v| str_field(prior, k) != Some(v.as_str())));
+    if switched {
+        return None;
+    }
+    let batch = req
+        .batch
+        .as_ref()
+        .map(ToString::to_string)
+        .or_else(|| str_field(prior, "batch_id").map(str::to_owned))?;
+    let mut fields = Record::new();
+    fields.insert("agent_id".into(), Value::String(req.agent.to_string()));
+    for key in ["repo", "target", "branch"] {
+        if let Some(v) = next.get(key).or_else(|| prior.get(key)) {
+            fields.insert(key.into(), v.clone());
+        }
+    }
+    fields.insert("previous_phase".into(), Value::String(old_phase.to_owned()));
+    fields.insert("message".into(), Value::String(format!("phase {old_phase} -> {new_phase}")));
+    for key in METADATA_FIELDS {
+        if let Some(v) = req.metadata.get(key).or_else(|| prior.get(key)) {
+            fields.insert(key.into(), v.clone());
+        }
+    }
+    match event::lifecycle(snap, ctx, "phase.changed", Some(&batch), fields) {
+        Ok(ev) => ev,
+        Err(w) => {
+            warnings.push(w);
+            None
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::record::Identity;
+    use crate::snapshot::MemorySnapshot;
+
+    fn ctx() -> Ctx {
+        Ctx {
+            now: time::parse("2026-06-13T12:00:00Z").unwrap(),
+            nonce: 7,
+            identity: Identity::default(),
+        }
+    }
+
+    fn req() -> HeartbeatRequest {
+        HeartbeatRequest {
+            agent: "w1".parse().unwrap(),
+            repo: None,
+            target: None,
+            batch: None,
+            branch: None,
+            status: None,
+            ttl_seconds: DEFAULT_TTL_SECONDS,
+            metadata: Record::new(),
+        }
+    }
+
+    fn prior() -> MemorySnapshot {
+        let mut snap = MemorySnapshot::default();
+        snap.put(
+            "heartbeats/w1.json",
+            &json!({"schema_version": 1, "agent_id": "w1", "repo": "acme/app", "target": "7",
+                    "batch_id": "b1", "status": "blocked", "updated_at": "2026-06-13T11:55:00Z",
+                    "expires_at": "2026-06-13T12:10:00Z", "phase": "implementing",
+                    "thread_handle": "t1", "machine_id": "m1", "status_raw": "Blocked"}),
+        );
+        snap
+    }
+
+    #[test]
+    fn plain_tick_preserves_lane_and_resets_status() {
+        let plan = decide(&prior(), &req(), &ctx()).unwrap();
+        let r = &plan.heartbeat.as_ref().unwrap().1;
+        assert!(!plan.outcome.lane_change);
+        assert_eq!(r["status"], json!("in_progress"));
+        assert_eq!(r.get("status_raw"), None, "the current write decides status_raw");
+        for key in ["repo", "target", "batch_id", "phase", "thread_handle", "machine_id"] {
+            assert_eq!(r.get(key), prior().read("heartbeats/w1.json").unwrap().unwrap().get(key), "{key}");
+        }
+        assert_eq!(r["expires_at"], json!("2026-06-13T12:15:00Z"));
+        assert!(plan.state.is_empty());
+    }
+
+    #[test]
+    fn lane_change_drops_metadata() {
+        // (what is supplied, lane change?, repo kept?, target kept?)
+        type Setup = fn(&mut HeartbeatRequest);
+        let cases: [(&str, Setup, bool, bool, bool); 6] = [
+            ("same batch", |r| r.batch = Some("b1".parse().unwrap()), false, true, true),
+            ("other batch", |r| r.batch = Some("b2".parse().unwrap()), true, true, true),
+            ("new branch", |r| r.branch = Some("x".into()), true, true, true),
+            ("other target", |r| r.target = Some("8".parse().unwrap()), true, true, false),
+            ("other repo", |r| r.repo = Some("acme/web".parse().unwrap()), true, false, false),
+            ("same repo without target", |r| r.repo = Some("acme/app".parse().unwrap()), true, true, false),
+        ];
+        for (name, setup, change, repo_kept, target_kept) in cases {
+            let mut r = req();
+            setup(&mut r);
+            let plan = decide(&prior(), &r, &ctx()).unwrap();
+            let rec = &plan.heartbeat.unwrap().1;
+            assert_eq!(plan.outcome.lane_change, change, "{name}");
+            assert_eq!(rec.get("phase").is_some(), !change, "{name}");
+            assert_eq!(rec.get("thread_handle").is_some(), !change, "{name}");
+            assert_eq!(rec.get("repo") == Some(&json!("acme/app")), repo_kept, "{name}");
+            assert_eq!(rec.get("target") == Some(&json!("7")), target_kept, "{name}");
+        }
+    }
+
+    #[test]
+    fn phase_changed_emission() {
+        let with_phase = |p: &str| {
+            let mut r = req();
+            r.metadata.insert("phase".into(), json!(p));
+            r
+        };
+        // An established phase moving on emits, with previous_phase.
+        let plan = decide(&prior(), &with_phase("validating"), &ctx()).unwrap();
+        assert_eq!(plan.state.len(), 1);
+        let ev = &plan.state[0].1;
+        assert_eq!(ev["type"], json!("phase.changed"));
+        assert_eq!(ev["previous_phase"], json!("implementing"));
+        assert_eq!(ev["phase"], json!("validating"));
+        assert_eq!(ev["message"], json!("phase implementing -> validating"));
+        assert_eq!(ev["batch_id"], json!("b1"));
+        assert_eq!(ev["thread_handle"], json!("t1"));
+        // A repeated phase, a first phase, and a lane switch emit nothing.
+        assert!(decide(&prior(), &with_phase("implementing"), &ctx()).unwrap().state.is_empty());
+        assert!(decide(&MemorySnapshot::default(), &with_phase("x"), &ctx()).unwrap().state.is_empty());
+        let mut r = with_phase("validating");
+        r.target = Some("9".parse().unwrap());
+        assert!(decide(&prior(), &r, &ctx()).unwrap().state.is_empty());
+    }
+
+    #[test]
+    fn unrecognised_status_is_kept_with_a_warning() {
+        let mut r = req();
+        r.status = Some("token_limit_pause".into());
+        let plan = decide(&prior(), &r, &ctx()).unwrap();
+        let rec = &plan.heartbeat.unwrap().1;
+        assert_eq!(rec["status"], json!("token_limit_pause"));
+        assert_eq!(rec["status_raw"], json!("token_limit_pause"));
+        assert!(plan.warnings[0].starts_with("warning: status \"token_limit_pause\" is not in the canonical"));
+    }
+}

@@ -1,0 +1,150 @@
+//! The git store: the coordination state as commits on a branch, written with gix.
+//!
+//! The state branch's tip tree is the current state and its history the audit log; each
+//! machine's heartbeats live on their own parentless-commit ref. Writes never touch a
+//! working tree or index and never spawn `git`.
+
+use std::path::Path;
+use std::path::PathBuf;
+
+use agent_coord_shared::ids::MachineId;
+use agent_coord_shared::snapshot::ReadError;
+
+mod cas;
+mod machine;
+pub(crate) mod read;
+pub(crate) mod write;
+
+pub(crate) use read::TipSnapshot;
+
+/// The default state branch.
+pub(crate) const DEFAULT_REF: &str = "refs/heads/agent-coord";
+/// Where machines' heartbeat refs live.
+pub(crate) const HEARTBEAT_PREFIX: &str = "refs/agent-coord/heartbeats/";
+
+/// Why the store could not do what was asked.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum StoreError {
+    /// The repository could not be opened or created.
+    #[error("cannot open coordination repository at {path}: {message}")]
+    Open {
+        /// The repository path.
+        path: PathBuf,
+        /// What gix said.
+        message: String,
+    },
+    /// A git object or ref operation failed.
+    #[error("git store error: {0}")]
+    Git(String),
+    /// The CAS kept failing because other writers kept moving the refs.
+    #[error("write contention: the state changed {attempts} times while writing; nothing was written, try again")]
+    Contention {
+        /// How many attempts were made.
+        attempts: u32,
+    },
+    /// A record could not be read.
+    #[error(transparent)]
+    Unreadable(#[from] ReadError),
+    /// The ref name or machine id is unusable.
+    #[error("{0}")]
+    Config(String),
+}
+
+impl StoreError {
+    pub(crate) fn git(e: impl std::fmt::Display) -> Self {
+        StoreError::Git(e.to_string())
+    }
+}
+
+/// An open coordination repository.
+pub(crate) struct Store {
+    pub(crate) repo: gix::Repository,
+    pub(crate) state_ref: String,
+    pub(crate) machine: MachineId,
+}
+
+/// Options for opening the store.
+pub(crate) struct OpenOptions<'a> {
+    /// The repository to open (created if it is the zero-config default and missing).
+    pub(crate) path: &'a Path,
+    /// Whether a missing repository may be created (bare).
+    pub(crate) create: bool,
+    /// The state ref (full name).
+    pub(crate) state_ref: String,
+    /// A machine id from the environment, overriding the stored one.
+    pub(crate) machine_override: Option<String>,
+}
+
+impl Store {
+    /// Opens (and if allowed creates) the repository and resolves the machine id.
+    pub(crate) fn open(opts: OpenOptions<'_>) -> Result<Store, StoreError> {
+        let open_err = |e: &dyn std::fmt::Display| StoreError::Open {
+            path: opts.path.to_path_buf(),
+            message: e.to_string(),
+        };
+        if !opts.path.exists() {
+            if !opts.create {
+                return Err(open_err(&"no such repository (pass an existing clone or bare repository)"));
+            }
+            std::fs::create_dir_all(opts.path).map_err(|e| open_err(&e))?;
+            gix::init_bare(opts.path).map_err(|e| open_err(&e))?;
+        }
+        let options = gix::open::Options::isolated().config_overrides([
+            "user.name=agent-coord",
+            "user.email=agent-coord@localhost",
+            "core.filesRefLockTimeout=2000",
+        ]);
+        let repo = gix::open_opts(opts.path, options).map_err(|e| open_err(&e))?;
+        gix::refs::FullName::try_from(opts.state_ref.as_str())
+            .map_err(|_| StoreError::Config(format!("invalid state ref: {}", opts.state_ref)))?;
+        let machine = match opts.machine_override {
+            Some(m) => m
+                .parse()
+                .map_err(|e| StoreError::Config(format!("AGENT_COORD_MACHINE_ID: {e}")))?,
+            None => machine::stored_or_generated(&repo)?,
+        };
+        Ok(Store { repo, state_ref: opts.state_ref, machine })
+    }
+
+    /// Returns this machine's heartbeat ref name.
+    pub(crate) fn heartbeat_ref(&self) -> String {
+        format!("{HEARTBEAT_PREFIX}{}", self.machine)
+    }
+
+    /// Returns the state branch tip, if the branch exists.
+    pub(crate) fn tip(&self) -> Result<Option<gix::ObjectId>, StoreError> {
+        ref_target(&self.repo, &self.state_ref)
+    }
+
+    /// Returns every heartbeat ref with its tip, sorted by name.
+    pub(crate) fn heartbeat_refs(&self) -> Result<Vec<(String, gix::ObjectId)>, StoreError> {
+        let platform = self.repo.references().map_err(StoreError::git)?;
+        let iter = platform.prefixed(HEARTBEAT_PREFIX).map_err(StoreError::git)?;
+        let mut out = Vec::new();
+        for r in iter {
+            let mut r = r.map_err(StoreError::git)?;
+            let id = r.peel_to_id().map_err(StoreError::git)?.detach();
+            out.push((r.name().as_bstr().to_string(), id));
+        }
+        out.sort();
+        Ok(out)
+    }
+
+    /// Returns whether the repository has any remote configured.
+    pub(crate) fn has_remote(&self) -> bool {
+        !self.repo.remote_names().is_empty()
+    }
+
+    /// Takes a snapshot of the current tips.
+    pub(crate) fn snapshot(&self) -> Result<TipSnapshot<'_>, StoreError> {
+        TipSnapshot::new(self, self.tip()?, self.heartbeat_refs()?)
+    }
+}
+
+/// Returns the object a ref points at, peeled, or `None` if it does not exist.
+pub(crate) fn ref_target(repo: &gix::Repository, name: &str) -> Result<Option<gix::ObjectId>, StoreError> {
+    match repo.try_find_reference(name).map_err(StoreError::git)? {
+        Some(mut r) => Ok(Some(r.peel_to_id().map_err(StoreError::git)?.detach())),
+        None => Ok(None),
+    }
+}

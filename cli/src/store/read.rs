@@ -1,0 +1,212 @@
+//! Reading a consistent snapshot: the state branch tip tree plus every machine's
+//! heartbeat ref, with parsed records cached by blob id.
+//!
+//! A heartbeat may exist on several machines' refs (an agent that moved); readers take
+//! the copy with the newest `updated_at`. Which heartbeat refs a decision consulted is
+//! remembered so the write can fence on them.
+
+use std::cell::Cell;
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::collections::HashMap;
+
+use agent_coord_shared::record::from_bytes;
+use agent_coord_shared::record::Record;
+use agent_coord_shared::rules::liveness;
+use agent_coord_shared::snapshot::ReadError;
+use agent_coord_shared::snapshot::Snapshot;
+use gix::ObjectId;
+
+use super::Store;
+use super::StoreError;
+
+/// One machine's heartbeat ref as seen by a snapshot.
+pub(crate) struct HeartbeatRef {
+    pub(crate) name: String,
+    pub(crate) commit: ObjectId,
+    pub(crate) tree: ObjectId,
+}
+
+/// A consistent view of the state at one set of tips.
+pub(crate) struct TipSnapshot<'s> {
+    store: &'s Store,
+    /// The state branch tip this snapshot was read at.
+    pub(crate) tip: Option<ObjectId>,
+    /// The tip's tree.
+    pub(crate) tree: Option<ObjectId>,
+    /// Every heartbeat ref at snapshot time.
+    pub(crate) heartbeats: Vec<HeartbeatRef>,
+    cache: RefCell<HashMap<ObjectId, Result<Record, String>>>,
+    consulted_heartbeats: Cell<bool>,
+}
+
+fn store_err(e: impl std::fmt::Display) -> ReadError {
+    ReadError::Store(e.to_string())
+}
+
+impl<'s> TipSnapshot<'s> {
+    pub(crate) fn new(
+        store: &'s Store,
+        tip: Option<ObjectId>,
+        heartbeat_tips: Vec<(String, ObjectId)>,
+    ) -> Result<Self, StoreError> {
+        let tree_of = |commit: ObjectId| -> Result<ObjectId, StoreError> {
+            let c = store.repo.find_commit(commit).map_err(StoreError::git)?;
+            Ok(c.tree_id().map_err(StoreError::git)?.detach())
+        };
+        let tree = tip.map(tree_of).transpose()?;
+        let heartbeats = heartbeat_tips
+            .into_iter()
+            .map(|(name, commit)| Ok(HeartbeatRef { name, commit, tree: tree_of(commit)? }))
+            .collect::<Result<_, StoreError>>()?;
+        Ok(TipSnapshot {
+            store,
+            tip,
+            tree,
+            heartbeats,
+            cache: RefCell::default(),
+            consulted_heartbeats: Cell::new(false),
+        })
+    }
+
+    /// Reports whether a decision read any heartbeat (so the write must fence on them).
+    pub(crate) fn consulted_heartbeats(&self) -> bool {
+        self.consulted_heartbeats.get()
+    }
+
+    fn parse_blob(&self, path: &str, id: ObjectId) -> Result<Record, ReadError> {
+        if let Some(hit) = self.cache.borrow().get(&id) {
+            return hit.clone().map_err(|message| ReadError::Malformed { path: path.to_owned(), message });
+        }
+        let obj = self.store.repo.find_object(id).map_err(store_err)?;
+        let parsed = from_bytes(&obj.data).map_err(|e| e.to_string());
+        self.cache.borrow_mut().insert(id, parsed.clone());
+        parsed.map_err(|message| ReadError::Malformed { path: path.to_owned(), message })
+    }
+
+    /// Returns the blob id at `path` in `tree`, if there is a blob there.
+    fn blob_at(&self, tree: ObjectId, path: &str) -> Result<Option<ObjectId>, ReadError> {
+        let tree = self.store.repo.find_tree(tree).map_err(store_err)?;
+        match tree.lookup_entry_by_path(path).map_err(store_err)? {
+            Some(entry) if entry.mode().is_blob() => Ok(Some(entry.object_id())),
+            _ => Ok(None),
+        }
+    }
+
+    /// Returns `(path, blob id)` of every blob below the folder `prefix` of `tree`, sorted.
+    pub(crate) fn blobs_below(&self, tree: ObjectId, prefix: &str) -> Result<Vec<(String, ObjectId)>, ReadError> {
+        let prefix = prefix.trim_end_matches('/');
+        let start = if prefix.is_empty() {
+            Some(tree)
+        } else {
+            let root = self.store.repo.find_tree(tree).map_err(store_err)?;
+            root.lookup_entry_by_path(prefix)
+                .map_err(store_err)?
+                .filter(|e| e.mode().is_tree())
+                .map(|e| e.object_id())
+        };
+        let mut out = Vec::new();
+        if let Some(start) = start {
+            self.walk(start, prefix, &mut out)?;
+        }
+        out.sort();
+        Ok(out)
+    }
+
+    fn walk(&self, tree: ObjectId, base: &str, out: &mut Vec<(String, ObjectId)>) -> Result<(), ReadError> {
+        let tree = self.store.repo.find_tree(tree).map_err(store_err)?;
+        let decoded = tree.decode().map_err(store_err)?;
+        for entry in &decoded.entries {
+            let name = entry.filename.to_string();
+            let path = if base.is_empty() { name } else { format!("{base}/{name}") };
+            if entry.mode.is_tree() {
+                self.walk(entry.oid.to_owned(), &path, out)?;
+            } else if entry.mode.is_blob() {
+                out.push((path, entry.oid.to_owned()));
+            }
+        }
+        Ok(())
+    }
+
+    /// Returns the raw bytes of a blob.
+    pub(crate) fn blob_bytes(&self, id: ObjectId) -> Result<Vec<u8>, ReadError> {
+        Ok(self.store.repo.find_object(id).map_err(store_err)?.data.clone())
+    }
+
+    /// Returns every heartbeat path with all its copies (one per machine ref holding it).
+    fn heartbeat_copies(&self, prefix_or_path: &str, exact: bool) -> Result<BTreeMap<String, Vec<ObjectId>>, ReadError> {
+        self.consulted_heartbeats.set(true);
+        let mut copies: BTreeMap<String, Vec<ObjectId>> = BTreeMap::new();
+        for hb in &self.heartbeats {
+            if exact {
+                if let Some(id) = self.blob_at(hb.tree, prefix_or_path)? {
+                    copies.entry(prefix_or_path.to_owned()).or_default().push(id);
+                }
+            } else {
+                for (path, id) in self.blobs_below(hb.tree, prefix_or_path)? {
+                    copies.entry(path).or_default().push(id);
+                }
+            }
+        }
+        Ok(copies)
+    }
+
+    /// Picks the newest parseable copy of a heartbeat; malformed only if every copy is.
+    fn newest(&self, path: &str, ids: &[ObjectId]) -> Result<Record, ReadError> {
+        let mut best: Option<Record> = None;
+        let mut first_err = None;
+        for id in ids {
+            match self.parse_blob(path, *id) {
+                Ok(r) => {
+                    if best.as_ref().is_none_or(|b| liveness::updated_at(&r) > liveness::updated_at(b)) {
+                        best = Some(r);
+                    }
+                }
+                Err(e) => first_err = first_err.or(Some(e)),
+            }
+        }
+        match (best, first_err) {
+            (Some(r), _) => Ok(r),
+            (None, Some(e)) => Err(e),
+            (None, None) => Err(ReadError::Store(format!("no copy of {path}"))),
+        }
+    }
+
+    fn is_heartbeat_path(path: &str) -> bool {
+        path == "heartbeats" || path.starts_with("heartbeats/")
+    }
+}
+
+impl Snapshot for TipSnapshot<'_> {
+    fn read(&self, path: &str) -> Result<Option<Record>, ReadError> {
+        if Self::is_heartbeat_path(path) {
+            let copies = self.heartbeat_copies(path, true)?;
+            return copies.get(path).map(|ids| self.newest(path, ids)).transpose();
+        }
+        let Some(tree) = self.tree else { return Ok(None) };
+        match self.blob_at(tree, path)? {
+            Some(id) => self.parse_blob(path, id).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    fn list(&self, prefix: &str) -> Result<Vec<(String, Record)>, ReadError> {
+        if Self::is_heartbeat_path(prefix) {
+            let copies = self.heartbeat_copies(prefix, false)?;
+            return copies
+                .iter()
+                .filter(|(p, _)| p.ends_with(".json"))
+                .map(|(p, ids)| Ok((p.clone(), self.newest(p, ids)?)))
+                .collect();
+        }
+        let Some(tree) = self.tree else { return Ok(Vec::new()) };
+        self.blobs_below(tree, prefix)?
+            .into_iter()
+            .filter(|(p, _)| p.ends_with(".json"))
+            .map(|(p, id)| {
+                let r = self.parse_blob(&p, id)?;
+                Ok((p, r))
+            })
+            .collect()
+    }
+}

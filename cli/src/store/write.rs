@@ -1,0 +1,192 @@
+//! Writing: one optimistic transaction per command.
+//!
+//! Read the tips → run the pure decision → write blobs and changed trees → write the
+//! commit(s) → move the refs in one gix transaction with the previous values expected.
+//! If any ref moved (another process won), start over from the new tips and decide again.
+
+use std::time::Duration;
+
+use agent_coord_shared::record::to_bytes;
+use agent_coord_shared::record::Record;
+use agent_coord_shared::rules::Plan;
+use gix::objs::tree::EntryKind;
+use gix::refs::transaction::Change;
+use gix::refs::transaction::LogChange;
+use gix::refs::transaction::PreviousValue;
+use gix::refs::transaction::RefEdit;
+use gix::refs::transaction::RefLog;
+use gix::refs::Target;
+use gix::ObjectId;
+
+use super::cas;
+use super::Store;
+use super::StoreError;
+use super::TipSnapshot;
+
+/// How many times a write re-decides on a moved tip before giving up.
+pub(crate) const MAX_ATTEMPTS: u32 = 80;
+
+/// What a committed transaction produced.
+pub(crate) struct Committed<T> {
+    /// The plan that was committed (or that wrote nothing).
+    pub(crate) plan: Plan<T>,
+    /// The new state-branch commit, if the plan changed the branch.
+    pub(crate) commit: Option<ObjectId>,
+}
+
+fn update(name: &str, expected: PreviousValue, new: ObjectId, message: &str) -> Result<RefEdit, StoreError> {
+    Ok(RefEdit {
+        change: Change::Update {
+            log: LogChange { mode: RefLog::AndReference, force_create_reflog: false, message: message.into() },
+            expected,
+            new: Target::Object(new),
+        },
+        name: name.try_into().map_err(StoreError::git)?,
+        deref: false,
+    })
+}
+
+fn expect(tip: Option<ObjectId>) -> PreviousValue {
+    match tip {
+        Some(id) => PreviousValue::MustExistAndMatch(Target::Object(id)),
+        None => PreviousValue::MustNotExist,
+    }
+}
+
+impl Store {
+    /// Runs `decide` on fresh snapshots until its plan commits, or fails.
+    pub(crate) fn transact<T, E>(
+        &self,
+        trailer: &[(&str, String)],
+        mut decide: impl FnMut(&TipSnapshot<'_>) -> Result<Plan<T>, E>,
+    ) -> Result<Committed<T>, E>
+    where
+        E: From<StoreError>,
+    {
+        for attempt in 0..MAX_ATTEMPTS {
+            let snap = self.snapshot()?;
+            let plan = decide(&snap)?;
+            if plan.is_empty() {
+                return Ok(Committed { plan, commit: None });
+            }
+            match self.try_commit(&snap, &plan, trailer) {
+                Ok(commit) => return Ok(Committed { plan, commit }),
+                Err(Attempt::Conflict) => backoff(attempt),
+                Err(Attempt::Failed(e)) => return Err(e.into()),
+            }
+        }
+        Err(StoreError::Contention { attempts: MAX_ATTEMPTS }.into())
+    }
+
+    fn try_commit<T>(
+        &self,
+        snap: &TipSnapshot<'_>,
+        plan: &Plan<T>,
+        trailer: &[(&str, String)],
+    ) -> Result<Option<ObjectId>, Attempt> {
+        let mut edits = Vec::new();
+        let mut commit = None;
+        if !plan.state.is_empty() {
+            let base = snap.tree.unwrap_or_else(|| ObjectId::empty_tree(self.repo.object_hash()));
+            let tree = self.write_tree(base, &plan.state)?;
+            if tree != base {
+                let message = commit_message(&plan.summary, plan.op, &self.machine.to_string(), trailer, &plan.state);
+                let id = self
+                    .repo
+                    .new_commit(message, tree, snap.tip)
+                    .map_err(|e| Attempt::Failed(StoreError::git(e)))?
+                    .id;
+                edits.push(update(&self.state_ref, expect(snap.tip), id, &plan.summary)?);
+                commit = Some(id);
+            }
+        }
+        let own = self.heartbeat_ref();
+        if let Some((agent, record)) = &plan.heartbeat {
+            let current = snap.heartbeats.iter().find(|h| h.name == own);
+            let base = current
+                .map(|h| h.tree)
+                .unwrap_or_else(|| ObjectId::empty_tree(self.repo.object_hash()));
+            let path = format!("heartbeats/{agent}.json");
+            let tree = self.write_tree(base, &[(path, record.clone())])?;
+            let message = format!("heartbeat {agent}\n\nAgent-Coord-Op: heartbeat\nAgent-Coord-Machine: {}\n", self.machine);
+            // Parentless: a heartbeat ref's history is always exactly one commit.
+            let id = self
+                .repo
+                .new_commit(message, tree, None::<ObjectId>)
+                .map_err(|e| Attempt::Failed(StoreError::git(e)))?
+                .id;
+            edits.push(update(&own, expect(current.map(|h| h.commit)), id, "heartbeat")?);
+        }
+        if snap.consulted_heartbeats() && commit.is_some() {
+            // Fence: the decision read these heartbeats; if any moved, decide again.
+            for hb in snap.heartbeats.iter().filter(|h| plan.heartbeat.is_none() || h.name != own) {
+                let expected = PreviousValue::MustExistAndMatch(Target::Object(hb.commit));
+                edits.push(update(&hb.name, expected, hb.commit, "fence")?);
+            }
+        }
+        if edits.is_empty() {
+            return Ok(None);
+        }
+        match self.repo.edit_references(edits) {
+            Ok(_) => Ok(commit),
+            Err(e) if cas::is_conflict(&e) => Err(Attempt::Conflict),
+            Err(e) => Err(Attempt::Failed(StoreError::git(e))),
+        }
+    }
+
+    /// Writes the blobs and the changed trees for `records` on top of `base`.
+    pub(crate) fn write_tree(&self, base: ObjectId, records: &[(String, Record)]) -> Result<ObjectId, Attempt> {
+        let blobs = records
+            .iter()
+            .map(|(path, record)| (path.as_str(), to_bytes(record)))
+            .collect::<Vec<_>>();
+        self.write_tree_bytes(base, blobs.iter().map(|(p, b)| (*p, b.as_slice())))
+            .map_err(Attempt::Failed)
+    }
+
+    /// Writes raw blobs at paths on top of `base` and returns the new root tree.
+    pub(crate) fn write_tree_bytes<'a>(
+        &self,
+        base: ObjectId,
+        files: impl IntoIterator<Item = (&'a str, &'a [u8])>,
+    ) -> Result<ObjectId, StoreError> {
+        let mut editor = self.repo.edit_tree(base).map_err(StoreError::git)?;
+        for (path, bytes) in files {
+            let blob = self.repo.write_blob(bytes).map_err(StoreError::git)?.detach();
+            editor.upsert(path, EntryKind::Blob, blob).map_err(StoreError::git)?;
+        }
+        Ok(editor.write().map_err(StoreError::git)?.detach())
+    }
+}
+
+/// Why one attempt did not commit.
+pub(crate) enum Attempt {
+    /// A ref moved under us: decide again.
+    Conflict,
+    /// Anything else: give up.
+    Failed(StoreError),
+}
+
+impl From<StoreError> for Attempt {
+    fn from(e: StoreError) -> Self {
+        Attempt::Failed(e)
+    }
+}
+
+/// Sleeps a jittered, growing amount so racing writers spread out.
+fn backoff(attempt: u32) {
+    let cap = 1u64 << attempt.min(5);
+    std::thread::sleep(Duration::from_micros(fastrand::u64(200..=cap * 1000 + 200)));
+}
+
+/// Returns the commit message: a human summary, then machine-readable trailers.
+fn commit_message(summary: &str, op: &str, machine: &str, extra: &[(&str, String)], state: &[(String, Record)]) -> String {
+    let mut msg = format!("{summary}\n\nAgent-Coord-Op: {op}\nAgent-Coord-Machine: {machine}\n");
+    for (key, value) in extra {
+        msg.push_str(&format!("{key}: {value}\n"));
+    }
+    for (path, _) in state {
+        msg.push_str(&format!("Agent-Coord-Path: {path}\n"));
+    }
+    msg
+}
