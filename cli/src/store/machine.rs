@@ -1,6 +1,8 @@
 //! The machine id: configured by the environment, or generated once per repository and
 //! kept in its git config (`agent-coord.machineId`).
 
+use std::str::FromStr;
+
 use agent_coord_shared::ids::MachineId;
 
 use super::StoreError;
@@ -27,6 +29,7 @@ pub(super) fn stored_or_generated(repo: &gix::Repository) -> Result<MachineId, S
         &path,
         gix::lock::acquire::Fail::AfterDurationWithBackoff(std::time::Duration::from_secs(5)),
         None,
+        0o644,
     )
     .map_err(|e| StoreError::Config(format!("cannot lock {}: {e}", path.display())))?;
     let mut file = gix::config::File::from_path_no_includes(path.clone(), gix::config::Source::Local)
@@ -42,6 +45,16 @@ pub(super) fn stored_or_generated(repo: &gix::Repository) -> Result<MachineId, S
     lock.commit()
         .map_err(|e| StoreError::Config(format!("cannot write {}: {e}", path.display())))?;
     parse(&id)
+}
+
+/// Returns the stored machine id, if any.
+pub(super) fn stored(repo: &gix::Repository) -> Result<Option<MachineId>, StoreError> {
+    read(repo).map(|id| parse(&id)).transpose()
+}
+
+/// Returns the id shown by read-only commands before any write generated one.
+pub(super) fn placeholder() -> MachineId {
+    MachineId::from_str("unset").unwrap_or_else(|_| unreachable!("'unset' is a valid machine id"))
 }
 
 fn parse(id: &str) -> Result<MachineId, StoreError> {

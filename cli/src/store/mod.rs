@@ -61,6 +61,8 @@ pub(crate) struct Store {
     pub(crate) repo: gix::Repository,
     pub(crate) state_ref: String,
     pub(crate) machine: MachineId,
+    pub(crate) machine_source: MachineSource,
+    pub(crate) path: PathBuf,
 }
 
 /// Options for opening the store.
@@ -73,6 +75,29 @@ pub(crate) struct OpenOptions<'a> {
     pub(crate) state_ref: String,
     /// A machine id from the environment, overriding the stored one.
     pub(crate) machine_override: Option<String>,
+    /// Whether a missing machine id may be generated (writes do; reads stay read-only).
+    pub(crate) generate_machine: bool,
+}
+
+/// Where the machine id came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum MachineSource {
+    /// `AGENT_COORD_MACHINE_ID`.
+    Env,
+    /// The repository's `agent-coord.machineId` config.
+    Stored,
+    /// Not configured yet (a read-only open; the first write generates one).
+    Unset,
+}
+
+impl MachineSource {
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            MachineSource::Env => "env",
+            MachineSource::Stored => "repository_config",
+            MachineSource::Unset => "unset",
+        }
+    }
 }
 
 impl Store {
@@ -97,13 +122,18 @@ impl Store {
         let repo = gix::open_opts(opts.path, options).map_err(|e| open_err(&e))?;
         gix::refs::FullName::try_from(opts.state_ref.as_str())
             .map_err(|_| StoreError::Config(format!("invalid state ref: {}", opts.state_ref)))?;
-        let machine = match opts.machine_override {
-            Some(m) => m
-                .parse()
-                .map_err(|e| StoreError::Config(format!("AGENT_COORD_MACHINE_ID: {e}")))?,
-            None => machine::stored_or_generated(&repo)?,
+        let (machine, machine_source) = match opts.machine_override {
+            Some(m) => (
+                m.parse().map_err(|e| StoreError::Config(format!("AGENT_COORD_MACHINE_ID: {e}")))?,
+                MachineSource::Env,
+            ),
+            None => match machine::stored(&repo)? {
+                Some(id) => (id, MachineSource::Stored),
+                None if opts.generate_machine => (machine::stored_or_generated(&repo)?, MachineSource::Stored),
+                None => (machine::placeholder(), MachineSource::Unset),
+            },
         };
-        Ok(Store { repo, state_ref: opts.state_ref, machine })
+        Ok(Store { repo, state_ref: opts.state_ref, machine, machine_source, path: opts.path.to_path_buf() })
     }
 
     /// Returns this machine's heartbeat ref name.

@@ -101,14 +101,23 @@ impl Store {
             }
         }
         let own = self.heartbeat_ref();
-        if let Some((agent, record)) = &plan.heartbeat {
+        if !plan.heartbeats.is_empty() {
             let current = snap.heartbeats.iter().find(|h| h.name == own);
             let base = current
                 .map(|h| h.tree)
                 .unwrap_or_else(|| ObjectId::empty_tree(self.repo.object_hash()));
-            let path = format!("heartbeats/{agent}.json");
-            let tree = self.write_tree(base, &[(path, record.clone())])?;
-            let message = format!("heartbeat {agent}\n\nAgent-Coord-Op: heartbeat\nAgent-Coord-Machine: {}\n", self.machine);
+            let records: Vec<(String, Record)> = plan
+                .heartbeats
+                .iter()
+                .map(|(agent, record)| (format!("heartbeats/{agent}.json"), record.clone()))
+                .collect();
+            let tree = self.write_tree(base, &records)?;
+            let agents: Vec<String> = plan.heartbeats.iter().map(|(a, _)| a.to_string()).collect();
+            let message = format!(
+                "heartbeat {}\n\nAgent-Coord-Op: heartbeat\nAgent-Coord-Machine: {}\n",
+                agents.join(", "),
+                self.machine
+            );
             // Parentless: a heartbeat ref's history is always exactly one commit.
             let id = self
                 .repo
@@ -119,7 +128,7 @@ impl Store {
         }
         if snap.consulted_heartbeats() && commit.is_some() {
             // Fence: the decision read these heartbeats; if any moved, decide again.
-            for hb in snap.heartbeats.iter().filter(|h| plan.heartbeat.is_none() || h.name != own) {
+            for hb in snap.heartbeats.iter().filter(|h| plan.heartbeats.is_empty() || h.name != own) {
                 let expected = PreviousValue::MustExistAndMatch(Target::Object(hb.commit));
                 edits.push(update(&hb.name, expected, hb.commit, "fence")?);
             }

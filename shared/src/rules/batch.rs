@@ -182,7 +182,7 @@ pub fn register(snap: &impl Snapshot, req: &RegisterRequest, ctx: &Ctx) -> Resul
     Ok(Plan {
         summary: format!("register batch {batch}"),
         state: vec![(path, record.clone())],
-        heartbeat: None,
+        heartbeats: Vec::new(),
         op: "register-batch",
         warnings: Vec::new(),
         outcome: Registered { batch, replaced: existing.is_some(), record },

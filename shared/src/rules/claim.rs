@@ -208,7 +208,7 @@ pub fn decide(snap: &impl Snapshot, req: &ClaimRequest, ctx: &Ctx) -> Result<Pla
     let mut plan = Plan {
         summary: format!("claim {label} by {me}"),
         state: Vec::new(),
-        heartbeat: None,
+        heartbeats: Vec::new(),
         op: "claim",
         warnings: Vec::new(),
         outcome: Claimed { kind, path: path.clone(), record: record.clone(), previous_holder },
@@ -356,7 +356,7 @@ pub fn release(snap: &impl Snapshot, req: &ReleaseRequest, ctx: &Ctx) -> Result<
     let mut plan = Plan {
         summary: format!("release {}#{} by {}", req.repo, req.target, req.agent),
         state: vec![(path.clone(), record.clone())],
-        heartbeat: None,
+        heartbeats: Vec::new(),
         op: "release",
         warnings: Vec::new(),
         outcome: Released { path, record: record.clone() },

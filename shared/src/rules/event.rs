@@ -293,7 +293,7 @@ pub fn decide(snap: &impl Snapshot, req: &EventRequest, ctx: &Ctx) -> Result<Pla
     Ok(Plan {
         summary: format!("record event {} {} ({})", req.batch, event_id, req.kind),
         state: vec![(path.clone(), event)],
-        heartbeat: None,
+        heartbeats: Vec::new(),
         op: "record-event",
         warnings,
         outcome: Recorded { batch: req.batch.clone(), event_id, path },

@@ -151,7 +151,7 @@ pub fn decide(snap: &impl Snapshot, req: &HeartbeatRequest, ctx: &Ctx) -> Result
     let mut plan = Plan {
         summary: format!("heartbeat {}", req.agent),
         state: Vec::new(),
-        heartbeat: None,
+        heartbeats: Vec::new(),
         op: "heartbeat",
         warnings,
         outcome: Beat { record: record.clone(), lane_change },
@@ -160,7 +160,7 @@ pub fn decide(snap: &impl Snapshot, req: &HeartbeatRequest, ctx: &Ctx) -> Result
         plan.summary = format!("heartbeat {} (phase change)", req.agent);
         plan.state.push(ev);
     }
-    plan.heartbeat = Some((req.agent.clone(), record));
+    plan.heartbeats.push((req.agent.clone(), record));
     Ok(plan)
 }
 
@@ -263,7 +263,7 @@ mod tests {
     #[test]
     fn plain_tick_preserves_lane_and_resets_status() {
         let plan = decide(&prior(), &req(), &ctx()).unwrap();
-        let r = &plan.heartbeat.as_ref().unwrap().1;
+        let r = &plan.heartbeats[0].1;
         assert!(!plan.outcome.lane_change);
         assert_eq!(r["status"], json!("in_progress"));
         assert_eq!(r.get("status_raw"), None, "the current write decides status_raw");
@@ -290,7 +290,7 @@ mod tests {
             let mut r = req();
             setup(&mut r);
             let plan = decide(&prior(), &r, &ctx()).unwrap();
-            let rec = &plan.heartbeat.unwrap().1;
+            let rec = &plan.heartbeats[0].1;
             assert_eq!(plan.outcome.lane_change, change, "{name}");
             assert_eq!(rec.get("phase").is_some(), !change, "{name}");
             assert_eq!(rec.get("thread_handle").is_some(), !change, "{name}");
@@ -329,7 +329,7 @@ mod tests {
         let mut r = req();
         r.status = Some("token_limit_pause".into());
         let plan = decide(&prior(), &r, &ctx()).unwrap();
-        let rec = &plan.heartbeat.unwrap().1;
+        let rec = &plan.heartbeats[0].1;
         assert_eq!(rec["status"], json!("token_limit_pause"));
         assert_eq!(rec["status_raw"], json!("token_limit_pause"));
         assert!(plan.warnings[0].starts_with("warning: status \"token_limit_pause\" is not in the canonical"));

@@ -37,8 +37,8 @@ pub struct Ctx {
 pub struct Plan<T> {
     /// Upserts on the state branch, by path.
     pub state: Vec<(String, Record)>,
-    /// An upsert of an agent's heartbeat on this machine's heartbeat ref.
-    pub heartbeat: Option<(AgentId, Record)>,
+    /// Upserts of agents' heartbeats on this machine's heartbeat ref.
+    pub heartbeats: Vec<(AgentId, Record)>,
     /// The one-line commit summary.
     pub summary: String,
     /// The operation name recorded in the commit trailer.
@@ -54,7 +54,7 @@ impl<T> Plan<T> {
     pub fn nothing(op: &'static str, outcome: T) -> Self {
         Plan {
             state: Vec::new(),
-            heartbeat: None,
+            heartbeats: Vec::new(),
             summary: String::new(),
             op,
             warnings: Vec::new(),
@@ -64,7 +64,7 @@ impl<T> Plan<T> {
 
     /// Reports whether the plan writes anything.
     pub fn is_empty(&self) -> bool {
-        self.state.is_empty() && self.heartbeat.is_none()
+        self.state.is_empty() && self.heartbeats.is_empty()
     }
 }
 

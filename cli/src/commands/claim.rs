@@ -1,0 +1,85 @@
+//! `agent-coord claim`: take (or renew) ownership of an issue or pull request.
+
+use agent_coord_shared::ids::AgentId;
+use agent_coord_shared::ids::BatchId;
+use agent_coord_shared::ids::RepoSlug;
+use agent_coord_shared::ids::Target;
+use agent_coord_shared::rules::claim;
+use agent_coord_shared::rules::claim::ClaimKind;
+use agent_coord_shared::rules::claim::ClaimRequest;
+use serde_json::json;
+use serde_json::Value;
+
+use super::args::positive_ttl;
+use super::args::MetadataArgs;
+use super::stderr_lines;
+use super::write;
+use crate::command_error::CommandError;
+use crate::context::Context;
+use crate::output::Report;
+
+/// Claim an issue or pull request for an agent
+///
+/// Refused with exit 3 (CLAIM_REFUSED) while another agent holds it and its heartbeat is
+/// live or stale; a dead holder, or an expired claim whose holder never beat, is taken
+/// over. The same agent claiming again on the same lane renews the claim.
+#[derive(clap::Args, Debug)]
+pub(crate) struct ClaimArgs {
+    /// The claiming agent's stable id
+    #[arg(long, value_name = "ID")]
+    agent_id: AgentId,
+    /// Repository that owns the target, as OWNER/REPO
+    #[arg(long, value_name = "OWNER/REPO")]
+    repo: RepoSlug,
+    /// Issue or pull request number (or another repo-scoped id)
+    #[arg(long, value_name = "ISSUE_OR_PR")]
+    target: Target,
+    /// Batch this work belongs to
+    #[arg(long, value_name = "ID")]
+    batch_id: Option<BatchId>,
+    /// Feature branch of the work
+    #[arg(long, value_name = "BRANCH")]
+    branch: Option<String>,
+    /// Seconds until the claim expires without renewal
+    #[arg(long, value_name = "SECONDS", default_value_t = claim::DEFAULT_TTL_SECONDS)]
+    ttl: i64,
+    #[command(flatten)]
+    metadata: MetadataArgs,
+    /// Print the result as JSON
+    #[arg(long)]
+    json: bool,
+}
+
+pub(crate) fn cmd_claim(cx: &Context, args: &ClaimArgs) -> Result<Report, CommandError> {
+    let request = ClaimRequest {
+        agent: args.agent_id.clone(),
+        repo: args.repo.clone(),
+        target: args.target.clone(),
+        batch: args.batch_id.clone(),
+        branch: args.branch.clone(),
+        ttl_seconds: positive_ttl(args.ttl)?,
+        metadata: args.metadata.to_record(),
+    };
+    let (done, notices, _) = write(cx, |snap, ctx| claim::decide(snap, &request, ctx))?;
+    let outcome = &done.plan.outcome;
+    let expires = outcome.record.get("expires_at").and_then(Value::as_str).unwrap_or_default();
+    let report = if args.json {
+        let kind = match outcome.kind {
+            ClaimKind::New => "acquired",
+            ClaimKind::Renewed => "renewed",
+            ClaimKind::Unchanged => "unchanged",
+            ClaimKind::LaneChange => "lane_change",
+            ClaimKind::Takeover => "takeover",
+        };
+        Report::json(&json!({
+            "result": kind,
+            "path": outcome.path,
+            "previous_holder": outcome.previous_holder,
+            "commit": done.commit.map(|c| c.to_string()),
+            "claim": outcome.record,
+        }))
+    } else {
+        Report::line(format!("claimed {}#{} by {} until {expires}", args.repo, args.target, args.agent_id))
+    };
+    Ok(report.with_stderr(stderr_lines(notices, &done.plan)))
+}

@@ -1,0 +1,192 @@
+//! `agent-coord doctor`: is the coordination repository usable from here?
+//!
+//! The light check never parses records; `--deep` parses every one. `--stack-json` is the
+//! machine contract for fleet health tooling: strictly read-only, exit 0/1/2, 64 on usage.
+
+use agent_coord_shared::snapshot::Snapshot;
+use serde_json::json;
+use serde_json::Value;
+
+use crate::command_error::CommandError;
+use crate::command_error::ErrorKind;
+use crate::context::Context;
+use crate::output::Report;
+use crate::store::MachineSource;
+use crate::store::OpenOptions;
+use crate::store::Store;
+
+/// Check that the coordination repository can be read and written from here
+#[derive(clap::Args, Debug)]
+pub(crate) struct DoctorArgs {
+    /// Also parse every record (slower; finds unreadable records)
+    #[arg(long)]
+    deep: bool,
+    /// Print the report as JSON
+    #[arg(long, conflicts_with = "stack_json")]
+    json: bool,
+    /// Print the stack-health contract (needs an explicit --repo-dir; exit 0 healthy, 1 degraded, 2 failed)
+    #[arg(long)]
+    stack_json: bool,
+}
+
+/// The result of one doctor check.
+struct Check {
+    id: &'static str,
+    status: &'static str,
+    summary: String,
+    guidance: Option<String>,
+}
+
+fn check(id: &'static str, status: &'static str, summary: impl Into<String>, guidance: Option<&str>) -> Check {
+    Check { id, status, summary: summary.into(), guidance: guidance.map(str::to_owned) }
+}
+
+/// Checks the state layout without parsing records: each top-level folder must be a tree.
+fn layout_problem(store: &Store) -> Result<Option<String>, CommandError> {
+    let snap = store.snapshot()?;
+    let Some(tree) = snap.tree else { return Ok(None) };
+    let tree = store.repo.find_tree(tree).map_err(|e| CommandError::operational(e.to_string()))?;
+    for prefix in ["claims", "batches", "events", "archive", "coordinator"] {
+        if let Ok(Some(entry)) = tree.lookup_entry_by_path(prefix) {
+            if !entry.mode().is_tree() {
+                return Ok(Some(format!("state layout invalid: {prefix} is not a directory")));
+            }
+        }
+    }
+    Ok(None)
+}
+
+/// Parses every record on the branch and the heartbeat refs.
+fn deep_problem(store: &Store) -> Result<Option<String>, CommandError> {
+    let snap = store.snapshot()?;
+    for prefix in ["claims", "batches", "events", "archive", "coordinator", "heartbeats"] {
+        if let Err(e) = snap.list(prefix) {
+            return Ok(Some(e.to_string()));
+        }
+    }
+    Ok(None)
+}
+
+pub(crate) fn cmd_doctor(cx: &Context, args: &DoctorArgs) -> Result<Report, CommandError> {
+    if args.stack_json {
+        return stack(cx);
+    }
+    let (store, notices) = cx.open_store(false)?;
+    let mut problems = Vec::new();
+    if let Some(p) = layout_problem(&store)? {
+        problems.push(p);
+    }
+    if args.deep {
+        if let Some(p) = deep_problem(&store)? {
+            problems.push(p);
+        }
+    }
+    let tip = store.tip()?;
+    let heartbeat_refs = store.heartbeat_refs()?;
+    let remotes: Vec<String> = store.repo.remote_names().iter().map(|r| r.to_string()).collect();
+    let (session_id, session_source) = cx.session();
+    let status = if problems.is_empty() { "ok" } else { "error" };
+    let payload = json!({
+        "version": env!("CARGO_PKG_VERSION"),
+        "backend": "git",
+        "repository": store.path.display().to_string(),
+        "state_ref": store.state_ref,
+        "tip": tip.map(|t| t.to_string()),
+        "heartbeat_refs": heartbeat_refs.len(),
+        "remotes": remotes,
+        "mode": if remotes.is_empty() { "local" } else { "shared" },
+        "machine_id": store.machine.to_string(),
+        "machine_id_source": store.machine_source.as_str(),
+        "session_id": session_id,
+        "session_source": session_source,
+        "deep": args.deep,
+        "status": status,
+        "problems": problems,
+    });
+    let mut report = if args.json {
+        Report::json(&payload)
+    } else {
+        let mut out = String::from("agent-coord doctor\n");
+        for key in ["version", "backend", "repository", "state_ref", "tip", "heartbeat_refs", "mode", "machine_id", "machine_id_source", "session_source"] {
+            let v = &payload[key];
+            let text = v.as_str().map(str::to_owned).unwrap_or_else(|| if v.is_null() { "none".into() } else { v.to_string() });
+            out.push_str(&format!("{key}: {text}\n"));
+        }
+        out.push_str(&format!("mode: {}\n", if args.deep { "deep" } else { "lightweight" }));
+        out.push_str(&format!("status: {status}\n"));
+        for p in &problems {
+            out.push_str(&format!("- {p}\n"));
+        }
+        Report { stdout: out, ..Default::default() }
+    };
+    if let Some(first) = problems.first() {
+        // The full report is printed; the failure is the first problem, exit 2.
+        report.stderr = notices;
+        report.stderr.push(first.clone());
+        report.exit = ErrorKind::Operational.exit_code();
+        return Ok(report);
+    }
+    Ok(report.with_stderr(notices))
+}
+
+/// The `--stack-json` contract: one explicit selector, read-only, a check list, exit 0/1/2.
+fn stack(cx: &Context) -> Result<Report, CommandError> {
+    let stack_usage = |m: &str| CommandError { kind: ErrorKind::StackUsage, message: m.to_owned() };
+    if !cx.direct_repo_dir {
+        return Err(stack_usage("doctor --stack-json requires exactly one of --repo-dir"));
+    }
+    let Some(path) = cx.globals.repo_dir.clone().filter(|p| !p.as_os_str().is_empty()) else {
+        return Err(stack_usage("doctor --stack-json repository selector requires a non-empty value"));
+    };
+    let mut checks = vec![check("cli.version", "healthy", format!("agent-coord {}", env!("CARGO_PKG_VERSION")), None)];
+    let opened = Store::open(OpenOptions {
+        path: &path,
+        create: false,
+        state_ref: cx.state_ref(),
+        machine_override: None,
+        generate_machine: false,
+    });
+    match opened {
+        Err(e) => {
+            checks.push(check("backend.readability", "failed", e.to_string(), Some("pass --repo-dir with an existing clone or bare repository")));
+            checks.push(check("resources.deep", "failed", "not checked: repository unreadable", None));
+            checks.push(check("identity.machine", "failed", "not checked: repository unreadable", None));
+        }
+        Ok(store) => {
+            match layout_problem(&store) {
+                Ok(None) => checks.push(check("backend.readability", "healthy", format!("{} readable", store.state_ref), None)),
+                Ok(Some(p)) => checks.push(check("backend.readability", "failed", p, None)),
+                Err(e) => checks.push(check("backend.readability", "failed", e.message, None)),
+            }
+            match deep_problem(&store) {
+                Ok(None) => checks.push(check("resources.deep", "healthy", "every record parses", None)),
+                Ok(Some(p)) => checks.push(check("resources.deep", "failed", p, Some("fix or remove the unreadable record with a commit on the state branch"))),
+                Err(e) => checks.push(check("resources.deep", "failed", e.message, None)),
+            }
+            let env_machine = std::env::var("AGENT_COORD_MACHINE_ID").ok().filter(|m| !m.trim().is_empty());
+            match (env_machine, store.machine_source) {
+                (Some(m), _) => checks.push(check("identity.machine", "healthy", format!("machine {m} (environment)"), None)),
+                (None, MachineSource::Unset) => checks.push(check("identity.machine", "degraded", "no machine id yet", Some("set AGENT_COORD_MACHINE_ID or run any write once to generate one"))),
+                (None, _) => checks.push(check("identity.machine", "healthy", format!("machine {} (repository config)", store.machine), None)),
+            }
+        }
+    }
+    let overall = if checks.iter().any(|c| c.status == "failed") {
+        "failed"
+    } else if checks.iter().any(|c| c.status == "degraded") {
+        "degraded"
+    } else {
+        "healthy"
+    };
+    let rows: Vec<Value> = checks
+        .iter()
+        .map(|c| json!({"id": c.id, "status": c.status, "summary": c.summary, "details": {}, "guidance": c.guidance}))
+        .collect();
+    let mut report = Report::json(&json!({"schema_version": 1, "component": "agent-coordination", "status": overall, "checks": rows}));
+    report.exit = match overall {
+        "healthy" => 0,
+        "degraded" => 1,
+        _ => 2,
+    };
+    Ok(report)
+}

@@ -1,0 +1,79 @@
+//! `agent-coord heartbeat`: say an agent is alive, what it works on, and its status.
+
+use agent_coord_shared::ids::AgentId;
+use agent_coord_shared::ids::BatchId;
+use agent_coord_shared::ids::RepoSlug;
+use agent_coord_shared::ids::Target;
+use agent_coord_shared::rules::heartbeat;
+use agent_coord_shared::rules::heartbeat::HeartbeatRequest;
+use serde_json::json;
+use serde_json::Value;
+
+use super::args::positive_ttl;
+use super::args::MetadataArgs;
+use super::stderr_lines;
+use super::write;
+use crate::command_error::CommandError;
+use crate::context::Context;
+use crate::output::Report;
+
+/// Record that an agent is alive (on this machine's heartbeat ref, not the state branch)
+///
+/// Without --status the status is in_progress. Supplying a repo, target, batch or branch
+/// that differs from the last beat switches lanes and drops the old lane's metadata.
+#[derive(clap::Args, Debug)]
+pub(crate) struct HeartbeatArgs {
+    /// The agent's stable id
+    #[arg(long, value_name = "ID")]
+    agent_id: AgentId,
+    /// Repository of the current target, as OWNER/REPO
+    #[arg(long, value_name = "OWNER/REPO")]
+    repo: Option<RepoSlug>,
+    /// Current issue or pull request
+    #[arg(long, value_name = "ISSUE_OR_PR")]
+    target: Option<Target>,
+    /// Current batch
+    #[arg(long, value_name = "ID")]
+    batch_id: Option<BatchId>,
+    /// Current branch
+    #[arg(long, value_name = "BRANCH")]
+    branch: Option<String>,
+    /// Status, e.g. in_progress, blocked, ready, done (normalised; unknown values kept)
+    #[arg(long, value_name = "STATUS")]
+    status: Option<String>,
+    /// Seconds the beat stays live
+    #[arg(long, value_name = "SECONDS", default_value_t = heartbeat::DEFAULT_TTL_SECONDS)]
+    ttl: i64,
+    #[command(flatten)]
+    metadata: MetadataArgs,
+    /// Print the result as JSON
+    #[arg(long)]
+    json: bool,
+}
+
+pub(crate) fn cmd_heartbeat(cx: &Context, args: &HeartbeatArgs) -> Result<Report, CommandError> {
+    let request = HeartbeatRequest {
+        agent: args.agent_id.clone(),
+        repo: args.repo.clone(),
+        target: args.target.clone(),
+        batch: args.batch_id.clone(),
+        branch: args.branch.clone(),
+        status: args.status.clone(),
+        ttl_seconds: positive_ttl(args.ttl)?,
+        metadata: args.metadata.to_record(),
+    };
+    let (done, notices, store) = write(cx, |snap, ctx| heartbeat::decide(snap, &request, ctx))?;
+    let record = &done.plan.outcome.record;
+    let updated = record.get("updated_at").and_then(Value::as_str).unwrap_or_default();
+    let report = if args.json {
+        Report::json(&json!({
+            "result": "recorded",
+            "ref": store.heartbeat_ref(),
+            "lane_change": done.plan.outcome.lane_change,
+            "heartbeat": record,
+        }))
+    } else {
+        Report::line(format!("heartbeat {} {updated}", args.agent_id))
+    };
+    Ok(report.with_stderr(stderr_lines(notices, &done.plan)))
+}

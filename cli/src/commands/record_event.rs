@@ -1,0 +1,183 @@
+//! `agent-coord record-event`: append an event to a batch's history (or close a lane).
+
+use agent_coord_shared::ids::AgentId;
+use agent_coord_shared::ids::BatchId;
+use agent_coord_shared::ids::EventType;
+use agent_coord_shared::ids::LaneName;
+use agent_coord_shared::ids::RepoSlug;
+use agent_coord_shared::ids::Target;
+use agent_coord_shared::record::Record;
+use agent_coord_shared::rules::closeout;
+use agent_coord_shared::rules::closeout::Closed;
+use agent_coord_shared::rules::closeout::CloseoutRequest;
+use agent_coord_shared::rules::closeout::Entry;
+use agent_coord_shared::rules::event;
+use agent_coord_shared::rules::event::EventRequest;
+use agent_coord_shared::rules::event::TypedFields;
+use serde_json::json;
+use serde_json::Value;
+
+use super::args::MetadataArgs;
+use super::args::TerminalArgs;
+use super::stderr_lines;
+use super::write;
+use crate::command_error::CommandError;
+use crate::context::Context;
+use crate::output::Report;
+
+/// Append an event to a batch's history
+///
+/// Four types validate their own fields: help_requested (--reason), escalation_requested
+/// (--from-route, --to-route, --evidence), error (--severity, --category, --message) and
+/// human_intervention (--kind). `--type lane_closed` with --terminal closes a lane.
+#[derive(clap::Args, Debug)]
+pub(crate) struct RecordEventArgs {
+    /// The batch the event belongs to
+    #[arg(long, value_name = "ID")]
+    batch_id: BatchId,
+    /// Event type, e.g. phase, blocked, qa.validation_passed, lane_closed
+    #[arg(long = "type", value_name = "TYPE")]
+    kind: EventType,
+    /// Lane name (no ':')
+    #[arg(long, value_name = "NAME")]
+    lane: Option<String>,
+    /// Agent the event is about
+    #[arg(long, value_name = "ID")]
+    agent_id: Option<String>,
+    /// Repository, as OWNER/REPO
+    #[arg(long, value_name = "OWNER/REPO")]
+    repo: Option<String>,
+    /// Issue or pull request
+    #[arg(long, value_name = "ISSUE_OR_PR")]
+    target: Option<String>,
+    /// Branch
+    #[arg(long, value_name = "BRANCH")]
+    branch: Option<String>,
+    /// Status (normalised to the canonical vocabulary when given)
+    #[arg(long, value_name = "STATUS")]
+    status: Option<String>,
+    /// Free-text message
+    #[arg(long, value_name = "TEXT")]
+    message: Option<String>,
+    /// help_requested: blocked-user-input, question or permission
+    #[arg(long, value_name = "REASON", help_heading = "Typed events")]
+    reason: Option<String>,
+    /// escalation_requested: the route escalated from
+    #[arg(long, value_name = "ROUTE", help_heading = "Typed events")]
+    from_route: Option<String>,
+    /// escalation_requested: the route escalated to
+    #[arg(long, value_name = "ROUTE", help_heading = "Typed events")]
+    to_route: Option<String>,
+    /// escalation_requested: why
+    #[arg(long, value_name = "TEXT", help_heading = "Typed events")]
+    evidence: Option<String>,
+    /// error: P0, P1, P2 or P3
+    #[arg(long, value_name = "P0-P3", help_heading = "Typed events")]
+    severity: Option<String>,
+    /// error: category
+    #[arg(long, value_name = "NAME", help_heading = "Typed events")]
+    category: Option<String>,
+    /// human_intervention: takeover, supersede, manual-fix or drain
+    #[arg(long = "kind", value_name = "KIND", help_heading = "Typed events")]
+    kind_of_intervention: Option<String>,
+    #[command(flatten)]
+    terminal: TerminalArgs,
+    #[command(flatten)]
+    metadata: MetadataArgs,
+    /// Print the result as JSON
+    #[arg(long)]
+    json: bool,
+}
+
+pub(crate) fn cmd_record_event(cx: &Context, args: &RecordEventArgs) -> Result<Report, CommandError> {
+    let lane = args
+        .lane
+        .as_deref()
+        .map(str::parse::<LaneName>)
+        .transpose()
+        .map_err(CommandError::usage)?;
+    if args.kind.as_str() == "lane_closed" {
+        return lane_closed(cx, args, lane);
+    }
+    if args.terminal.terminal.is_some() || args.terminal.first_terminal_only_flag().is_some() {
+        return Err(CommandError::usage("terminal-only options require --type lane_closed"));
+    }
+    let mut fields = Record::new();
+    for (key, value) in [
+        ("agent_id", &args.agent_id),
+        ("repo", &args.repo),
+        ("target", &args.target),
+        ("branch", &args.branch),
+        ("message", &args.message),
+    ] {
+        if let Some(v) = value {
+            fields.insert(key.into(), Value::String(v.clone()));
+        }
+    }
+    fields.extend(args.metadata.to_record());
+    let request = EventRequest {
+        batch: args.batch_id.clone(),
+        kind: args.kind.clone(),
+        lane,
+        fields,
+        status: args.status.clone(),
+        typed: TypedFields {
+            reason: args.reason.clone(),
+            from_route: args.from_route.clone(),
+            to_route: args.to_route.clone(),
+            evidence: args.evidence.clone(),
+            severity: args.severity.clone(),
+            category: args.category.clone(),
+            kind: args.kind_of_intervention.clone(),
+        },
+    };
+    // Validate typed fields before opening the store: bad input writes nothing.
+    event::validate_typed(request.kind.as_str(), &request.typed, args.message.as_deref())?;
+    let (done, notices, _) = write(cx, |snap, ctx| event::decide(snap, &request, ctx))?;
+    let out = &done.plan.outcome;
+    let report = if args.json {
+        let event = done.plan.state.first().map(|(_, e)| Value::Object(e.clone()));
+        Report::json(&json!({"result": "recorded", "path": out.path, "event": event}))
+    } else {
+        Report::line(format!("recorded event {} {}", out.batch, out.event_id))
+    };
+    Ok(report.with_stderr(stderr_lines(notices, &done.plan)))
+}
+
+fn lane_closed(cx: &Context, args: &RecordEventArgs, lane: Option<LaneName>) -> Result<Report, CommandError> {
+    let need = |v: &Option<String>, flag: &str| {
+        v.clone().ok_or_else(|| CommandError::usage(format!("missing required {flag}")))
+    };
+    let terminal = need(&args.terminal.terminal, "--terminal")?;
+    let agent: AgentId = need(&args.agent_id, "--agent-id")?.parse()?;
+    let repo = RepoSlug::parse_as(&need(&args.repo, "--repo")?, "terminal closeout repo")?;
+    let target: Target = need(&args.target, "--target")?.parse()?;
+    let label = format!("{repo}#{target}");
+    let request = CloseoutRequest {
+        entry: Entry::RecordEvent,
+        agent,
+        repo,
+        target,
+        batch: Some(args.batch_id.clone()),
+        lane,
+        terminal,
+        pr_state: args.terminal.pr_state.clone(),
+        evidence_url: args.terminal.evidence_url.clone(),
+        workspace: args.terminal.workspace.clone(),
+        branch: args.branch.clone(),
+        metadata: args.metadata.to_record(),
+    };
+    closeout::validate_options(&request)?;
+    let (done, notices, _) = write(cx, |snap, ctx| closeout::decide(snap, &request, ctx))?;
+    let (result, text) = match &done.plan.outcome {
+        Closed::Recorded { batch, event_id } => ("recorded", format!("recorded event {batch} {event_id}")),
+        Closed::Reconciled => ("reconciled", format!("reconciled terminal closeout for {label}")),
+        _ => ("already_closed", format!("lane already closed for {label}")),
+    };
+    let report = if args.json {
+        Report::json(&json!({"result": result, "commit": done.commit.map(|c| c.to_string())}))
+    } else {
+        Report::line(text)
+    };
+    Ok(report.with_stderr(stderr_lines(notices, &done.plan)))
+}

@@ -1,0 +1,51 @@
+//! `agent-coord status`: what is claimed, who is alive, how batches stand.
+
+use agent_coord_shared::rules::status;
+use agent_coord_shared::rules::status::Scope;
+
+use crate::command_error::CommandError;
+use crate::context::Context;
+use crate::output::Report;
+
+/// Show claims, heartbeats, batches and events (all, one target, or one batch)
+///
+/// Reads the state branch tip and every machine's heartbeat ref. Exit 2 means the state
+/// is UNKNOWN (unreadable); degraded notes (missing heartbeats, unresolved
+/// dependencies) still exit 0.
+#[derive(clap::Args, Debug)]
+pub(crate) struct StatusArgs {
+    /// Limit to one target's claim and its holder (needs --target)
+    #[arg(long, value_name = "OWNER/REPO")]
+    repo: Option<String>,
+    /// Limit to one target's claim and its holder (needs --repo)
+    #[arg(long, value_name = "ISSUE_OR_PR")]
+    target: Option<String>,
+    /// Limit to one batch, its events, lane owners and dependencies
+    #[arg(long, value_name = "ID")]
+    batch_id: Option<String>,
+    /// Also list archived records (unscoped status only)
+    #[arg(long)]
+    include_archived: bool,
+    /// Print the report as JSON
+    #[arg(long)]
+    json: bool,
+}
+
+pub(crate) fn cmd_status(cx: &Context, args: &StatusArgs) -> Result<Report, CommandError> {
+    let scope = Scope::from_flags(
+        args.repo.as_deref(),
+        args.target.as_deref(),
+        args.batch_id.as_deref(),
+        args.include_archived,
+    )
+    .map_err(|e| CommandError::usage(e.to_string()))?;
+    let (store, notices) = cx.open_store(false)?;
+    let snap = store.snapshot()?;
+    let report = status::status(&snap, &scope, cx.now())?;
+    let out = if args.json {
+        Report::json(&report.into_json(env!("CARGO_PKG_VERSION")))
+    } else {
+        Report { stdout: report.to_text(), ..Default::default() }
+    };
+    Ok(out.with_stderr(notices))
+}

@@ -1,0 +1,17 @@
+//! The `agent-coord` command line: parses arguments, opens the git store, runs the pure
+//! rules from `agent-coord-shared` and prints their outcome.
+#![forbid(unsafe_code)]
+
+mod command_error;
+mod commands;
+mod context;
+mod output;
+mod store;
+
+use std::ffi::OsString;
+use std::process::ExitCode;
+
+/// Runs the CLI with `args` (including the program name) and returns the exit code.
+pub fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
+    output::finish(commands::dispatch(args))
+}

@@ -1,0 +1,60 @@
+//! Everything the CLI prints goes through here: results to stdout, notices and warnings
+//! to stderr, and the exit code. A closed stdout (`| head`) is not an error.
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use crate::command_error::CommandError;
+
+/// What a successful command produced.
+#[derive(Debug, Default)]
+pub(crate) struct Report {
+    /// Lines for stdout (already rendered: text or JSON).
+    pub(crate) stdout: String,
+    /// Notices and warnings for stderr, one per entry.
+    pub(crate) stderr: Vec<String>,
+    /// The exit code of a verdict command (`batch-audit`, `doctor`); 0 otherwise.
+    pub(crate) exit: u8,
+}
+
+impl Report {
+    /// A report of one line of text.
+    pub(crate) fn line(text: impl Into<String>) -> Self {
+        let mut stdout = text.into();
+        stdout.push('\n');
+        Report { stdout, ..Default::default() }
+    }
+
+    /// A report of a JSON value, pretty-printed.
+    pub(crate) fn json(value: &serde_json::Value) -> Self {
+        let mut stdout = serde_json::to_string_pretty(value).unwrap_or_default();
+        stdout.push('\n');
+        Report { stdout, ..Default::default() }
+    }
+
+    /// Adds stderr lines (warnings) to the report.
+    pub(crate) fn with_stderr(mut self, lines: impl IntoIterator<Item = String>) -> Self {
+        self.stderr.extend(lines);
+        self
+    }
+}
+
+/// Prints the outcome and returns the process exit code.
+pub(crate) fn finish(result: Result<Report, CommandError>) -> ExitCode {
+    match result {
+        Ok(report) => {
+            let mut err = std::io::stderr().lock();
+            for line in &report.stderr {
+                let _ = writeln!(err, "{line}");
+            }
+            let mut out = std::io::stdout().lock();
+            // A reader that went away (broken pipe) is not our failure: exit as planned.
+            let _ = out.write_all(report.stdout.as_bytes()).and_then(|()| out.flush());
+            ExitCode::from(report.exit)
+        }
+        Err(e) => {
+            let _ = writeln!(std::io::stderr().lock(), "{}", e.message);
+            ExitCode::from(e.kind.exit_code())
+        }
+    }
+}
