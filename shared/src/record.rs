@@ -74,6 +74,33 @@ pub fn from_bytes(bytes: &[u8]) -> Result<Record, ParseError> {
     }
 }
 
+/// Reports whether `s` is an http(s) URL with a host and no whitespace.
+///
+/// The scheme is case-insensitive. Characters outside RFC 3986 (whitespace, controls,
+/// non-ASCII, `<>"{}|\^` and backtick) are rejected, as the predecessor's URI parser did.
+pub fn is_http_url(s: &str) -> bool {
+    let allowed = |c: char| c.is_ascii_alphanumeric() || "-._~:/?#[]@!$&'()*+,;=%".contains(c);
+    let Some((scheme, rest)) = s.split_once("://") else {
+        return false;
+    };
+    if !(scheme.eq_ignore_ascii_case("http") || scheme.eq_ignore_ascii_case("https"))
+        || !s.chars().all(allowed)
+    {
+        return false;
+    }
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
+    let host_port = authority.rsplit_once('@').map_or(authority, |(_, hp)| hp);
+    let (host, port) = if let Some(v6) = host_port.strip_prefix('[') {
+        match v6.split_once(']') {
+            Some((addr, tail)) => (addr, tail.strip_prefix(':').unwrap_or(tail)),
+            None => return false,
+        }
+    } else {
+        host_port.rsplit_once(':').unwrap_or((host_port, ""))
+    };
+    !host.is_empty() && port.bytes().all(|b| b.is_ascii_digit())
+}
+
 /// Attribution of a write: who (machine, session) made it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Identity {

@@ -5,6 +5,9 @@
 
 use serde_json::Value;
 
+use super::deps::lane_name;
+use super::deps::lane_targets;
+use super::deps::parse_dep_ref;
 use super::usage;
 use super::Ctx;
 use super::Plan;
@@ -47,22 +50,6 @@ pub struct Registered {
     pub replaced: bool,
     /// The stored manifest.
     pub record: Record,
-}
-
-/// Returns a lane's name (`name`, or legacy `id`).
-pub fn lane_name(lane: &Record) -> Option<&str> {
-    str_field(lane, "name").or_else(|| str_field(lane, "id"))
-}
-
-/// Returns a lane's targets (`targets`, or legacy `target`), as strings, empties dropped.
-pub fn lane_targets(lane: &Record) -> Vec<String> {
-    let raw = lane.get("targets").or_else(|| lane.get("target"));
-    let list: Vec<&Value> = match raw {
-        Some(Value::Array(items)) => items.iter().collect(),
-        Some(v) => vec![v],
-        None => Vec::new(),
-    };
-    list.into_iter().filter_map(scalar_string).filter(|t| !t.is_empty()).collect()
 }
 
 /// Validates a manifest and returns its batch id and normalised lanes.
@@ -124,7 +111,7 @@ pub fn validate(manifest: &Value, batch_id: Option<&str>) -> Result<(BatchId, Re
             Some(Value::Array(items)) => items.iter().map(|v| scalar_string(v).unwrap_or_else(|| v.to_string())).collect(),
             Some(other) => vec![other.to_string()],
         };
-        if let Some(bad) = deps.iter().find(|d| !dep_ref_valid(d)) {
+        if let Some(bad) = deps.iter().find(|d| parse_dep_ref(d).is_none()) {
             return Err(usage(format!("batch lane {name} has invalid dependency ref: {bad}")));
         }
         if !seen.insert(name.clone()) {
@@ -140,11 +127,6 @@ pub fn validate(manifest: &Value, batch_id: Option<&str>) -> Result<(BatchId, Re
     let mut out = manifest.clone();
     out.insert("lanes".into(), Value::Array(normalized));
     Ok((batch, out))
-}
-
-// TODO-merge: use deps::parse_dep_ref once it lands.
-fn dep_ref_valid(s: &str) -> bool {
-    s.rsplit_once(':').is_some_and(|(b, l)| is_segment(b) && !l.is_empty())
 }
 
 /// Decides a registration: validate, then create or replace the manifest.

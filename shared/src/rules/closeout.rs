@@ -11,8 +11,8 @@ use sha2::Digest;
 use sha2::Sha256;
 
 use super::audit;
-use super::batch::lane_name;
-use super::batch::lane_targets;
+use super::deps::lane_name;
+use super::deps::lane_targets;
 use super::claim;
 use super::usage;
 use super::Ctx;
@@ -24,6 +24,7 @@ use crate::ids::BatchId;
 use crate::ids::LaneName;
 use crate::ids::RepoSlug;
 use crate::ids::Target;
+use crate::record::is_http_url;
 use crate::record::str_field;
 use crate::record::Record;
 use crate::snapshot::Snapshot;
@@ -95,20 +96,6 @@ pub fn event_id(lane: &str) -> String {
     format!("lane_closed-{hex}")
 }
 
-/// Reports whether `s` is an http(s) URL with a host and no whitespace (scheme case-insensitive).
-pub fn is_http_url(s: &str) -> bool {
-    let lower = s.get(..8).map(str::to_ascii_lowercase).unwrap_or_default();
-    let rest = if lower.starts_with("https://") {
-        &s[8..]
-    } else if lower.starts_with("http://") {
-        &s[7..]
-    } else {
-        return false;
-    };
-    let host = rest.split(['/', '?', '#']).next().unwrap_or_default();
-    !host.is_empty() && !s.chars().any(char::is_whitespace)
-}
-
 /// Validates the closeout contract of the options (exit 1 on failure, nothing written).
 pub fn validate_options(req: &CloseoutRequest) -> Result<(), RuleError> {
     if !TERMINALS.contains(&req.terminal.as_str()) {
@@ -172,7 +159,7 @@ pub fn decide(snap: &impl Snapshot, req: &CloseoutRequest, ctx: &Ctx) -> Result<
         }
     }
     let lane = resolve_lane(&manifest, req, &batch)?;
-    let lane_name = lane_name(&lane).unwrap_or_default().to_owned();
+    let lane_name = lane_name(&lane).into_owned();
     authorize(snap, &manifest, &lane, &lane_name, req, &batch)?;
 
     // Reserve.
@@ -280,7 +267,7 @@ fn resolve_lane(manifest: &Record, req: &CloseoutRequest, batch: &BatchId) -> Re
     let matching: Vec<&&Record> = lanes
         .iter()
         .filter(|l| match &req.lane {
-            Some(name) => lane_name(l) == Some(name.as_str()),
+            Some(name) => lane_name(l) == name.as_str(),
             None => lane_targets(l).iter().any(|t| t == target),
         })
         .collect();
@@ -290,7 +277,7 @@ fn resolve_lane(manifest: &Record, req: &CloseoutRequest, batch: &BatchId) -> Re
     if !lane_targets(lane).iter().any(|t| t == target) {
         return Err(usage(format!(
             "terminal closeout target does not match lane {}",
-            lane_name(lane).unwrap_or_default()
+            lane_name(lane)
         )));
     }
     Ok((**lane).clone())
@@ -335,7 +322,7 @@ fn stamp_batch(manifest: &Record, lane_name: &str, event: &Record, ctx: &Ctx) ->
     let Some(lane) = lanes
         .iter_mut()
         .filter_map(Value::as_object_mut)
-        .find(|l| lane_name_of(l) == Some(lane_name))
+        .find(|l| super::deps::lane_name(l) == lane_name)
     else {
         return Ok(None);
     };
@@ -376,9 +363,6 @@ fn stamp_batch(manifest: &Record, lane_name: &str, event: &Record, ctx: &Ctx) ->
     Ok(Some(stamped))
 }
 
-fn lane_name_of(lane: &Record) -> Option<&str> {
-    lane_name(lane)
-}
 
 #[cfg(test)]
 mod tests;

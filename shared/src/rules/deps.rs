@@ -110,9 +110,12 @@ pub fn lane_owner(lane: &Record) -> Cow<'_, str> {
     }
 }
 
-/// Returns a lane's targets (`targets`, else the legacy `target`) as strings.
+/// Returns a lane's targets (`targets`, else the legacy `target`) as strings; empty
+/// strings are never targets.
 pub fn lane_targets(lane: &Record) -> Vec<String> {
-    list_of(truthy(lane, "targets").or_else(|| truthy(lane, "target")))
+    let mut targets = list_of(truthy(lane, "targets").or_else(|| truthy(lane, "target")));
+    targets.retain(|t| !t.is_empty());
+    targets
 }
 
 /// Returns a lane's dependency refs (`depends_on`, a string or a list) as strings.

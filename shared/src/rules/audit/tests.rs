@@ -1,0 +1,905 @@
+//! Unit tests for `rules::audit`.
+
+use serde_json::json;
+
+use super::*;
+use crate::snapshot::MemorySnapshot;
+
+const REPO: &str = "acme/app";
+
+fn at(second: u32) -> String {
+    format!("2026-07-22T00:00:{second:02}Z")
+}
+
+fn rec(v: Value) -> Record {
+    v.as_object().unwrap().clone()
+}
+
+/// Returns `base` with the keys of `patch` set (a `null` in the patch removes the key).
+fn with(base: &Value, patch: Value) -> Value {
+    let mut out = base.as_object().unwrap().clone();
+    for (k, v) in patch.as_object().unwrap() {
+        if v.is_null() {
+            out.remove(k);
+        } else {
+            out.insert(k.clone(), v.clone());
+        }
+    }
+    Value::Object(out)
+}
+
+fn lane(name: &str, owner: &str, targets: &[&str]) -> Value {
+    json!({"name": name, "owner": owner, "targets": targets})
+}
+
+fn one_lane() -> Value {
+    json!([lane("code", "a", &["1"])])
+}
+
+/// An ordinary lifecycle event of batch `b1` in `acme/app`.
+fn ev(kind: &str, agent: &str, target: &str, second: u32) -> Value {
+    json!({
+        "schema_version": 1, "event_id": format!("e{second:02}"), "batch_id": "b1",
+        "type": kind, "agent_id": agent, "repo": REPO, "target": target, "at": at(second),
+    })
+}
+
+/// A valid v2 `lane_closed` for lane `code`.
+fn closed(agent: &str, target: &str, second: u32) -> Value {
+    json!({
+        "schema_version": 2, "event_id": "lane_closed-5694d08a2e53ffca", "batch_id": "b1",
+        "lane": "code", "type": "lane_closed", "repo": REPO, "target": target,
+        "terminal": "done", "pr_url": "https://github.com/acme/app/pull/1",
+        "pr_state": "merged", "workspace": "default",
+        "closed_by": {"agent_id": agent, "machine": "box"}, "agent_id": agent,
+        "at": at(second),
+    })
+}
+
+fn snapshot(batch: Value, events: &[Value]) -> MemorySnapshot {
+    let mut snap = MemorySnapshot::default();
+    snap.put("batches/b1.json", &batch);
+    for (i, event) in events.iter().enumerate() {
+        snap.put(&format!("events/b1/{i:03}.json"), event);
+    }
+    snap
+}
+
+fn run(lanes: Value, events: &[Value]) -> Audit {
+    audit(
+        &snapshot(json!({"batch_id": "b1", "lanes": lanes}), events),
+        "b1",
+    )
+}
+
+fn run_repo(lanes: Value, events: &[Value]) -> Audit {
+    let batch = json!({"batch_id": "b1", "repo": REPO, "lanes": lanes});
+    audit(&snapshot(batch, events), "b1")
+}
+
+fn missing(audit: &Audit, lane: usize) -> Vec<&str> {
+    audit.lanes[lane]
+        .missing
+        .iter()
+        .map(String::as_str)
+        .collect()
+}
+
+fn counts(audit: &Audit) -> Vec<usize> {
+    audit.lanes.iter().map(|l| l.event_count).collect()
+}
+
+fn pairs(events: &[Value]) -> Vec<(String, Record)> {
+    events
+        .iter()
+        .enumerate()
+        .map(|(i, e)| (format!("events/b1/{i:03}.json"), rec(e.clone())))
+        .collect()
+}
+
+fn set(agents: &[&str]) -> BTreeSet<String> {
+    agents.iter().map(|a| (*a).to_owned()).collect()
+}
+
+#[test]
+fn unknown_reasons() {
+    let mut unregistered = MemorySnapshot::default();
+    unregistered.put("batches/other.json", &json!({"lanes": one_lane()}));
+    let mut evil = MemorySnapshot::default();
+    evil.put("batches/../evil.json", &json!({"lanes": one_lane()}));
+    let mut broken = MemorySnapshot::default();
+    broken.put_raw("batches/b1.json", b"{");
+    let mut scalar = MemorySnapshot::default();
+    scalar.put_raw("batches/b1.json", b"\"not-an-object\"");
+    let mut broken_event = snapshot(json!({"lanes": one_lane()}), &[]);
+    broken_event.put_raw("events/b1/x.json", b"[1]");
+    let cases: Vec<(&str, MemorySnapshot, &str, &str)> = vec![
+        (
+            "unregistered",
+            unregistered,
+            "b1",
+            "batch b1 is not registered",
+        ),
+        (
+            "no lanes",
+            snapshot(json!({"lanes": []}), &[]),
+            "b1",
+            "batch b1 registers no lanes",
+        ),
+        (
+            "lanes absent",
+            snapshot(json!({}), &[]),
+            "b1",
+            "batch b1 registers no lanes",
+        ),
+        (
+            "lanes null",
+            snapshot(json!({"lanes": null}), &[]),
+            "b1",
+            "batch b1 registers no lanes",
+        ),
+        (
+            "lanes {}",
+            snapshot(json!({"lanes": {}}), &[]),
+            "b1",
+            "batch b1 registers no lanes",
+        ),
+        (
+            "not an object",
+            scalar,
+            "b1",
+            "batch b1 state is not an object",
+        ),
+        (
+            "unsafe id",
+            evil,
+            "../evil",
+            "coordination state unreadable: invalid batch-id: ../evil",
+        ),
+        (
+            "empty id",
+            MemorySnapshot::default(),
+            "",
+            "coordination state unreadable: invalid batch-id: ",
+        ),
+        (
+            "bad event",
+            broken_event,
+            "b1",
+            "coordination state unreadable: events/b1/x.json: record is not a JSON object",
+        ),
+    ];
+    for (name, snap, id, reason) in cases {
+        let a = audit(&snap, id);
+        assert_eq!(a.verdict, Verdict::Unknown, "{name}");
+        assert_eq!(a.reason.as_deref(), Some(reason), "{name}");
+        assert_eq!(a.batch_id, id, "{name}");
+        assert!(a.lanes.is_empty(), "{name}");
+    }
+    let a = audit(&broken, "b1");
+    let reason = a.reason.unwrap();
+    assert!(
+        reason.starts_with("coordination state unreadable: batches/b1.json: "),
+        "{reason}"
+    );
+    assert!(!reason.contains("unreadable: state unreadable"), "{reason}");
+}
+
+#[test]
+fn attribution() {
+    let shared_target = json!([lane("code", "a", &["1"]), lane("docs", "b", &["1"])]);
+    let shared_owner = json!([lane("code", "a", &["1"]), lane("docs", "a", &["2"])]);
+    let both_shared = json!([lane("code", "a", &["1"]), lane("docs", "a", &["1"])]);
+    let note = |agent: &str, target: Option<&str>, lane: Option<&str>| {
+        let mut e = json!({"schema_version": 1, "event_id": "n", "batch_id": "b1", "type": "note",
+            "agent_id": agent, "repo": REPO, "at": at(0)});
+        if let Some(t) = target {
+            e["target"] = json!(t);
+        }
+        if let Some(l) = lane {
+            e["lane"] = json!(l);
+        }
+        e
+    };
+    let cases: Vec<(&str, Value, Vec<Value>, Vec<usize>)> = vec![
+        (
+            "explicit lane beats shared target",
+            shared_target.clone(),
+            vec![note("z", Some("1"), Some("docs"))],
+            vec![0, 1],
+        ),
+        (
+            "unique target",
+            one_lane(),
+            vec![note("z", Some("1"), None)],
+            vec![1],
+        ),
+        (
+            "numeric event target",
+            one_lane(),
+            vec![with(&note("z", None, None), json!({"target": 1}))],
+            vec![1],
+        ),
+        (
+            "numeric lane target",
+            json!([{"name": "code", "owner": "a", "targets": [7]}]),
+            vec![note("z", Some("7"), None)],
+            vec![1],
+        ),
+        (
+            "legacy id/agent_id/target",
+            json!([{"id": "code", "agent_id": "a", "target": "1"}]),
+            vec![note("z", Some("1"), None), note("a", None, None)],
+            vec![2],
+        ),
+        (
+            "owner disambiguates shared target",
+            shared_target.clone(),
+            vec![note("a", Some("1"), None), note("b", None, None)],
+            vec![1, 1],
+        ),
+        (
+            "owner fallback ignores out-of-lane target",
+            shared_target,
+            vec![note("a", Some("99"), None)],
+            vec![0, 0],
+        ),
+        (
+            "shared owner credits own targets only",
+            shared_owner,
+            vec![note("a", Some("2"), None), note("a", None, None)],
+            vec![0, 1],
+        ),
+        (
+            "same target and owner credits neither",
+            both_shared,
+            vec![note("a", Some("1"), None), note("a", None, None)],
+            vec![0, 0],
+        ),
+        (
+            "unrelated agent without target",
+            one_lane(),
+            vec![note("z", None, None)],
+            vec![0],
+        ),
+    ];
+    for (name, lanes, events, want) in cases {
+        assert_eq!(counts(&run(lanes, &events)), want, "{name}");
+    }
+}
+
+#[test]
+fn repo_gate_and_empty_targets() {
+    let same = ev("note", "z", "1", 0);
+    let other = with(&same, json!({"repo": "other/app"}));
+    let repoless = with(&same, json!({"repo": null}));
+    assert_eq!(
+        counts(&run_repo(
+            one_lane(),
+            &[same.clone(), other.clone(), repoless.clone()]
+        )),
+        [1]
+    );
+    assert_eq!(counts(&run(one_lane(), &[same, other, repoless])), [3]);
+
+    let lanes = json!([{"name": "code", "owner": "a", "targets": ["", "1", ""]}]);
+    let a = run(
+        lanes,
+        &[json!({"type": "note", "agent_id": "z", "target": ""})],
+    );
+    assert_eq!(a.lanes[0].targets, ["1"]);
+    assert_eq!(a.lanes[0].event_count, 0);
+}
+
+#[test]
+fn lineage() {
+    let acq = |agent: &str, second| ev("claim.acquired", agent, "1", second);
+    let rel = |agent: &str, second| ev("claim.released", agent, "1", second);
+    let phase = ev("phase.changed", "a", "1", 2);
+    let cases: Vec<(&str, Value, Vec<Value>, Vec<&str>)> = vec![
+        (
+            "owner acquire and release",
+            one_lane(),
+            vec![acq("a", 1), rel("a", 2)],
+            vec![],
+        ),
+        (
+            "statuses allowed",
+            one_lane(),
+            vec![
+                with(&acq("a", 1), json!({"status": "active"})),
+                with(&rel("a", 2), json!({"status": "released"})),
+            ],
+            vec![],
+        ),
+        (
+            "takeover by unique target",
+            one_lane(),
+            vec![acq("a", 1), acq("b", 2), rel("b", 3)],
+            vec![],
+        ),
+        (
+            "takeover with explicit lane on shared target",
+            json!([lane("code", "a", &["1"]), lane("docs", "d", &["1"])]),
+            vec![
+                acq("a", 1),
+                with(&acq("b", 2), json!({"lane": "code"})),
+                with(&rel("b", 3), json!({"lane": "code"})),
+            ],
+            vec![],
+        ),
+        (
+            "equal time ordered by event id",
+            one_lane(),
+            vec![
+                with(&rel("b", 5), json!({"event_id": "e2"})),
+                with(&acq("b", 5), json!({"event_id": "e1"})),
+                acq("a", 1),
+            ],
+            vec![],
+        ),
+        (
+            "release by unauthorized agent",
+            one_lane(),
+            vec![acq("a", 1), rel("c", 2)],
+            vec!["terminal", "lifecycle"],
+        ),
+        (
+            "release before admission",
+            one_lane(),
+            vec![rel("b", 1), acq("b", 2)],
+            vec!["terminal", "lifecycle"],
+        ),
+        (
+            "takeover into unknown owner lane",
+            json!([lane("code", "UNKNOWN", &["1"])]),
+            vec![
+                with(&acq("b", 1), json!({"lane": "code"})),
+                with(&rel("b", 2), json!({"lane": "code"})),
+            ],
+            vec!["terminal", "lifecycle"],
+        ),
+        (
+            "takeover from other batch",
+            one_lane(),
+            vec![
+                acq("a", 1),
+                with(&acq("b", 2), json!({"batch_id": "b2"})),
+                rel("b", 3),
+            ],
+            vec!["terminal", "lifecycle"],
+        ),
+        (
+            "duplicate (at, event_id)",
+            one_lane(),
+            vec![
+                acq("a", 1),
+                with(&rel("a", 2), json!({"event_id": "e01", "at": at(1)})),
+            ],
+            vec!["terminal", "lifecycle"],
+        ),
+        (
+            "impossible at",
+            one_lane(),
+            vec![
+                acq("a", 1),
+                with(&rel("a", 2), json!({"at": "2026-02-30T00:00:00Z"})),
+            ],
+            vec!["terminal", "lifecycle"],
+        ),
+        (
+            "blank event id",
+            one_lane(),
+            vec![with(&acq("a", 1), json!({"event_id": " \t "})), rel("a", 2)],
+            vec!["terminal", "lifecycle"],
+        ),
+        (
+            "integer target",
+            one_lane(),
+            vec![acq("a", 1), with(&rel("a", 2), json!({"target": 1}))],
+            vec!["terminal", "lifecycle"],
+        ),
+        (
+            "unknown agent",
+            one_lane(),
+            vec![acq("a", 1), rel(" uNkNoWn ", 2)],
+            vec!["terminal", "lifecycle"],
+        ),
+        (
+            "wrong schema version",
+            one_lane(),
+            vec![
+                with(&acq("a", 1), json!({"schema_version": 2})),
+                rel("a", 2),
+            ],
+            vec!["lifecycle"],
+        ),
+        (
+            "acquired with released status",
+            one_lane(),
+            vec![
+                with(&acq("a", 1), json!({"status": "released"})),
+                rel("a", 2),
+            ],
+            vec!["lifecycle"],
+        ),
+        (
+            "no events",
+            one_lane(),
+            vec![],
+            vec!["claim.acquired", "terminal"],
+        ),
+        (
+            "published phase change",
+            one_lane(),
+            vec![
+                acq("a", 1),
+                with(&phase, json!({"phase": "x", "previous_phase": "w"})),
+                rel("a", 3),
+            ],
+            vec![],
+        ),
+        (
+            "historical phase change",
+            one_lane(),
+            vec![
+                acq("a", 1),
+                with(
+                    &phase,
+                    json!({"phase": "x", "old_phase": "w", "new_phase": "x"}),
+                ),
+                rel("a", 3),
+            ],
+            vec![],
+        ),
+        (
+            "phase without transition",
+            one_lane(),
+            vec![
+                acq("a", 1),
+                with(&phase, json!({"phase": "x", "previous_phase": "x"})),
+                rel("a", 3),
+            ],
+            vec!["lifecycle"],
+        ),
+        (
+            "phase without previous",
+            one_lane(),
+            vec![
+                acq("a", 1),
+                with(&phase, json!({"phase": "x"})),
+                rel("a", 3),
+            ],
+            vec!["lifecycle"],
+        ),
+        (
+            "historical phase mismatch",
+            one_lane(),
+            vec![
+                acq("a", 1),
+                with(
+                    &phase,
+                    json!({"phase": "x", "old_phase": "w", "new_phase": "y"}),
+                ),
+                rel("a", 3),
+            ],
+            vec!["lifecycle"],
+        ),
+        (
+            "phase integer status",
+            one_lane(),
+            vec![
+                acq("a", 1),
+                with(
+                    &phase,
+                    json!({"phase": "x", "previous_phase": "w", "status": 1}),
+                ),
+                rel("a", 3),
+            ],
+            vec!["lifecycle"],
+        ),
+    ];
+    for (name, lanes, events, want) in cases {
+        let a = run(lanes, &events);
+        assert_eq!(missing(&a, 0), want, "{name}");
+        assert_eq!(a.lanes[0].complete, want.is_empty(), "{name}");
+    }
+}
+
+#[test]
+fn terminal() {
+    let acq = |agent: &str, second| ev("claim.acquired", agent, "1", second);
+    let rel = ev("claim.released", "a", "1", 3);
+    let valid = closed("a", "1", 5);
+    let cases: Vec<(&str, Vec<Value>, Vec<&str>)> = vec![
+        (
+            "valid lane_closed",
+            vec![acq("a", 1), valid.clone()],
+            vec![],
+        ),
+        (
+            "takeover closer",
+            vec![acq("a", 1), acq("b", 2), closed("b", "1", 5)],
+            vec![],
+        ),
+        (
+            "identical duplicates",
+            vec![
+                acq("a", 1),
+                valid.clone(),
+                with(
+                    &valid,
+                    json!({"event_id": "copy", "at": at(6), "closed_by": {"agent_id": "a", "machine": "other"}}),
+                ),
+            ],
+            vec![],
+        ),
+        (
+            "invalid lane_closed does not fall back to release",
+            vec![
+                acq("a", 1),
+                rel.clone(),
+                with(&valid, json!({"terminal": "merged"})),
+            ],
+            vec!["terminal"],
+        ),
+        (
+            "conflicting lane_closed",
+            vec![
+                acq("a", 1),
+                valid.clone(),
+                with(
+                    &valid,
+                    json!({"event_id": "copy", "at": at(6), "terminal": "abandoned"}),
+                ),
+            ],
+            vec!["terminal"],
+        ),
+        (
+            "conflicting workspace default",
+            vec![
+                acq("a", 1),
+                valid.clone(),
+                with(
+                    &valid,
+                    json!({"event_id": "copy", "at": at(6), "workspace": "team"}),
+                ),
+            ],
+            vec!["terminal"],
+        ),
+        (
+            "agent differs from closer",
+            vec![
+                acq("a", 1),
+                acq("b", 2),
+                with(&closed("b", "1", 5), json!({"agent_id": "a"})),
+            ],
+            vec!["terminal"],
+        ),
+        (
+            "unauthorized closer",
+            vec![acq("a", 1), closed("c", "1", 5)],
+            vec!["terminal"],
+        ),
+        (
+            "closer before admission",
+            vec![acq("a", 1), closed("b", "1", 2), acq("b", 3)],
+            vec!["terminal"],
+        ),
+        (
+            "unknown nested fact",
+            vec![
+                acq("a", 1),
+                with(
+                    &valid,
+                    json!({"closed_by": {"agent_id": "a", "machine": " uNkNoWn "}}),
+                ),
+            ],
+            vec!["terminal"],
+        ),
+        (
+            "extra closed_by key",
+            vec![
+                acq("a", 1),
+                with(
+                    &valid,
+                    json!({"closed_by": {"agent_id": "a", "machine": "m", "x": "y"}}),
+                ),
+            ],
+            vec!["terminal"],
+        ),
+        (
+            "blank optional fact",
+            vec![acq("a", 1), with(&valid, json!({"pr_state": " \t "}))],
+            vec!["terminal"],
+        ),
+        (
+            "other lane",
+            vec![
+                acq("a", 1),
+                rel.clone(),
+                with(&valid, json!({"lane": "docs", "target": "1"})),
+            ],
+            vec!["terminal"],
+        ),
+        (
+            "other batch",
+            vec![acq("a", 1), with(&valid, json!({"batch_id": "b2"}))],
+            vec!["terminal"],
+        ),
+        ("release only", vec![acq("a", 1), rel], vec![]),
+        ("lane_closed alone", vec![valid], vec!["claim.acquired"]),
+    ];
+    for (name, events, want) in cases {
+        assert_eq!(missing(&run(one_lane(), &events), 0), want, "{name}");
+    }
+}
+
+#[test]
+fn terminal_markers() {
+    let fixture = json!({"schema_version":2,"event_id":"lane_closed-0f5a0caebfed6139",
+        "batch_id":"ac-a-0712-0107","lane":"ac-a-i51","type":"lane_closed",
+        "repo":"shakacode/agent-coordination","target":"51",
+        "branch":"codex/ac-a-i51-terminal-lifecycle","terminal":"done",
+        "pr_url":"https://github.com/shakacode/agent-coordination/pull/52","pr_state":"merged",
+        "evidence_url":"https://github.com/shakacode/agent-coordination/pull/52#issuecomment-1",
+        "workspace":"default","closed_by":{"agent_id":"ac-a-0712-0107-i51","machine":"codex"},
+        "at":"2026-07-12T01:07:00Z"});
+    let cases: Vec<(Value, bool)> = vec![
+        (json!({}), true),
+        (json!({"schema_version": 2.0}), true),
+        (json!({"pr_url": "HtTpS://example.test"}), true),
+        (
+            json!({"pr_url": "https://user@example.test:8080/x?y#z"}),
+            true,
+        ),
+        (json!({"pr_url": "http://[::1]:80/"}), true),
+        (json!({"at": "1582-10-10T00:00:00.5+05:30"}), true),
+        (
+            json!({"lane": null, "batch_id": null, "branch": null}),
+            true,
+        ),
+        (
+            json!({"closed_by": {"agent_id": "a", "machine": " uNkNoWn "}}),
+            true,
+        ),
+        (json!({"schema_version": "2"}), false),
+        (json!({"schema_version": 1}), false),
+        (json!({"type": "lane-closed"}), false),
+        (json!({"terminal": "merged"}), false),
+        (json!({"event_id": 123}), false),
+        (json!({"target": ""}), false),
+        (json!({"repo": "a/b/c"}), false),
+        (json!({"repo": "ab"}), false),
+        (json!({"repo": "/b"}), false),
+        (json!({"workspace": ""}), false),
+        (json!({"workspace": ["default"]}), false),
+        (json!({"closed_by": "worker-a"}), false),
+        (json!({"closed_by": {"agent_id": "a"}}), false),
+        (
+            json!({"closed_by": {"agent_id": "a", "machine": ""}}),
+            false,
+        ),
+        (
+            json!({"closed_by": {"agent_id": "a", "machine": "m", "x": "y"}}),
+            false,
+        ),
+        (json!({"at": "2026-07-12T01:07:00"}), false),
+        (json!({"at": "2026-02-29T00:00:00Z"}), false),
+        (json!({"at": "2026-01-01T12:00:00+09:60"}), false),
+        (json!({"branch": ""}), false),
+        (json!({"pr_state": 3}), false),
+        (json!({"lane": ""}), false),
+        (json!({"evidence_url": "javascript:alert(1)"}), false),
+        (
+            json!({"evidence_url": "https://example.test/evidence /1"}),
+            false,
+        ),
+        (json!({"evidence_url": 123}), false),
+        (json!({"pr_url": "https://"}), false),
+        (json!({"pr_url": "https://user@/x"}), false),
+        (json!({"pr_url": "https://host:abc/"}), false),
+        (json!({"pr_url": "ftp://example.test/"}), false),
+        (json!({"pr_url": "https://exa<mple.test/"}), false),
+    ];
+    for (patch, want) in cases {
+        let marker = rec(with(&fixture, patch.clone()));
+        assert_eq!(is_valid_terminal_marker(&marker), want, "{patch}");
+    }
+    let mut missing_required = rec(fixture);
+    missing_required.remove("workspace");
+    assert!(!is_valid_terminal_marker(&missing_required));
+}
+
+#[test]
+fn malformed_lane_rows() {
+    let lanes = json!([null, lane("code", "a", &["1"]), "docs"]);
+    let events = [
+        ev("claim.acquired", "a", "1", 1),
+        ev("claim.released", "a", "1", 2),
+    ];
+    let a = run(lanes, &events);
+    assert_eq!(a.verdict, Verdict::Incomplete);
+    assert_eq!(a.lanes.len(), 3);
+    assert_eq!(a.lanes[0], LaneAudit::malformed());
+    assert_eq!(a.lanes[2], a.lanes[0]);
+    assert_eq!(
+        a.lanes[0].to_json(),
+        json!({"name": "UNKNOWN", "owner": "UNKNOWN", "targets": [], "event_count": 0,
+            "missing": ["claim.acquired", "terminal"], "complete": false, "malformed": true})
+    );
+    assert!(a.lanes[1].complete);
+    assert!(!a.lanes[1].malformed);
+
+    let hash_lanes = run(json!({"code": {"owner": "a"}}), &[]);
+    assert_eq!(hash_lanes.lanes, [LaneAudit::malformed()]);
+}
+
+#[test]
+fn verdicts_and_exit_codes() {
+    for (v, s, code) in [
+        (Verdict::Complete, "complete", 0),
+        (Verdict::Incomplete, "incomplete", 1),
+        (Verdict::Unknown, "unknown", 2),
+    ] {
+        assert_eq!((v.as_str(), v.exit_code()), (s, code));
+    }
+    let two = json!([lane("code", "a", &["1"]), lane("docs", "b", &["2"])]);
+    let code_done = [
+        ev("claim.acquired", "a", "1", 1),
+        ev("claim.released", "a", "1", 2),
+    ];
+    let docs_done = [
+        ev("claim.acquired", "b", "2", 3),
+        ev("claim.released", "b", "2", 4),
+    ];
+    let all: Vec<Value> = code_done.iter().chain(&docs_done).cloned().collect();
+    assert_eq!(run(two.clone(), &all).verdict, Verdict::Complete);
+    assert_eq!(run(two, &code_done).verdict, Verdict::Incomplete);
+}
+
+#[test]
+fn rendering() {
+    let lanes = json!([lane("code", "a", &["1"]), lane("docs", "b", &["2"])]);
+    let a = run(
+        lanes,
+        &[ev("claim.acquired", "a", "1", 1), closed("a", "1", 2)],
+    );
+    assert_eq!(
+        a.to_text(),
+        "batch-audit b1 incomplete\n\
+         - lane code owner a complete\n\
+         - lane docs owner b incomplete missing claim.acquired, terminal\n"
+    );
+    assert_eq!(
+        serde_json::to_string(&a.to_json()).unwrap(),
+        r#"{"batch_id":"b1","verdict":"incomplete","lanes":[{"name":"code","owner":"a","targets":["1"],"event_count":2,"missing":[],"complete":true,"malformed":false},{"name":"docs","owner":"b","targets":["2"],"event_count":0,"missing":["claim.acquired","terminal"],"complete":false,"malformed":false}]}"#
+    );
+
+    let u = audit(&MemorySnapshot::default(), "../evil");
+    assert_eq!(
+        u.to_text(),
+        "batch-audit ../evil unknown\n- coordination state unreadable: invalid batch-id: ../evil\n"
+    );
+    assert_eq!(
+        serde_json::to_string(&u.to_json()).unwrap(),
+        r#"{"batch_id":"../evil","verdict":"unknown","reason":"coordination state unreadable: invalid batch-id: ../evil","lanes":[]}"#
+    );
+    let empty = Audit {
+        batch_id: "b".into(),
+        verdict: Verdict::Complete,
+        lanes: vec![],
+        reason: None,
+    };
+    assert_eq!(
+        empty.to_text(),
+        "batch-audit b complete\n- no lanes registered\n"
+    );
+}
+
+#[test]
+fn lineage_authorization_for_closeout() {
+    let batch = rec(json!({"batch_id": "b1", "repo": REPO, "lanes": one_lane()}));
+    let acq = |agent: &str, second| ev("claim.acquired", agent, "1", second);
+    let takeover = [acq("a", 1), acq("b", 2)];
+    // (case, batch, lane, events, authorized agents)
+    type Case<'a> = (&'a str, Record, &'a str, Vec<Value>, Option<Vec<&'a str>>);
+    let cases: Vec<Case> = vec![
+        ("owner only", batch.clone(), "code", vec![], Some(vec!["a"])),
+        (
+            "unknown owner",
+            rec(json!({"batch_id": "b1", "lanes": [lane("code", "", &["1"])]})),
+            "code",
+            vec![],
+            Some(vec![]),
+        ),
+        (
+            "takeover",
+            batch.clone(),
+            "code",
+            takeover.to_vec(),
+            Some(vec!["a", "b"]),
+        ),
+        (
+            "other repo ignored",
+            batch.clone(),
+            "code",
+            vec![
+                acq("a", 1),
+                with(&acq("b", 2), json!({"repo": "other/app"})),
+            ],
+            Some(vec!["a"]),
+        ),
+        ("no such lane", batch.clone(), "docs", vec![], None),
+        (
+            "duplicate lane name",
+            rec(
+                json!({"batch_id": "b1", "lanes": [lane("code", "a", &["1"]), lane("code", "b", &["2"])]}),
+            ),
+            "code",
+            vec![],
+            None,
+        ),
+        (
+            "invalid ordinary event",
+            batch.clone(),
+            "code",
+            vec![acq("a", 1), ev("claim.released", "c", "1", 2), acq("b", 3)],
+            None,
+        ),
+        (
+            "unordered",
+            batch.clone(),
+            "code",
+            vec![acq("a", 1), with(&acq("b", 2), json!({"at": "soon"}))],
+            None,
+        ),
+        (
+            "conflicting closeouts",
+            batch.clone(),
+            "code",
+            vec![
+                acq("a", 1),
+                acq("b", 2),
+                closed("a", "1", 3),
+                with(
+                    &closed("a", "1", 4),
+                    json!({"event_id": "x", "pr_state": "closed"}),
+                ),
+            ],
+            None,
+        ),
+        (
+            "invalid closeout",
+            batch.clone(),
+            "code",
+            vec![
+                acq("a", 1),
+                acq("b", 2),
+                with(&closed("b", "1", 3), json!({"closed_by": "b"})),
+            ],
+            None,
+        ),
+        (
+            "valid closeout replays",
+            batch,
+            "code",
+            vec![acq("a", 1), acq("b", 2), closed("b", "1", 3)],
+            Some(vec!["a", "b"]),
+        ),
+    ];
+    for (name, batch, lane_name, events, want) in cases {
+        let got = lineage_authorized(&batch, lane_name, &pairs(&events));
+        assert_eq!(got, want.map(|w| set(&w)), "{name}");
+    }
+
+    // Without a manifest batch_id, the events folder names the batch.
+    let anonymous = rec(json!({"lanes": one_lane()}));
+    assert_eq!(
+        lineage_authorized(&anonymous, "code", &pairs(&takeover)),
+        Some(set(&["a", "b"]))
+    );
+    let mut elsewhere = pairs(&takeover);
+    elsewhere[1].0 = "events/b2/001.json".into();
+    assert_eq!(lineage_authorized(&anonymous, "code", &elsewhere), None);
+}
