@@ -18,10 +18,10 @@ use crate::store::DEFAULT_REF;
 pub(crate) struct GlobalArgs {
     /// Coordination repository to use: any clone or bare repository [default: a bare
     /// repository under $XDG_STATE_HOME/agent-coord/state.git, created on first use]
-    #[arg(long, global = true, env = "AGENT_COORD_GIT_DIR", value_name = "PATH")]
+    #[arg(long, global = true, env = "AGENT_COORD_GIT_DIR", hide_env_values = true, value_name = "PATH")]
     pub(crate) repo_dir: Option<PathBuf>,
     /// State branch to read and write (a short name means refs/heads/NAME)
-    #[arg(long = "ref", global = true, env = "AGENT_COORD_REF", value_name = "REF")]
+    #[arg(long = "ref", global = true, env = "AGENT_COORD_REF", hide_env_values = true, value_name = "REF")]
     pub(crate) state_ref: Option<String>,
 }
 

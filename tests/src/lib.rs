@@ -1,1 +1,5 @@
-//! e2e helpers.
+//! Helpers for end-to-end tests and benchmarks that drive the built `agent-coord` binary.
+#![forbid(unsafe_code)]
+
+pub mod env;
+pub mod fleet;

@@ -13,6 +13,8 @@ use crate::context::Context;
 use crate::context::Env;
 use crate::context::GlobalArgs;
 use crate::output::Report;
+use crate::store::OpenOptions;
+use crate::store::Store;
 
 /// Walk through a claim race in a throwaway repository (touches nothing of yours)
 ///
@@ -53,6 +55,13 @@ fn liveness_at(dir: &std::path::Path, offset_secs: i64) -> Result<String, Comman
 pub(crate) fn cmd_demo(_: &DemoArgs) -> Result<Report, CommandError> {
     let temp = tempfile::tempdir().map_err(|e| CommandError::operational(format!("demo: cannot create a temporary directory: {e}")))?;
     let dir = temp.path().join("state.git");
+    Store::open(OpenOptions {
+        path: &dir,
+        create: true,
+        state_ref: crate::store::DEFAULT_REF.to_owned(),
+        machine_override: Some("demo-machine".to_owned()),
+        generate_machine: false,
+    })?;
     let mut out = format!("agent-coord demo: isolated temporary repository, clock starts {START}\n");
     let claim = ["claim", "--repo", "demo/example", "--target", "1", "--agent-id"];
     let ok = |r: Result<Report, CommandError>, what: &str| r.map_err(|e| failed(&format!("{what}: {}", e.message)));

@@ -70,6 +70,11 @@ pub(crate) enum Command {
 /// Parses `args` and runs the command.
 pub(crate) fn dispatch(args: impl IntoIterator<Item = OsString>) -> Result<Report, CommandError> {
     let args: Vec<OsString> = args.into_iter().collect();
+    if args.len() <= 1 {
+        // No command at all: teach, successfully (env-provided options do not count).
+        let help = <Cli as clap::CommandFactory>::command().render_help().to_string();
+        return Ok(Report { stdout: help, ..Default::default() });
+    }
     let cli = match Cli::try_parse_from(&args) {
         Ok(cli) => cli,
         Err(e) => return clap_outcome(e, &args),
@@ -135,12 +140,13 @@ pub(crate) fn write<T>(
     cx: &Context,
     decide: impl Fn(&TipSnapshot<'_>, &Ctx) -> Result<Plan<T>, RuleError>,
 ) -> Result<(Committed<T>, Vec<String>, Store), CommandError> {
-    let (store, notices) = cx.open_store(true)?;
+    let (store, mut notices) = cx.open_store(true)?;
     let session = cx.identity(&store).session_id;
     let trailer: Vec<(&str, String)> = session.into_iter().map(|s| ("Agent-Coord-Session", s)).collect();
     let committed = store.transact(&trailer, |snap| -> Result<_, CommandError> {
         Ok(decide(snap, &cx.rule_ctx(&store))?)
     })?;
+    notices.extend(store.take_warnings());
     Ok((committed, notices, store))
 }
 

@@ -45,6 +45,12 @@ pub(crate) enum StoreError {
     /// A record could not be read.
     #[error(transparent)]
     Unreadable(#[from] ReadError),
+    /// A ref stayed locked: another writer is stuck, or a killed one left its lock behind.
+    #[error("the state is locked by {} (held too long); if no agent-coord or git process is writing, remove it", locks.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", "))]
+    Locked {
+        /// The lock files.
+        locks: Vec<PathBuf>,
+    },
     /// The ref name or machine id is unusable.
     #[error("{0}")]
     Config(String),
@@ -63,6 +69,7 @@ pub(crate) struct Store {
     pub(crate) machine: MachineId,
     pub(crate) machine_source: MachineSource,
     pub(crate) path: PathBuf,
+    warnings: std::cell::RefCell<Vec<String>>,
 }
 
 /// Options for opening the store.
@@ -133,7 +140,24 @@ impl Store {
                 None => (machine::placeholder(), MachineSource::Unset),
             },
         };
-        Ok(Store { repo, state_ref: opts.state_ref, machine, machine_source, path: opts.path.to_path_buf() })
+        Ok(Store {
+            repo,
+            state_ref: opts.state_ref,
+            machine,
+            machine_source,
+            path: opts.path.to_path_buf(),
+            warnings: Default::default(),
+        })
+    }
+
+    /// Records a warning for stderr (the operation still succeeds).
+    pub(crate) fn warn(&self, message: String) {
+        self.warnings.borrow_mut().push(message);
+    }
+
+    /// Takes the warnings recorded so far.
+    pub(crate) fn take_warnings(&self) -> Vec<String> {
+        self.warnings.take()
     }
 
     /// Returns this machine's heartbeat ref name.

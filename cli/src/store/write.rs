@@ -4,6 +4,7 @@
 //! commit(s) → move the refs in one gix transaction with the previous values expected.
 //! If any ref moved (another process won), start over from the new tips and decide again.
 
+use std::path::PathBuf;
 use std::time::Duration;
 
 use agent_coord_shared::record::to_bytes;
@@ -25,6 +26,14 @@ use super::TipSnapshot;
 
 /// How many times a write re-decides on a moved tip before giving up.
 pub(crate) const MAX_ATTEMPTS: u32 = 80;
+
+/// How many attempts may find a ref lock held before giving up (each waits for the lock
+/// up to `core.filesRefLockTimeout`, so this spans longer than [`STALE_LOCK_AGE`]).
+const LOCKED_ATTEMPTS: u32 = 8;
+
+/// A ref lock file older than this was left by a writer that died: git holds a ref lock
+/// for milliseconds.
+pub(crate) const STALE_LOCK_AGE: Duration = Duration::from_secs(10);
 
 /// What a committed transaction produced.
 pub(crate) struct Committed<T> {
@@ -72,6 +81,8 @@ impl Store {
             match self.try_commit(&snap, &plan, trailer) {
                 Ok(commit) => return Ok(Committed { plan, commit }),
                 Err(Attempt::Conflict) => backoff(attempt),
+                Err(Attempt::Locked(_)) if attempt + 1 < LOCKED_ATTEMPTS => backoff(attempt),
+                Err(Attempt::Locked(locks)) => return Err(StoreError::Locked { locks }.into()),
                 Err(Attempt::Failed(e)) => return Err(e.into()),
             }
         }
@@ -136,10 +147,18 @@ impl Store {
         if edits.is_empty() {
             return Ok(None);
         }
+        let names: Vec<String> = edits.iter().map(|e| e.name.as_bstr().to_string()).collect();
         match self.repo.edit_references(edits) {
             Ok(_) => Ok(commit),
             Err(e) if cas::is_conflict(&e) => Err(Attempt::Conflict),
-            Err(e) => Err(Attempt::Failed(StoreError::git(e))),
+            Err(e) => match self.held_locks(&names) {
+                // A ref lock we could not take: another writer, or one that was killed.
+                Some(locks) => {
+                    self.clear_abandoned(&locks);
+                    Err(Attempt::Locked(locks))
+                }
+                None => Err(Attempt::Failed(StoreError::git(e))),
+            },
         }
     }
 
@@ -172,6 +191,8 @@ impl Store {
 pub(crate) enum Attempt {
     /// A ref moved under us: decide again.
     Conflict,
+    /// A ref's lock file is held (by a live writer, or left by a killed one).
+    Locked(Vec<PathBuf>),
     /// Anything else: give up.
     Failed(StoreError),
 }
@@ -179,6 +200,34 @@ pub(crate) enum Attempt {
 impl From<StoreError> for Attempt {
     fn from(e: StoreError) -> Self {
         Attempt::Failed(e)
+    }
+}
+
+impl Store {
+    /// Returns the lock files that exist for `refs`, if any.
+    fn held_locks(&self, refs: &[String]) -> Option<Vec<PathBuf>> {
+        let locks: Vec<PathBuf> = refs
+            .iter()
+            .map(|r| self.repo.git_dir().join(format!("{r}.lock")))
+            .filter(|p| p.exists())
+            .collect();
+        (!locks.is_empty()).then_some(locks)
+    }
+
+    /// Removes lock files older than [`STALE_LOCK_AGE`], noting each removal.
+    fn clear_abandoned(&self, locks: &[PathBuf]) {
+        for lock in locks {
+            let age = std::fs::metadata(lock)
+                .and_then(|m| m.modified())
+                .ok()
+                .and_then(|t| t.elapsed().ok());
+            if age.is_some_and(|a| a >= STALE_LOCK_AGE) && std::fs::remove_file(lock).is_ok() {
+                self.warn(format!(
+                    "warning: removed abandoned lock {} (left by a writer that was killed)",
+                    lock.display()
+                ));
+            }
+        }
     }
 }
 

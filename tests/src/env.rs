@@ -1,0 +1,262 @@
+//! `TestEnv`: a temporary root with a bare coordination repository, a scrubbed
+//! environment, isolated git config and a pinned clock, so every run is reproducible.
+
+use std::cell::RefCell;
+use std::fmt;
+use std::path::Path;
+use std::path::PathBuf;
+use std::process::Command;
+use std::process::Output;
+use std::process::Stdio;
+
+use serde_json::Value;
+
+/// The clock every `TestEnv` starts at.
+pub const START: &str = "2026-06-13T12:00:00Z";
+
+/// Returns the path of the built `agent-coord` binary.
+///
+/// `CARGO_BIN_EXE_*` is only set inside the package that owns the binary, so it is found
+/// next to the test executable (`target/<profile>/deps/..`).
+pub fn binary() -> PathBuf {
+    if let Some(p) = std::env::var_os("AGENT_COORD_BIN") {
+        return PathBuf::from(p);
+    }
+    let exe = std::env::current_exe().expect("test executable path");
+    let mut dir = exe.parent().expect("test executable has a folder").to_path_buf();
+    if dir.ends_with("deps") {
+        dir.pop();
+    }
+    let bin = dir.join("agent-coord");
+    assert!(bin.exists(), "{} is missing: build it with `cargo build -p agent-coord`", bin.display());
+    bin
+}
+
+/// Runs `git` with an isolated configuration.
+pub fn git(dir: &Path, args: &[&str]) -> Output {
+    Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("HOME", dir)
+        .output()
+        .expect("git runs")
+}
+
+/// A temporary coordination repository and the environment to drive the CLI against it.
+pub struct TestEnv {
+    root: tempfile::TempDir,
+    /// The bare coordination repository.
+    pub repo: PathBuf,
+    now: RefCell<String>,
+    machine: RefCell<Option<String>>,
+}
+
+impl Default for TestEnv {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl TestEnv {
+    /// Creates a root with a bare repository `repo.git`, clock at [`START`], machine `box-1`.
+    pub fn new() -> Self {
+        let root = tempfile::tempdir().expect("temp dir");
+        let repo = root.path().join("repo.git");
+        let out = git(root.path(), &["init", "--quiet", "--bare", "repo.git"]);
+        assert!(out.status.success(), "git init failed");
+        TestEnv { root, repo, now: RefCell::new(START.to_owned()), machine: RefCell::new(Some("box-1".into())) }
+    }
+
+    /// Returns the temporary root folder.
+    pub fn root(&self) -> &Path {
+        self.root.path()
+    }
+
+    /// Pins the clock to `t` (RFC 3339).
+    pub fn set_now(&self, t: &str) {
+        *self.now.borrow_mut() = t.to_owned();
+    }
+
+    /// Moves the clock `secs` seconds from [`START`].
+    pub fn at(&self, secs: i64) {
+        let start = chrono::DateTime::parse_from_rfc3339(START).expect("start");
+        let t = start + chrono::Duration::seconds(secs);
+        self.set_now(&t.to_utc().to_rfc3339_opts(chrono::SecondsFormat::Secs, true));
+    }
+
+    /// Sets (or with `None` unsets) `AGENT_COORD_MACHINE_ID`.
+    pub fn set_machine(&self, m: Option<&str>) {
+        *self.machine.borrow_mut() = m.map(str::to_owned);
+    }
+
+    /// Returns a command for the binary with the scrubbed environment.
+    pub fn command<I, S>(&self, args: I) -> Command
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<std::ffi::OsStr>,
+    {
+        let mut cmd = self.scrubbed(binary());
+        cmd.args(args);
+        cmd
+    }
+
+    /// Returns `sh -c script` with the same scrubbed environment (for loops of CLI calls).
+    pub fn shell(&self, script: &str) -> Command {
+        let mut cmd = self.scrubbed("sh");
+        cmd.arg("-c").arg(script);
+        cmd
+    }
+
+    fn scrubbed(&self, program: impl AsRef<std::ffi::OsStr>) -> Command {
+        let mut cmd = Command::new(program);
+        cmd.current_dir(self.root())
+            .env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("HOME", self.root().join("home"))
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("AGENT_COORD_GIT_DIR", &self.repo)
+            .env("AGENT_COORD_NOW", self.now.borrow().as_str())
+            .stdin(Stdio::null());
+        if let Some(m) = self.machine.borrow().as_deref() {
+            cmd.env("AGENT_COORD_MACHINE_ID", m);
+        }
+        cmd
+    }
+
+    /// Runs the binary and captures its output.
+    #[must_use]
+    pub fn run<I, S>(&self, args: I) -> CommandOutput
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<std::ffi::OsStr>,
+    {
+        let out = self.command(args).output().expect("agent-coord runs");
+        CommandOutput::new(out, self.root())
+    }
+
+    /// Runs the binary with `stdin` as standard input.
+    #[must_use]
+    pub fn run_with_stdin(&self, args: &[&str], stdin: &[u8]) -> CommandOutput {
+        use std::io::Write;
+        let mut child = self
+            .command(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("agent-coord runs");
+        child.stdin.take().expect("stdin").write_all(stdin).expect("write stdin");
+        CommandOutput::new(child.wait_with_output().expect("wait"), self.root())
+    }
+
+    /// Runs `git` against the coordination repository.
+    pub fn git(&self, args: &[&str]) -> String {
+        let mut full = vec!["--git-dir", self.repo.to_str().expect("utf-8 path")];
+        full.extend_from_slice(args);
+        let out = git(self.root(), &full);
+        String::from_utf8_lossy(&out.stdout).trim().to_owned()
+    }
+
+    /// Returns the id a ref points at, if it exists.
+    pub fn tip(&self, name: &str) -> Option<String> {
+        let out = self.git(&["rev-parse", "--verify", "--quiet", name]);
+        (!out.is_empty()).then_some(out)
+    }
+
+    /// Returns the state branch tip.
+    pub fn state_tip(&self) -> Option<String> {
+        self.tip("refs/heads/agent-coord")
+    }
+
+    /// Returns how many commits the state branch has.
+    pub fn commit_count(&self) -> usize {
+        self.git(&["rev-list", "--count", "refs/heads/agent-coord"]).parse().unwrap_or(0)
+    }
+
+    /// Reads a record from the state branch tip.
+    pub fn record(&self, path: &str) -> Option<Value> {
+        let out = self.git(&["show", &format!("refs/heads/agent-coord:{path}")]);
+        serde_json::from_str(&out).ok()
+    }
+
+    /// Lists the paths below `prefix` on the state branch tip.
+    pub fn paths(&self, prefix: &str) -> Vec<String> {
+        self.git(&["ls-tree", "-r", "--name-only", "refs/heads/agent-coord", prefix])
+            .lines()
+            .map(str::to_owned)
+            .filter(|l| !l.is_empty())
+            .collect()
+    }
+
+    /// Writes `contents` to a file under the root and returns its path.
+    pub fn write_file(&self, name: &str, contents: &str) -> PathBuf {
+        let path = self.root().join(name);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).expect("mkdir");
+        }
+        std::fs::write(&path, contents).expect("write file");
+        path
+    }
+}
+
+/// Captured output of one CLI run, with the temporary root replaced by `[ROOT]`.
+#[derive(Debug, Clone)]
+pub struct CommandOutput {
+    /// Exit code (`-1` when killed by a signal).
+    pub code: i32,
+    /// Standard output.
+    pub stdout: String,
+    /// Standard error.
+    pub stderr: String,
+}
+
+impl CommandOutput {
+    fn new(out: Output, root: &Path) -> Self {
+        let root = root.to_string_lossy();
+        let norm = |b: &[u8]| String::from_utf8_lossy(b).replace(root.as_ref(), "[ROOT]");
+        CommandOutput { code: out.status.code().unwrap_or(-1), stdout: norm(&out.stdout), stderr: norm(&out.stderr) }
+    }
+
+    /// Asserts exit 0 and returns self.
+    #[track_caller]
+    pub fn success(self) -> Self {
+        assert_eq!(self.code, 0, "expected success:\n{self}");
+        self
+    }
+
+    /// Asserts exit `code` and returns self.
+    #[track_caller]
+    pub fn code(self, code: i32) -> Self {
+        assert_eq!(self.code, code, "expected exit {code}:\n{self}");
+        self
+    }
+
+    /// Parses stdout as JSON.
+    #[track_caller]
+    pub fn json(&self) -> Value {
+        serde_json::from_str(&self.stdout).unwrap_or_else(|e| panic!("stdout is not JSON ({e}):\n{self}"))
+    }
+}
+
+impl fmt::Display for CommandOutput {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if !self.stdout.is_empty() {
+            write!(f, "------- stdout -------\n{}", self.stdout)?;
+            if !self.stdout.ends_with('\n') {
+                writeln!(f)?;
+            }
+        }
+        if !self.stderr.is_empty() {
+            write!(f, "------- stderr -------\n{}", self.stderr)?;
+            if !self.stderr.ends_with('\n') {
+                writeln!(f)?;
+            }
+        }
+        write!(f, "[exit status: {}]", self.code)
+    }
+}

@@ -1,0 +1,21 @@
+//! The one end-to-end test binary: every `test_*.rs` file is a module here.
+
+mod test_batch;
+mod test_claim;
+mod test_concurrency;
+mod test_info;
+mod test_release;
+mod test_status;
+mod test_transfer;
+
+#[test]
+fn every_test_file_is_a_module() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
+    let runner = std::fs::read_to_string(dir.join("runner.rs")).unwrap();
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let name = entry.unwrap().file_name().to_string_lossy().into_owned();
+        if let Some(module) = name.strip_prefix("test_").and_then(|n| n.strip_suffix(".rs")) {
+            assert!(runner.contains(&format!("mod test_{module};")), "{name} is not listed in runner.rs");
+        }
+    }
+}
