@@ -13,6 +13,9 @@ pub(crate) struct Report {
     pub(crate) stdout: String,
     /// Notices and warnings for stderr, one per entry.
     pub(crate) stderr: Vec<String>,
+    /// A JSON document for stdout, serialized straight to it after `stdout` (large
+    /// reports are never rendered into an intermediate string).
+    pub(crate) json: Option<serde_json::Value>,
     /// The exit code of a verdict command (`batch-audit`, `doctor`); 0 otherwise.
     pub(crate) exit: u8,
 }
@@ -27,9 +30,12 @@ impl Report {
 
     /// A report of a JSON value, pretty-printed.
     pub(crate) fn json(value: &serde_json::Value) -> Self {
-        let mut stdout = serde_json::to_string_pretty(value).unwrap_or_default();
-        stdout.push('\n');
-        Report { stdout, ..Default::default() }
+        Self::json_owned(value.clone())
+    }
+
+    /// A report of a JSON value, pretty-printed, without copying it.
+    pub(crate) fn json_owned(value: serde_json::Value) -> Self {
+        Report { json: Some(value), ..Default::default() }
     }
 
     /// Adds stderr lines (warnings) to the report.
@@ -47,9 +53,17 @@ pub(crate) fn finish(result: Result<Report, CommandError>) -> ExitCode {
             for line in &report.stderr {
                 let _ = writeln!(err, "{line}");
             }
-            let mut out = std::io::stdout().lock();
+            let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
             // A reader that went away (broken pipe) is not our failure: exit as planned.
-            let _ = out.write_all(report.stdout.as_bytes()).and_then(|()| out.flush());
+            let _ = out
+                .write_all(report.stdout.as_bytes())
+                .and_then(|()| match &report.json {
+                    Some(v) => serde_json::to_writer_pretty(&mut out, v)
+                        .map_err(std::io::Error::from)
+                        .and_then(|()| out.write_all(b"\n")),
+                    None => Ok(()),
+                })
+                .and_then(|()| out.flush());
             ExitCode::from(report.exit)
         }
         Err(e) => {

@@ -31,6 +31,15 @@ pub trait Snapshot {
     fn read(&self, path: &str) -> Result<Option<Record>, ReadError>;
     /// Returns every `.json` record below the folder `prefix`, sorted by path.
     fn list(&self, prefix: &str) -> Result<Vec<(String, Record)>, ReadError>;
+
+    /// Calls `f` with every `.json` record below `prefix`, in path order, without holding
+    /// them all at once (implementations may stream; this default lists first).
+    fn for_each(&self, prefix: &str, f: &mut dyn FnMut(String, Record)) -> Result<(), ReadError> {
+        for (path, record) in self.list(prefix)? {
+            f(path, record);
+        }
+        Ok(())
+    }
 }
 
 /// An in-memory snapshot of raw file contents, for tests and imports.

@@ -32,6 +32,7 @@ mod record_event;
 mod register_batch;
 mod release;
 mod status;
+mod status_stream;
 mod transfer;
 
 /// Git-native coordination for fleets of AI coding agents.

@@ -3,6 +3,9 @@
 use agent_coord_shared::rules::status;
 use agent_coord_shared::rules::status::Scope;
 
+use std::io::Write;
+
+use super::status_stream::JsonStream;
 use crate::command_error::CommandError;
 use crate::context::Context;
 use crate::output::Report;
@@ -41,9 +44,18 @@ pub(crate) fn cmd_status(cx: &Context, args: &StatusArgs) -> Result<Report, Comm
     .map_err(|e| CommandError::usage(e.to_string()))?;
     let (store, notices) = cx.open_store(false)?;
     let snap = store.snapshot()?;
+    if let (true, Scope::All { include_archived }) = (args.json, &scope) {
+        // The full report can be megabytes: stream it straight to stdout.
+        let stdout = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+        let mut stream = JsonStream::new(stdout, env!("CARGO_PKG_VERSION"), *include_archived);
+        status::stream_all(&snap, *include_archived, cx.now(), &mut |part| stream.part(part))?;
+        // A reader that went away (broken pipe) is not our failure.
+        let _ = stream.finish().and_then(|mut w| w.flush());
+        return Ok(Report::default().with_stderr(notices));
+    }
     let report = status::status(&snap, &scope, cx.now())?;
     let out = if args.json {
-        Report::json(&report.into_json(env!("CARGO_PKG_VERSION")))
+        Report::json_owned(report.into_json(env!("CARGO_PKG_VERSION")))
     } else {
         Report { stdout: report.to_text(), ..Default::default() }
     };

@@ -125,6 +125,9 @@ impl Store {
             "user.name=agent-coord",
             "user.email=agent-coord@localhost",
             "core.filesRefLockTimeout=2000",
+            // Records are small and deltify well once packed: cache delta bases so a full
+            // read inflates each chain once, not once per record.
+            "core.deltaBaseCacheLimit=8m",
         ]);
         let repo = gix::open_opts(opts.path, options).map_err(|e| open_err(&e))?;
         gix::refs::FullName::try_from(opts.state_ref.as_str())

@@ -74,6 +74,13 @@ impl<'s> TipSnapshot<'s> {
         self.consulted_heartbeats.get()
     }
 
+    /// Parses a blob without caching it (bulk reads see each record once).
+    fn parse_uncached(&self, path: &str, id: ObjectId) -> Result<Record, ReadError> {
+        let obj = self.store.repo.find_object(id).map_err(store_err)?;
+        from_bytes(&obj.data).map_err(|e| ReadError::Malformed { path: path.to_owned(), message: e.to_string() })
+    }
+
+    /// Parses a blob, caching it by blob id (point reads may repeat within a decision).
     fn parse_blob(&self, path: &str, id: ObjectId) -> Result<Record, ReadError> {
         if let Some(hit) = self.cache.borrow().get(&id) {
             return hit.clone().map_err(|message| ReadError::Malformed { path: path.to_owned(), message });
@@ -152,11 +159,12 @@ impl<'s> TipSnapshot<'s> {
     }
 
     /// Picks the newest parseable copy of a heartbeat; malformed only if every copy is.
-    fn newest(&self, path: &str, ids: &[ObjectId]) -> Result<Record, ReadError> {
+    fn newest(&self, path: &str, ids: &[ObjectId], cached: bool) -> Result<Record, ReadError> {
         let mut best: Option<Record> = None;
         let mut first_err = None;
         for id in ids {
-            match self.parse_blob(path, *id) {
+            let parsed = if cached { self.parse_blob(path, *id) } else { self.parse_uncached(path, *id) };
+            match parsed {
                 Ok(r) => {
                     if best.as_ref().is_none_or(|b| liveness::updated_at(&r) > liveness::updated_at(b)) {
                         best = Some(r);
@@ -177,11 +185,93 @@ impl<'s> TipSnapshot<'s> {
     }
 }
 
+/// Below this many records a listing is parsed on the calling thread.
+const PARALLEL_THRESHOLD: usize = 512;
+/// Records per unit of work handed to a parsing thread.
+const CHUNK: usize = 128;
+
+type Parsed = Result<Vec<(String, Record)>, ReadError>;
+
+/// Reads and parses `entries` on worker threads (one per core), calling `f` in order.
+///
+/// Each worker opens its own thread-local view of the repository and takes every n-th
+/// chunk; the caller re-orders finished chunks, so at most a few chunks are in flight.
+fn parse_parallel(
+    repo: &gix::Repository,
+    entries: &[(String, ObjectId)],
+    f: &mut dyn FnMut(String, Record),
+) -> Result<(), ReadError> {
+    let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 4);
+    let chunks: Vec<&[(String, ObjectId)]> = entries.chunks(CHUNK).collect();
+    let shared = repo.clone().into_sync();
+    std::thread::scope(|scope| {
+        let (tx, rx) = std::sync::mpsc::sync_channel::<(usize, Parsed)>(workers * 4);
+        for w in 0..workers {
+            let tx = tx.clone();
+            let shared = &shared;
+            let chunks = &chunks;
+            scope.spawn(move || {
+                let repo = shared.to_thread_local();
+                for (i, chunk) in chunks.iter().enumerate().skip(w).step_by(workers) {
+                    let parsed: Parsed = chunk
+                        .iter()
+                        .map(|(path, id)| {
+                            let obj = repo.find_object(*id).map_err(store_err)?;
+                            let record = from_bytes(&obj.data).map_err(|e| ReadError::Malformed {
+                                path: path.clone(),
+                                message: e.to_string(),
+                            })?;
+                            Ok((path.clone(), record))
+                        })
+                        .collect();
+                    if tx.send((i, parsed)).is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+        drop(tx);
+        let mut pending = BTreeMap::new();
+        let mut next = 0;
+        for (i, parsed) in rx {
+            pending.insert(i, parsed);
+            while let Some(parsed) = pending.remove(&next) {
+                for (path, record) in parsed? {
+                    f(path, record);
+                }
+                next += 1;
+            }
+        }
+        Ok(())
+    })
+}
+
 impl Snapshot for TipSnapshot<'_> {
+    fn for_each(&self, prefix: &str, f: &mut dyn FnMut(String, Record)) -> Result<(), ReadError> {
+        if Self::is_heartbeat_path(prefix) {
+            for (path, record) in self.list(prefix)? {
+                f(path, record);
+            }
+            return Ok(());
+        }
+        let Some(tree) = self.tree else { return Ok(()) };
+        let mut entries = self.blobs_below(tree, prefix)?;
+        entries.retain(|(p, _)| p.ends_with(".json"));
+        if entries.len() >= PARALLEL_THRESHOLD {
+            return parse_parallel(&self.store.repo, &entries, f);
+        }
+        for (path, id) in entries {
+            // Bulk reads are not cached: each record is parsed once and handed over.
+            let record = self.parse_uncached(&path, id)?;
+            f(path, record);
+        }
+        Ok(())
+    }
+
     fn read(&self, path: &str) -> Result<Option<Record>, ReadError> {
         if Self::is_heartbeat_path(path) {
             let copies = self.heartbeat_copies(path, true)?;
-            return copies.get(path).map(|ids| self.newest(path, ids)).transpose();
+            return copies.get(path).map(|ids| self.newest(path, ids, true)).transpose();
         }
         let Some(tree) = self.tree else { return Ok(None) };
         match self.blob_at(tree, path)? {
@@ -196,17 +286,11 @@ impl Snapshot for TipSnapshot<'_> {
             return copies
                 .iter()
                 .filter(|(p, _)| p.ends_with(".json"))
-                .map(|(p, ids)| Ok((p.clone(), self.newest(p, ids)?)))
+                .map(|(p, ids)| Ok((p.clone(), self.newest(p, ids, false)?)))
                 .collect();
         }
-        let Some(tree) = self.tree else { return Ok(Vec::new()) };
-        self.blobs_below(tree, prefix)?
-            .into_iter()
-            .filter(|(p, _)| p.ends_with(".json"))
-            .map(|(p, id)| {
-                let r = self.parse_blob(&p, id)?;
-                Ok((p, r))
-            })
-            .collect()
+        let mut out = Vec::new();
+        self.for_each(prefix, &mut |path, record| out.push((path, record)))?;
+        Ok(out)
     }
 }

@@ -102,11 +102,7 @@ impl Store {
             let tree = self.write_tree(base, &plan.state)?;
             if tree != base {
                 let message = commit_message(&plan.summary, plan.op, &self.machine.to_string(), trailer, &plan.state);
-                let id = self
-                    .repo
-                    .new_commit(message, tree, snap.tip)
-                    .map_err(|e| Attempt::Failed(StoreError::git(e)))?
-                    .id;
+                let id = self.commit(&message, tree, snap.tip)?;
                 edits.push(update(&self.state_ref, expect(snap.tip), id, &plan.summary)?);
                 commit = Some(id);
             }
@@ -130,11 +126,7 @@ impl Store {
                 self.machine
             );
             // Parentless: a heartbeat ref's history is always exactly one commit.
-            let id = self
-                .repo
-                .new_commit(message, tree, None::<ObjectId>)
-                .map_err(|e| Attempt::Failed(StoreError::git(e)))?
-                .id;
+            let id = self.commit(&message, tree, None)?;
             edits.push(update(&own, expect(current.map(|h| h.commit)), id, "heartbeat")?);
         }
         if snap.consulted_heartbeats() && commit.is_some() {
@@ -148,7 +140,9 @@ impl Store {
             return Ok(None);
         }
         let names: Vec<String> = edits.iter().map(|e| e.name.as_bstr().to_string()).collect();
-        match self.repo.edit_references(edits) {
+        let signature = self.signature();
+        let mut buf = gix::date::parse::TimeBuf::default();
+        match self.repo.edit_references_as(edits, Some(signature.to_ref(&mut buf))) {
             Ok(_) => Ok(commit),
             Err(e) if cas::is_conflict(&e) => Err(Attempt::Conflict),
             Err(e) => match self.held_locks(&names) {
@@ -173,17 +167,29 @@ impl Store {
     }
 
     /// Writes raw blobs at paths on top of `base` and returns the new root tree.
+    ///
+    /// Uses gix's object-level tree editor: the repository-level one checks that every
+    /// entry of every rewritten tree exists, a `stat` per loose object, whereas here every
+    /// entry is either a blob just written or taken from an existing tree.
     pub(crate) fn write_tree_bytes<'a>(
         &self,
         base: ObjectId,
         files: impl IntoIterator<Item = (&'a str, &'a [u8])>,
     ) -> Result<ObjectId, StoreError> {
-        let mut editor = self.repo.edit_tree(base).map_err(StoreError::git)?;
+        let root: gix::objs::Tree = if base == ObjectId::empty_tree(self.repo.object_hash()) {
+            gix::objs::Tree::empty()
+        } else {
+            let tree = self.repo.find_tree(base).map_err(StoreError::git)?;
+            tree.decode().map_err(StoreError::git)?.into()
+        };
+        let mut editor = gix::objs::tree::Editor::new(root, &self.repo.objects, self.repo.object_hash());
         for (path, bytes) in files {
             let blob = self.repo.write_blob(bytes).map_err(StoreError::git)?.detach();
-            editor.upsert(path, EntryKind::Blob, blob).map_err(StoreError::git)?;
+            editor.upsert(path.split('/'), EntryKind::Blob, blob).map_err(StoreError::git)?;
         }
-        Ok(editor.write().map_err(StoreError::git)?.detach())
+        editor
+            .write(|tree| self.repo.write_object(tree).map(|id| id.detach()))
+            .map_err(StoreError::git)
     }
 }
 
@@ -204,6 +210,33 @@ impl From<StoreError> for Attempt {
 }
 
 impl Store {
+    /// Writes a commit object authored by the agent-coord bot, in UTC.
+    ///
+    /// An explicit UTC signature also keeps gix from resolving the local time zone, which
+    /// scans the whole zoneinfo database on every commit.
+    fn commit(&self, message: &str, tree: ObjectId, parent: Option<ObjectId>) -> Result<ObjectId, Attempt> {
+        let signature = self.signature();
+        let mut buf = gix::date::parse::TimeBuf::default();
+        let sig = signature.to_ref(&mut buf);
+        let commit = self
+            .repo
+            .new_commit_as(sig, sig, message, tree, parent)
+            .map_err(|e| Attempt::Failed(StoreError::git(e)))?;
+        Ok(commit.id)
+    }
+
+    /// Returns the bot signature for commits and reflogs: agent-coord at this machine, now, UTC.
+    fn signature(&self) -> gix::actor::Signature {
+        let seconds = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs() as i64);
+        gix::actor::Signature {
+            name: "agent-coord".into(),
+            email: format!("agent-coord@{}", self.machine).into(),
+            time: gix::date::Time::new(seconds, 0),
+        }
+    }
+
     /// Returns the lock files that exist for `refs`, if any.
     fn held_locks(&self, refs: &[String]) -> Option<Vec<PathBuf>> {
         let locks: Vec<PathBuf> = refs

@@ -417,55 +417,85 @@ fn report(scope: &Scope) -> StatusReport {
     }
 }
 
+/// One piece of a streamed unscoped status report, in output order.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Part {
+    /// Everything before the rows: the scope and the section notes (its row lists are empty).
+    Head(StatusReport),
+    /// One projected row of a section (`claims`, `heartbeats`, `batches`, `archive`), in order.
+    Row(&'static str, Record),
+    /// One projected event with its `[at, path]` order key; events arrive in path order
+    /// and the consumer sorts them by the key.
+    Event((String, String), Record),
+}
+
+/// Streams the unscoped status report to `sink` without holding every record at once:
+/// claims and events are projected as they are read and handed over one by one.
+pub fn stream_all(
+    snap: &impl Snapshot,
+    include_archived: bool,
+    now: Instant,
+    sink: &mut dyn FnMut(Part),
+) -> Result<(), ReadError> {
+    let mut head = report(&Scope::All { include_archived });
+    // Heartbeats come first: lanes need their owners' liveness.
+    let mut beats = HashMap::new();
+    let mut heartbeat_rows = Vec::new();
+    snap.for_each("heartbeats", &mut |path, hb| {
+        let liveness = liveness::of_record(&hb, now);
+        let agent = hb
+            .get("agent_id")
+            .map_or_else(|| deps::file_stem(&path).into(), to_text)
+            .into_owned();
+        let status = deps::heartbeat_status(&hb).map(Cow::into_owned);
+        // One heartbeat per agent id, as the payload names it; a later path wins a duplicate.
+        beats.insert(agent, OwnerBeat::Found { status, liveness });
+        heartbeat_rows.push(heartbeat_row(path, hb, liveness));
+    })?;
+    let batches = snap.list("batches")?;
+    let index = deps::index_lanes(&batches, &beats);
+    if !index.malformed_names.is_empty() {
+        head.section_notes.push((
+            "lanes",
+            format!("malformed lane names: {}", index.malformed_names.join(", ")),
+        ));
+    }
+    sink(Part::Head(head));
+    snap.for_each("claims", &mut |path, c| sink(Part::Row("claims", claim_row(path, c))))?;
+    for row in heartbeat_rows {
+        sink(Part::Row("heartbeats", row));
+    }
+    for (path, b) in batches {
+        sink(Part::Row("batches", batch_row(path, b, &beats, &index.states)));
+    }
+    snap.for_each("events", &mut |path, e| {
+        let (key, row) = event_row(path, e);
+        sink(Part::Event(key, row));
+    })?;
+    if include_archived {
+        snap.for_each("archive", &mut |path, r| sink(Part::Row("archive", archive_row(path, r))))?;
+    }
+    Ok(())
+}
+
 fn all_scope(
     snap: &impl Snapshot,
     include_archived: bool,
     now: Instant,
 ) -> Result<StatusReport, ReadError> {
     let mut out = report(&Scope::All { include_archived });
-    let claims = snap.list("claims")?;
-    let heartbeats = snap.list("heartbeats")?;
-    let batches = snap.list("batches")?;
-    let events = snap.list("events")?;
-    let archive = if include_archived {
-        Some(snap.list("archive")?)
-    } else {
-        None
-    };
-
-    // One heartbeat per agent id, as the payload names it; a later path wins a duplicate.
-    let mut beats = HashMap::with_capacity(heartbeats.len());
-    out.heartbeats.reserve(heartbeats.len());
-    for (path, hb) in heartbeats {
-        let liveness = liveness::of_record(&hb, now);
-        let agent = hb
-            .get("agent_id")
-            .map_or_else(|| deps::file_stem(&path).into(), to_text);
-        let status = deps::heartbeat_status(&hb).map(Cow::into_owned);
-        beats.insert(agent.into_owned(), OwnerBeat::Found { status, liveness });
-        out.heartbeats.push(heartbeat_row(path, hb, liveness));
-    }
-    let index = deps::index_lanes(&batches, &beats);
-    if !index.malformed_names.is_empty() {
-        out.section_notes.push((
-            "lanes",
-            format!("malformed lane names: {}", index.malformed_names.join(", ")),
-        ));
-    }
-    out.claims = claims
-        .into_iter()
-        .map(|(path, c)| claim_row(path, c))
-        .collect();
-    out.batches = batches
-        .into_iter()
-        .map(|(path, b)| batch_row(path, b, &beats, &index.states))
-        .collect();
-    out.events = event_rows(events);
-    out.archive = archive.map(|a| {
-        a.into_iter()
-            .map(|(path, r)| archive_row(path, r))
-            .collect()
-    });
+    let mut events = Vec::new();
+    let mut archive = Vec::new();
+    stream_all(snap, include_archived, now, &mut |part| match part {
+        Part::Head(head) => out.section_notes = head.section_notes,
+        Part::Row("claims", row) => out.claims.push(row),
+        Part::Row("heartbeats", row) => out.heartbeats.push(row),
+        Part::Row("batches", row) => out.batches.push(row),
+        Part::Row(_, row) => archive.push(row),
+        Part::Event(key, row) => events.push((key, row)),
+    })?;
+    out.events = sort_events(events);
+    out.archive = include_archived.then_some(archive);
     Ok(out)
 }
 
@@ -786,28 +816,30 @@ fn at_text(e: &Record) -> Cow<'_, str> {
 }
 
 /// Projects events sorted by `[at, path]`.
-fn event_rows(mut events: Vec<(String, Record)>) -> Vec<Record> {
-    events.sort_by(|(pa, a), (pb, b)| at_text(a).cmp(&at_text(b)).then_with(|| pa.cmp(pb)));
-    events
-        .into_iter()
-        .map(|(path, mut e)| {
-            let batch_id = take(&mut e, "batch_id", || {
-                let parts: Vec<&str> = path.split('/').collect();
-                Value::from(if parts.len() >= 3 {
-                    parts[1]
-                } else {
-                    "UNKNOWN"
-                })
-            });
-            let mut row = Record::new();
-            row.insert("path".to_owned(), path.into());
-            row.insert("batch_id".to_owned(), batch_id);
-            row.insert("type".to_owned(), take(&mut e, "type", || "unknown".into()));
-            row.insert("at".to_owned(), take(&mut e, "at", || "UNKNOWN".into()));
-            deps::move_present(&mut row, &mut e, &EVENT_FIELDS);
-            row
-        })
-        .collect()
+fn event_rows(events: Vec<(String, Record)>) -> Vec<Record> {
+    sort_events(events.into_iter().map(|(path, e)| event_row(path, e)).collect())
+}
+
+/// Sorts projected events by `[at, path]`, the order consumers must read events in.
+fn sort_events(mut rows: Vec<((String, String), Record)>) -> Vec<Record> {
+    rows.sort_by(|(a, _), (b, _)| a.cmp(b));
+    rows.into_iter().map(|(_, row)| row).collect()
+}
+
+/// Projects one event, returning its sort key (`at` as stored, path) with the row.
+fn event_row(path: String, mut e: Record) -> ((String, String), Record) {
+    let key = (at_text(&e).into_owned(), path.clone());
+    let batch_id = take(&mut e, "batch_id", || {
+        let parts: Vec<&str> = path.split('/').collect();
+        Value::from(if parts.len() >= 3 { parts[1] } else { "UNKNOWN" })
+    });
+    let mut row = Record::new();
+    row.insert("path".to_owned(), path.into());
+    row.insert("batch_id".to_owned(), batch_id);
+    row.insert("type".to_owned(), take(&mut e, "type", || "unknown".into()));
+    row.insert("at".to_owned(), take(&mut e, "at", || "UNKNOWN".into()));
+    deps::move_present(&mut row, &mut e, &EVENT_FIELDS);
+    (key, row)
 }
 
 fn archive_row(path: String, mut a: Record) -> Record {

@@ -1,0 +1,179 @@
+//! Writes unscoped `status --json` while the state streams past, byte-for-byte the same
+//! document `serde_json::to_writer_pretty` would print for the collected report, without
+//! ever holding every row (a large fleet's report is many megabytes).
+
+use std::io::Write;
+
+use agent_coord_shared::rules::status::Part;
+use serde_json::Value;
+
+/// The array sections of the document, in output order.
+const SECTIONS: [&str; 5] = ["claims", "heartbeats", "batches", "events", "archive"];
+
+/// A sink for [`Part`]s that writes the pretty JSON document to `out`.
+pub(crate) struct JsonStream<W: Write> {
+    out: W,
+    version: String,
+    with_archive: bool,
+    /// Index into SECTIONS of the open section (`None` before the head).
+    open: Option<usize>,
+    rows_in_open: usize,
+    events: Vec<((String, String), Vec<u8>)>,
+    error: Option<std::io::Error>,
+}
+
+/// Returns `v` pretty-printed with every line after the first indented by `indent` spaces.
+fn pretty_at(v: &Value, indent: usize) -> Vec<u8> {
+    let raw = serde_json::to_vec_pretty(v).unwrap_or_default();
+    let pad = " ".repeat(indent);
+    let mut out = Vec::with_capacity(raw.len() + raw.len() / 8);
+    for &b in &raw {
+        out.push(b);
+        if b == b'\n' {
+            out.extend_from_slice(pad.as_bytes());
+        }
+    }
+    out
+}
+
+impl<W: Write> JsonStream<W> {
+    pub(crate) fn new(out: W, version: &str, with_archive: bool) -> Self {
+        JsonStream { out, version: version.to_owned(), with_archive, open: None, rows_in_open: 0, events: Vec::new(), error: None }
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        if self.error.is_none() {
+            if let Err(e) = self.out.write_all(bytes) {
+                self.error = Some(e);
+            }
+        }
+    }
+
+    fn last_section(&self) -> usize {
+        if self.with_archive { 4 } else { 3 }
+    }
+
+    /// Closes sections until `target` is the open one (opening each on the way).
+    fn advance_to(&mut self, target: usize) {
+        while self.open.is_none_or(|o| o < target) {
+            if let Some(o) = self.open {
+                if o == 3 {
+                    self.flush_events();
+                }
+                let close: &[u8] = if self.rows_in_open > 0 { b"\n  ]" } else { b"]" };
+                self.write(close);
+            }
+            let next = self.open.map_or(0, |o| o + 1);
+            self.write(format!(",\n  \"{}\": [", SECTIONS[next]).as_bytes());
+            self.open = Some(next);
+            self.rows_in_open = 0;
+        }
+    }
+
+    fn row_bytes(&mut self, bytes: &[u8]) {
+        let sep: &[u8] = if self.rows_in_open == 0 { b"\n    " } else { b",\n    " };
+        self.write(sep);
+        self.write(bytes);
+        self.rows_in_open += 1;
+    }
+
+    fn flush_events(&mut self) {
+        let mut events = std::mem::take(&mut self.events);
+        events.sort_by(|(a, _), (b, _)| a.cmp(b));
+        for (_, bytes) in events {
+            self.row_bytes(&bytes);
+        }
+    }
+
+    /// Accepts one part of the stream.
+    pub(crate) fn part(&mut self, part: Part) {
+        match part {
+            Part::Head(head) => {
+                let doc = head.into_json(&self.version);
+                self.write(b"{");
+                for (i, key) in ["version", "scope", "degraded", "section_notes"].iter().enumerate() {
+                    let value = doc.get(*key).cloned().unwrap_or(Value::Null);
+                    let sep = if i == 0 { "\n  " } else { ",\n  " };
+                    self.write(format!("{sep}\"{key}\": ").as_bytes());
+                    self.write(&pretty_at(&value, 2));
+                }
+            }
+            Part::Row(section, row) => {
+                let target = SECTIONS.iter().position(|s| *s == section).unwrap_or(4);
+                self.advance_to(target);
+                self.row_bytes(&pretty_at(&Value::Object(row), 4));
+            }
+            Part::Event(key, row) => {
+                self.advance_to(3);
+                self.events.push((key, pretty_at(&Value::Object(row), 4)));
+            }
+        }
+    }
+
+    /// Closes the document and returns the writer (or the first write error).
+    pub(crate) fn finish(mut self) -> Result<W, std::io::Error> {
+        let last = self.last_section();
+        self.advance_to(last);
+        if self.open == Some(3) {
+            self.flush_events();
+        }
+        let close: &[u8] = if self.rows_in_open > 0 { b"\n  ]\n}\n" } else { b"]\n}\n" };
+        self.write(close);
+        match self.error.take() {
+            Some(e) => Err(e),
+            None => Ok(self.out),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use agent_coord_shared::rules::status;
+    use agent_coord_shared::rules::status::Scope;
+    use agent_coord_shared::snapshot::MemorySnapshot;
+    use serde_json::json;
+
+    use super::*;
+
+    fn now() -> agent_coord_shared::time::Instant {
+        agent_coord_shared::time::parse("2026-06-13T12:00:00Z").unwrap()
+    }
+
+    fn streamed(snap: &MemorySnapshot, archive: bool) -> String {
+        let mut stream = JsonStream::new(Vec::new(), "9.9.9", archive);
+        status::stream_all(snap, archive, now(), &mut |p| stream.part(p)).unwrap();
+        String::from_utf8(stream.finish().unwrap()).unwrap()
+    }
+
+    fn collected(snap: &MemorySnapshot, archive: bool) -> String {
+        let report = status::status(snap, &Scope::All { include_archived: archive }, now()).unwrap();
+        let mut s = serde_json::to_string_pretty(&report.into_json("9.9.9")).unwrap();
+        s.push('\n');
+        s
+    }
+
+    #[test]
+    fn streamed_document_equals_the_pretty_printed_report() {
+        let empty = MemorySnapshot::default();
+        assert_eq!(streamed(&empty, false), collected(&empty, false));
+        assert_eq!(streamed(&empty, true), collected(&empty, true));
+
+        let mut snap = MemorySnapshot::default();
+        snap.put("claims/acme/app/7.json", &json!({"repo": "acme/app", "target": "7", "agent_id": "a", "status": "active", "expires_at": "2026-06-13T13:00:00Z", "host": "codex"}));
+        snap.put("claims/acme/app/8.json", &json!({"repo": "acme/app", "target": "8", "agent_id": "b", "status": "released"}));
+        snap.put("heartbeats/a.json", &json!({"agent_id": "a", "status": "in_progress", "updated_at": "2026-06-13T11:59:00Z", "expires_at": "2026-06-13T12:14:00Z"}));
+        snap.put("batches/b1.json", &json!({"batch_id": "b1", "lanes": [{"name": "x:y", "owner": "a", "targets": ["7"]}]}));
+        snap.put("events/b1/2.json", &json!({"type": "phase", "at": "2026-06-13T11:00:00Z", "message": "later path, earlier time"}));
+        snap.put("events/b1/1.json", &json!({"type": "phase", "at": "2026-06-13T11:30:00Z"}));
+        snap.put("events/b1/0.json", &json!({"type": "phase"}));
+        snap.put("archive/claims/acme/app/1.json", &json!({"record_family": "archived_record", "reason": "terminal_claim"}));
+        for archive in [false, true] {
+            let (s, c) = (streamed(&snap, archive), collected(&snap, archive));
+            assert_eq!(s, c, "archive={archive}");
+        }
+        // Only events present: the earlier sections are still written, empty.
+        let mut only_events = MemorySnapshot::default();
+        only_events.put("events/b/1.json", &json!({"type": "x", "at": "2026-01-01T00:00:00Z"}));
+        assert_eq!(streamed(&only_events, false), collected(&only_events, false));
+    }
+}
