@@ -40,11 +40,17 @@ pub(crate) struct CommandError {
 
 impl CommandError {
     pub(crate) fn usage(message: impl Into<String>) -> Self {
-        CommandError { kind: ErrorKind::Usage, message: message.into() }
+        CommandError {
+            kind: ErrorKind::Usage,
+            message: message.into(),
+        }
     }
 
     pub(crate) fn operational(message: impl Into<String>) -> Self {
-        CommandError { kind: ErrorKind::Operational, message: message.into() }
+        CommandError {
+            kind: ErrorKind::Operational,
+            message: message.into(),
+        }
     }
 }
 
@@ -55,7 +61,10 @@ impl From<RuleError> for CommandError {
             RuleError::Refused(_) => ErrorKind::ClaimRefused,
             RuleError::Unreadable(_) | RuleError::Operational(_) => ErrorKind::Operational,
         };
-        CommandError { kind, message: e.to_string() }
+        CommandError {
+            kind,
+            message: e.to_string(),
+        }
     }
 }
 

@@ -18,10 +18,22 @@ use crate::store::DEFAULT_REF;
 pub(crate) struct GlobalArgs {
     /// Coordination repository to use: any clone or bare repository [default: a bare
     /// repository under $XDG_STATE_HOME/agent-coord/state.git, created on first use]
-    #[arg(long, global = true, env = "AGENT_COORD_GIT_DIR", hide_env_values = true, value_name = "PATH")]
+    #[arg(
+        long,
+        global = true,
+        env = "AGENT_COORD_GIT_DIR",
+        hide_env_values = true,
+        value_name = "PATH"
+    )]
     pub(crate) repo_dir: Option<PathBuf>,
     /// State branch to read and write (a short name means refs/heads/NAME)
-    #[arg(long = "ref", global = true, env = "AGENT_COORD_REF", hide_env_values = true, value_name = "REF")]
+    #[arg(
+        long = "ref",
+        global = true,
+        env = "AGENT_COORD_REF",
+        hide_env_values = true,
+        value_name = "REF"
+    )]
     pub(crate) state_ref: Option<String>,
 }
 
@@ -37,13 +49,20 @@ pub(crate) struct Env {
 }
 
 fn var(name: &str) -> Option<String> {
-    std::env::var(name).ok().map(|v| v.trim().to_owned()).filter(|v| !v.is_empty())
+    std::env::var(name)
+        .ok()
+        .map(|v| v.trim().to_owned())
+        .filter(|v| !v.is_empty())
 }
 
 impl Env {
     /// Returns an environment with a pinned clock and machine (for the demo).
     pub(crate) fn pinned(now: &str, machine: &str) -> Self {
-        Env { now: Some(now.to_owned()), machine_id: Some(machine.to_owned()), ..Env::default() }
+        Env {
+            now: Some(now.to_owned()),
+            machine_id: Some(machine.to_owned()),
+            ..Env::default()
+        }
     }
 
     pub(crate) fn from_process() -> Self {
@@ -72,11 +91,18 @@ impl Context {
         // AGENT_COORD_NOW pins the clock: for tests, demos and replaying a scenario.
         let now = match &env.now {
             Some(raw) => time::parse(raw).ok_or_else(|| {
-                CommandError::usage(format!("AGENT_COORD_NOW must be an RFC 3339 timestamp: {raw}"))
+                CommandError::usage(format!(
+                    "AGENT_COORD_NOW must be an RFC 3339 timestamp: {raw}"
+                ))
             })?,
             None => chrono::Utc::now(),
         };
-        Ok(Context { globals, direct_repo_dir: false, env, now })
+        Ok(Context {
+            globals,
+            direct_repo_dir: false,
+            env,
+            now,
+        })
     }
 
     /// Returns the clock reading for this command.
@@ -101,12 +127,10 @@ impl Context {
         let base = match (&self.env.xdg_state_home, &self.env.home) {
             (Some(x), _) if PathBuf::from(x).is_absolute() => PathBuf::from(x),
             (_, Some(h)) if PathBuf::from(h).is_absolute() => PathBuf::from(h).join(".local/state"),
-            _ => {
-                return Err(CommandError::operational(
-                    "cannot determine the coordination repository; set XDG_STATE_HOME or HOME to an \
+            _ => return Err(CommandError::operational(
+                "cannot determine the coordination repository; set XDG_STATE_HOME or HOME to an \
                      absolute path, or pass --repo-dir",
-                ))
-            }
+            )),
         };
         Ok((base.join("agent-coord").join("state.git"), true))
     }
@@ -140,7 +164,11 @@ impl Context {
             (None, Some(s)) => (Some(s.clone()), Some("codex_thread_id".to_owned())),
             (None, None) => (None, None),
         };
-        Identity { machine_id: Some(store.machine.to_string()), session_id, session_source }
+        Identity {
+            machine_id: Some(store.machine.to_string()),
+            session_id,
+            session_source,
+        }
     }
 
     /// Returns the session id and its source, or `unset`.
@@ -154,6 +182,10 @@ impl Context {
 
     /// Returns a rule context for one write attempt (fresh random bits each time).
     pub(crate) fn rule_ctx(&self, store: &Store) -> Ctx {
-        Ctx { now: self.now, nonce: fastrand::u32(..), identity: self.identity(store) }
+        Ctx {
+            now: self.now,
+            nonce: fastrand::u32(..),
+            identity: self.identity(store),
+        }
     }
 }

@@ -25,7 +25,10 @@ impl Report {
     pub(crate) fn line(text: impl Into<String>) -> Self {
         let mut stdout = text.into();
         stdout.push('\n');
-        Report { stdout, ..Default::default() }
+        Report {
+            stdout,
+            ..Default::default()
+        }
     }
 
     /// A report of a JSON value, pretty-printed.
@@ -35,7 +38,10 @@ impl Report {
 
     /// A report of a JSON value, pretty-printed, without copying it.
     pub(crate) fn json_owned(value: serde_json::Value) -> Self {
-        Report { json: Some(value), ..Default::default() }
+        Report {
+            json: Some(value),
+            ..Default::default()
+        }
     }
 
     /// Adds stderr lines (warnings) to the report.

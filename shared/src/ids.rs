@@ -132,7 +132,10 @@ impl FromStr for MachineId {
         if is_segment(s) && !s.contains(':') && !s.ends_with(".lock") {
             Ok(Self(s.to_owned()))
         } else {
-            Err(IdError { field: "machine id", value: s.to_owned() })
+            Err(IdError {
+                field: "machine id",
+                value: s.to_owned(),
+            })
         }
     }
 }
@@ -158,7 +161,10 @@ impl RepoSlug {
                 owner: owner.to_owned(),
                 name: name.to_owned(),
             }),
-            _ => Err(IdError { field, value: s.to_owned() }),
+            _ => Err(IdError {
+                field,
+                value: s.to_owned(),
+            }),
         }
     }
 
@@ -258,7 +264,9 @@ mod tests {
         for ok in ["a", "a.b", "x:y", "A-1_b", "batch-2026:lane", "1234"] {
             assert!(is_segment(ok), "{ok}");
         }
-        for bad in ["", ".", "..", ".a", "a.", "a..b", "a/b", "a b", "é", "../x", "a\\b"] {
+        for bad in [
+            "", ".", "..", ".a", "a.", "a..b", "a/b", "a b", "é", "../x", "a\\b",
+        ] {
             assert!(!is_segment(bad), "{bad}");
         }
     }
@@ -267,7 +275,9 @@ mod tests {
     fn repo_slug_rejects_aliasing() {
         assert!("acme/app".parse::<RepoSlug>().is_ok());
         assert!("acme/.github".parse::<RepoSlug>().is_ok());
-        for bad in ["a/.", "./b", "a/..", "../x", "a", "a/b/c", "a/", "/b", "a/.GIT", "a/b c"] {
+        for bad in [
+            "a/.", "./b", "a/..", "../x", "a", "a/b/c", "a/", "/b", "a/.GIT", "a/b c",
+        ] {
             let err = bad.parse::<RepoSlug>().unwrap_err();
             assert_eq!(err.to_string(), format!("invalid target repo: {bad}"));
         }
@@ -284,7 +294,10 @@ mod tests {
     #[test]
     fn lane_names() {
         assert!("docs/api copy".parse::<LaneName>().is_ok());
-        assert_eq!("".parse::<LaneName>().unwrap_err(), "--lane must not be empty");
+        assert_eq!(
+            "".parse::<LaneName>().unwrap_err(),
+            "--lane must not be empty"
+        );
         assert_eq!(
             "docs:copy".parse::<LaneName>().unwrap_err(),
             "event lane docs:copy cannot contain ':'"

@@ -157,7 +157,11 @@ mod tests {
     #[test]
     fn identity_tuple_stays_atomic() {
         let mut r = rec(json!({"machine_id": "m1", "session_id": "s1", "session_source": "x"}));
-        Identity { machine_id: Some("m2".into()), ..Default::default() }.stamp(&mut r);
+        Identity {
+            machine_id: Some("m2".into()),
+            ..Default::default()
+        }
+        .stamp(&mut r);
         assert_eq!(r, rec(json!({"machine_id": "m2"})));
 
         let mut r = rec(json!({"machine_id": "m1", "session_id": "s1", "session_source": "x"}));
@@ -174,7 +178,11 @@ mod tests {
         assert_eq!(r, rec(json!({"machine_id": "m1", "session_id": "s1"})));
 
         let mut r = rec(json!({"machine_id": "m1", "session_id": "s1"}));
-        Identity { machine_id: Some("m1".into()), ..Default::default() }.stamp(&mut r);
+        Identity {
+            machine_id: Some("m1".into()),
+            ..Default::default()
+        }
+        .stamp(&mut r);
         assert_eq!(r, rec(json!({"machine_id": "m1", "session_id": "s1"})));
     }
 

@@ -23,12 +23,19 @@ pub fn binary() -> PathBuf {
         return PathBuf::from(p);
     }
     let exe = std::env::current_exe().expect("test executable path");
-    let mut dir = exe.parent().expect("test executable has a folder").to_path_buf();
+    let mut dir = exe
+        .parent()
+        .expect("test executable has a folder")
+        .to_path_buf();
     if dir.ends_with("deps") {
         dir.pop();
     }
     let bin = dir.join("agent-coord");
-    assert!(bin.exists(), "{} is missing: build it with `cargo build -p agent-coord`", bin.display());
+    assert!(
+        bin.exists(),
+        "{} is missing: build it with `cargo build -p agent-coord`",
+        bin.display()
+    );
     bin
 }
 
@@ -68,7 +75,12 @@ impl TestEnv {
         let repo = root.path().join("repo.git");
         let out = git(root.path(), &["init", "--quiet", "--bare", "repo.git"]);
         assert!(out.status.success(), "git init failed");
-        TestEnv { root, repo, now: RefCell::new(START.to_owned()), machine: RefCell::new(Some("box-1".into())) }
+        TestEnv {
+            root,
+            repo,
+            now: RefCell::new(START.to_owned()),
+            machine: RefCell::new(Some("box-1".into())),
+        }
     }
 
     /// Returns the temporary root folder.
@@ -85,7 +97,10 @@ impl TestEnv {
     pub fn at(&self, secs: i64) {
         let start = chrono::DateTime::parse_from_rfc3339(START).expect("start");
         let t = start + chrono::Duration::seconds(secs);
-        self.set_now(&t.to_utc().to_rfc3339_opts(chrono::SecondsFormat::Secs, true));
+        self.set_now(
+            &t.to_utc()
+                .to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+        );
     }
 
     /// Sets (or with `None` unsets) `AGENT_COORD_MACHINE_ID`.
@@ -150,7 +165,12 @@ impl TestEnv {
             .stderr(Stdio::piped())
             .spawn()
             .expect("agent-coord runs");
-        child.stdin.take().expect("stdin").write_all(stdin).expect("write stdin");
+        child
+            .stdin
+            .take()
+            .expect("stdin")
+            .write_all(stdin)
+            .expect("write stdin");
         CommandOutput::new(child.wait_with_output().expect("wait"), self.root())
     }
 
@@ -175,7 +195,9 @@ impl TestEnv {
 
     /// Returns how many commits the state branch has.
     pub fn commit_count(&self) -> usize {
-        self.git(&["rev-list", "--count", "refs/heads/agent-coord"]).parse().unwrap_or(0)
+        self.git(&["rev-list", "--count", "refs/heads/agent-coord"])
+            .parse()
+            .unwrap_or(0)
     }
 
     /// Reads a record from the state branch tip.
@@ -186,11 +208,17 @@ impl TestEnv {
 
     /// Lists the paths below `prefix` on the state branch tip.
     pub fn paths(&self, prefix: &str) -> Vec<String> {
-        self.git(&["ls-tree", "-r", "--name-only", "refs/heads/agent-coord", prefix])
-            .lines()
-            .map(str::to_owned)
-            .filter(|l| !l.is_empty())
-            .collect()
+        self.git(&[
+            "ls-tree",
+            "-r",
+            "--name-only",
+            "refs/heads/agent-coord",
+            prefix,
+        ])
+        .lines()
+        .map(str::to_owned)
+        .filter(|l| !l.is_empty())
+        .collect()
     }
 
     /// Writes `contents` to a file under the root and returns its path.
@@ -219,7 +247,11 @@ impl CommandOutput {
     fn new(out: Output, root: &Path) -> Self {
         let root = root.to_string_lossy();
         let norm = |b: &[u8]| String::from_utf8_lossy(b).replace(root.as_ref(), "[ROOT]");
-        CommandOutput { code: out.status.code().unwrap_or(-1), stdout: norm(&out.stdout), stderr: norm(&out.stderr) }
+        CommandOutput {
+            code: out.status.code().unwrap_or(-1),
+            stdout: norm(&out.stdout),
+            stderr: norm(&out.stderr),
+        }
     }
 
     /// Asserts exit 0 and returns self.
@@ -239,7 +271,8 @@ impl CommandOutput {
     /// Parses stdout as JSON.
     #[track_caller]
     pub fn json(&self) -> Value {
-        serde_json::from_str(&self.stdout).unwrap_or_else(|e| panic!("stdout is not JSON ({e}):\n{self}"))
+        serde_json::from_str(&self.stdout)
+            .unwrap_or_else(|e| panic!("stdout is not JSON ({e}):\n{self}"))
     }
 }
 

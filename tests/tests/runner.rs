@@ -1,4 +1,6 @@
 //! The one end-to-end test binary: every `test_*.rs` file is a module here.
+// Helpers outside #[test] functions are test code too: a failed setup should panic.
+#![allow(clippy::unwrap_used, clippy::type_complexity)]
 
 mod test_batch;
 mod test_claim;
@@ -14,8 +16,14 @@ fn every_test_file_is_a_module() {
     let runner = std::fs::read_to_string(dir.join("runner.rs")).unwrap();
     for entry in std::fs::read_dir(&dir).unwrap() {
         let name = entry.unwrap().file_name().to_string_lossy().into_owned();
-        if let Some(module) = name.strip_prefix("test_").and_then(|n| n.strip_suffix(".rs")) {
-            assert!(runner.contains(&format!("mod test_{module};")), "{name} is not listed in runner.rs");
+        if let Some(module) = name
+            .strip_prefix("test_")
+            .and_then(|n| n.strip_suffix(".rs"))
+        {
+            assert!(
+                runner.contains(&format!("mod test_{module};")),
+                "{name} is not listed in runner.rs"
+            );
         }
     }
 }

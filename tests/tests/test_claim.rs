@@ -3,8 +3,24 @@
 use agent_coord_tests::env::TestEnv;
 use serde_json::json;
 
-const CLAIM_A: [&str; 7] = ["claim", "--agent-id", "a", "--repo", "acme/app", "--target", "7"];
-const CLAIM_B: [&str; 7] = ["claim", "--agent-id", "b", "--repo", "acme/app", "--target", "7"];
+const CLAIM_A: [&str; 7] = [
+    "claim",
+    "--agent-id",
+    "a",
+    "--repo",
+    "acme/app",
+    "--target",
+    "7",
+];
+const CLAIM_B: [&str; 7] = [
+    "claim",
+    "--agent-id",
+    "b",
+    "--repo",
+    "acme/app",
+    "--target",
+    "7",
+];
 
 #[test]
 fn second_claim_is_refused_while_holder_beats() {
@@ -23,7 +39,19 @@ fn second_claim_is_refused_while_holder_beats() {
 #[test]
 fn claim_writes_record_event_and_audit_commit() {
     let env = TestEnv::new();
-    let out = env.run(["claim", "--agent-id", "a", "--repo", "acme/app", "--target", "7", "--batch-id", "b1", "--phase", "implementing"]);
+    let out = env.run([
+        "claim",
+        "--agent-id",
+        "a",
+        "--repo",
+        "acme/app",
+        "--target",
+        "7",
+        "--batch-id",
+        "b1",
+        "--phase",
+        "implementing",
+    ]);
     insta::assert_snapshot!(out, @r"
     ------- stdout -------
     claimed acme/app#7 by a until 2026-06-13T16:00:00Z
@@ -37,7 +65,10 @@ fn claim_writes_record_event_and_audit_commit() {
     );
     let events = env.paths("events/b1");
     assert_eq!(events.len(), 1);
-    assert_eq!(env.record(&events[0]).unwrap()["type"], json!("claim.acquired"));
+    assert_eq!(
+        env.record(&events[0]).unwrap()["type"],
+        json!("claim.acquired")
+    );
     let log = env.git(&["log", "--format=%s%n%b", "refs/heads/agent-coord"]);
     assert!(log.starts_with("claim acme/app#7 by a\n"), "{log}");
     assert!(log.contains("Agent-Coord-Op: claim"), "{log}");
@@ -48,8 +79,20 @@ fn claim_writes_record_event_and_audit_commit() {
 #[test]
 fn stale_holder_refused_dead_holder_taken_over() {
     let env = TestEnv::new();
-    env.run(["claim", "--agent-id", "a", "--repo", "acme/app", "--target", "7", "--batch-id", "b1"]).success();
-    env.run(["heartbeat", "--agent-id", "a", "--ttl", "60"]).success();
+    env.run([
+        "claim",
+        "--agent-id",
+        "a",
+        "--repo",
+        "acme/app",
+        "--target",
+        "7",
+        "--batch-id",
+        "b1",
+    ])
+    .success();
+    env.run(["heartbeat", "--agent-id", "a", "--ttl", "60"])
+        .success();
     env.at(120);
     let out = env.run(CLAIM_B).code(3);
     assert!(out.stderr.contains("held by a; heartbeat stale"), "{out}");
@@ -57,13 +100,28 @@ fn stale_holder_refused_dead_holder_taken_over() {
     env.run(CLAIM_B).success();
     let claim = env.record("claims/acme/app/7.json").unwrap();
     assert_eq!(claim["agent_id"], json!("b"));
-    assert_eq!(claim.get("batch_id"), None, "a takeover inherits nothing of the old lane");
+    assert_eq!(
+        claim.get("batch_id"),
+        None,
+        "a takeover inherits nothing of the old lane"
+    );
 }
 
 #[test]
 fn fallback_to_claim_expiry_without_heartbeat() {
     let env = TestEnv::new();
-    env.run(["claim", "--agent-id", "a", "--repo", "acme/app", "--target", "7", "--ttl", "600"]).success();
+    env.run([
+        "claim",
+        "--agent-id",
+        "a",
+        "--repo",
+        "acme/app",
+        "--target",
+        "7",
+        "--ttl",
+        "600",
+    ])
+    .success();
     let out = env.run(CLAIM_B).code(3);
     assert_eq!(
         out.stderr.trim(),
@@ -79,11 +137,22 @@ fn unchanged_renewal_adds_no_commit() {
     env.run(CLAIM_A).success();
     env.at(60);
     env.run(CLAIM_A).success();
-    assert_eq!(env.commit_count(), 1, "a renewal that changes nothing is not written");
+    assert_eq!(
+        env.commit_count(),
+        1,
+        "a renewal that changes nothing is not written"
+    );
     env.at(3 * 3600);
     env.run(CLAIM_A).success();
-    assert_eq!(env.commit_count(), 2, "past half its TTL the renewal extends the claim");
-    assert_eq!(env.record("claims/acme/app/7.json").unwrap()["expires_at"], json!("2026-06-13T19:00:00Z"));
+    assert_eq!(
+        env.commit_count(),
+        2,
+        "past half its TTL the renewal extends the claim"
+    );
+    assert_eq!(
+        env.record("claims/acme/app/7.json").unwrap()["expires_at"],
+        json!("2026-06-13T19:00:00Z")
+    );
 }
 
 #[test]
@@ -92,14 +161,92 @@ fn bad_input_is_refused_and_nothing_is_written() {
     env.run(CLAIM_A).success();
     let tip = env.state_tip();
     let cases: [(&[&str], &str); 8] = [
-        (&["claim", "--agent-id", "a", "--repo", "a/.", "--target", "7"], "invalid target repo: a/."),
-        (&["claim", "--agent-id", "a", "--repo", "../x", "--target", "7"], "invalid target repo: ../x"),
-        (&["claim", "--agent-id", "a", "--repo", "acme/app", "--target", "../7"], "invalid target: ../7"),
-        (&["claim", "--agent-id", "bad/agent", "--repo", "acme/app", "--target", "7"], "invalid agent-id: bad/agent"),
-        (&["claim", "--agent-id", "a", "--repo", "acme/app", "--target", "7", "--ttl", "0"], "--ttl must be positive"),
-        (&["claim", "--agent-id", "a", "--repo", "acme/app"], "missing required --target"),
-        (&["claim", "--agent-id", "a", "--repo", "acme/app", "--target", "7", "--terminal", "done"], "unexpected argument '--terminal' found (see --help)"),
-        (&["claim", "--agent-id", "a", "--repo", "acme/app", "--target", "7", "--batch-id", "x/y"], "invalid batch-id: x/y"),
+        (
+            &["claim", "--agent-id", "a", "--repo", "a/.", "--target", "7"],
+            "invalid target repo: a/.",
+        ),
+        (
+            &[
+                "claim",
+                "--agent-id",
+                "a",
+                "--repo",
+                "../x",
+                "--target",
+                "7",
+            ],
+            "invalid target repo: ../x",
+        ),
+        (
+            &[
+                "claim",
+                "--agent-id",
+                "a",
+                "--repo",
+                "acme/app",
+                "--target",
+                "../7",
+            ],
+            "invalid target: ../7",
+        ),
+        (
+            &[
+                "claim",
+                "--agent-id",
+                "bad/agent",
+                "--repo",
+                "acme/app",
+                "--target",
+                "7",
+            ],
+            "invalid agent-id: bad/agent",
+        ),
+        (
+            &[
+                "claim",
+                "--agent-id",
+                "a",
+                "--repo",
+                "acme/app",
+                "--target",
+                "7",
+                "--ttl",
+                "0",
+            ],
+            "--ttl must be positive",
+        ),
+        (
+            &["claim", "--agent-id", "a", "--repo", "acme/app"],
+            "missing required --target",
+        ),
+        (
+            &[
+                "claim",
+                "--agent-id",
+                "a",
+                "--repo",
+                "acme/app",
+                "--target",
+                "7",
+                "--terminal",
+                "done",
+            ],
+            "unexpected argument '--terminal' found (see --help)",
+        ),
+        (
+            &[
+                "claim",
+                "--agent-id",
+                "a",
+                "--repo",
+                "acme/app",
+                "--target",
+                "7",
+                "--batch-id",
+                "x/y",
+            ],
+            "invalid batch-id: x/y",
+        ),
     ];
     for (args, message) in cases {
         let out = env.run(args).code(1);
@@ -116,7 +263,13 @@ fn malformed_claim_is_state_unreadable_not_a_crash() {
     // Corrupt the record with plain git plumbing, as a bad manual edit would.
     let blob = {
         let out = std::process::Command::new("git")
-            .args(["--git-dir", env.repo.to_str().unwrap(), "hash-object", "-w", "--stdin"])
+            .args([
+                "--git-dir",
+                env.repo.to_str().unwrap(),
+                "hash-object",
+                "-w",
+                "--stdin",
+            ])
             .stdin(std::process::Stdio::piped())
             .stdout(std::process::Stdio::piped())
             .env("GIT_CONFIG_GLOBAL", "/dev/null")
@@ -135,14 +288,30 @@ fn malformed_claim_is_state_unreadable_not_a_crash() {
     let acme = pipe(&env, &["mktree"], &format!("040000 tree {app}\tacme\n"));
     let root = pipe(&env, &["mktree"], &format!("040000 tree {acme}\tclaims\n"));
     let parent = env.state_tip().unwrap();
-    let commit = env.git(&["-c", "user.name=t", "-c", "user.email=t@t", "commit-tree", &root, "-p", &parent, "-m", "corrupt"]);
+    let commit = env.git(&[
+        "-c",
+        "user.name=t",
+        "-c",
+        "user.email=t@t",
+        "commit-tree",
+        &root,
+        "-p",
+        &parent,
+        "-m",
+        "corrupt",
+    ]);
     env.git(&["update-ref", "refs/heads/agent-coord", &commit]);
 
     let out = env.run(CLAIM_B).code(2);
-    assert!(out.stderr.starts_with("state unreadable: claims/acme/app/7.json:"), "{out}");
+    assert!(
+        out.stderr
+            .starts_with("state unreadable: claims/acme/app/7.json:"),
+        "{out}"
+    );
     assert_eq!(env.state_tip().as_deref(), Some(commit.as_str()));
     env.run(["status"]).code(2);
-    env.run(["status", "--repo", "acme/app", "--target", "7"]).code(2);
+    env.run(["status", "--repo", "acme/app", "--target", "7"])
+        .code(2);
 }
 
 fn pipe(env: &TestEnv, args: &[&str], input: &str) -> String {
@@ -156,14 +325,33 @@ fn pipe(env: &TestEnv, args: &[&str], input: &str) -> String {
         .stdout(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
-    String::from_utf8(child.wait_with_output().unwrap().stdout).unwrap().trim().to_owned()
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    String::from_utf8(child.wait_with_output().unwrap().stdout)
+        .unwrap()
+        .trim()
+        .to_owned()
 }
 
 #[test]
 fn claim_json_output() {
     let env = TestEnv::new();
-    let out = env.run(["claim", "--agent-id", "a", "--repo", "acme/app", "--target", "7", "--json"]).success();
+    let out = env
+        .run([
+            "claim",
+            "--agent-id",
+            "a",
+            "--repo",
+            "acme/app",
+            "--target",
+            "7",
+            "--json",
+        ])
+        .success();
     let v = out.json();
     assert_eq!(v["result"], json!("acquired"));
     assert_eq!(v["claim"]["agent_id"], json!("a"));

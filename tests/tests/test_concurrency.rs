@@ -5,7 +5,10 @@ use std::process::Child;
 use agent_coord_tests::env::TestEnv;
 
 fn wait_all(children: Vec<Child>) -> Vec<i32> {
-    children.into_iter().map(|c| c.wait_with_output().unwrap().status.code().unwrap_or(-1)).collect()
+    children
+        .into_iter()
+        .map(|c| c.wait_with_output().unwrap().status.code().unwrap_or(-1))
+        .collect()
 }
 
 #[test]
@@ -15,18 +18,33 @@ fn sixteen_racers_one_winner() {
         let target = format!("{round}");
         let children: Vec<Child> = (0..16)
             .map(|i| {
-                env.command(["claim", "--agent-id", &format!("racer-{i}"), "--repo", "acme/app", "--target", &target])
-                    .stdout(std::process::Stdio::piped())
-                    .stderr(std::process::Stdio::piped())
-                    .spawn()
-                    .unwrap()
+                env.command([
+                    "claim",
+                    "--agent-id",
+                    &format!("racer-{i}"),
+                    "--repo",
+                    "acme/app",
+                    "--target",
+                    &target,
+                ])
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap()
             })
             .collect();
         let codes = wait_all(children);
         let winners = codes.iter().filter(|c| **c == 0).count();
         assert_eq!(winners, 1, "round {round}: exit codes {codes:?}");
-        assert!(codes.iter().all(|c| [0, 2, 3].contains(c)), "round {round}: {codes:?}");
-        assert_eq!(env.commit_count(), 1, "round {round}: exactly one claim commit");
+        assert!(
+            codes.iter().all(|c| [0, 2, 3].contains(c)),
+            "round {round}: {codes:?}"
+        );
+        assert_eq!(
+            env.commit_count(),
+            1,
+            "round {round}: exactly one claim commit"
+        );
     }
 }
 
@@ -46,6 +64,14 @@ fn sixteen_writers_fifty_claims_each_lose_nothing() {
         .collect();
     let codes = wait_all(children);
     assert!(codes.iter().all(|c| *c == 0), "{codes:?}");
-    assert_eq!(env.paths("claims/acme/app").len(), 800, "every claim is present");
-    assert_eq!(env.commit_count(), 800, "one commit per write, none lost or duplicated");
+    assert_eq!(
+        env.paths("claims/acme/app").len(),
+        800,
+        "every claim is present"
+    );
+    assert_eq!(
+        env.commit_count(),
+        800,
+        "one commit per write, none lost or duplicated"
+    );
 }

@@ -15,9 +15,19 @@ fn version_and_config() {
     let c = env.run(["config", "show", "--json"]).success().json();
     assert_eq!(c["default_claim_ttl_seconds"], json!(14400));
     assert_eq!(c["default_heartbeat_ttl_seconds"], json!(900));
-    assert_eq!(c["exit_codes"], json!({"usage": 1, "stack_usage": 64, "operational": 2, "claim_refused": 3}));
-    assert_eq!(c["heartbeat_status_vocabulary"]["aliases"]["completed"], json!("done"));
-    assert_eq!(env.run(["config", "--json"]).success().json(), c, "`config` alone shows");
+    assert_eq!(
+        c["exit_codes"],
+        json!({"usage": 1, "stack_usage": 64, "operational": 2, "claim_refused": 3})
+    );
+    assert_eq!(
+        c["heartbeat_status_vocabulary"]["aliases"]["completed"],
+        json!("done")
+    );
+    assert_eq!(
+        env.run(["config", "--json"]).success().json(),
+        c,
+        "`config` alone shows"
+    );
 }
 
 #[test]
@@ -29,19 +39,45 @@ fn help_tree() {
     assert_eq!(bare.code, 0, "no arguments prints help");
     assert!(bare.stdout.contains("Usage: agent-coord"), "{bare}");
     let mut all = String::new();
-    for cmd in ["claim", "release", "heartbeat", "register-batch", "record-event", "status", "batch-audit", "version", "config", "doctor", "demo", "import", "export"] {
+    for cmd in [
+        "claim",
+        "release",
+        "heartbeat",
+        "register-batch",
+        "record-event",
+        "status",
+        "batch-audit",
+        "version",
+        "config",
+        "doctor",
+        "demo",
+        "import",
+        "export",
+    ] {
         let out = env.run([cmd, "--help"]).success();
         all.push_str(&format!("===== agent-coord {cmd} --help\n{}\n", out.stdout));
     }
     insta::assert_snapshot!(all);
     let out = env.run(["bogus"]).code(1);
-    assert!(out.stderr.contains("unrecognized subcommand 'bogus'"), "{out}");
+    assert!(
+        out.stderr.contains("unrecognized subcommand 'bogus'"),
+        "{out}"
+    );
 }
 
 #[test]
 fn doctor_light_deep_and_stack() {
     let env = TestEnv::new();
-    env.run(["claim", "--agent-id", "a", "--repo", "acme/app", "--target", "7"]).success();
+    env.run([
+        "claim",
+        "--agent-id",
+        "a",
+        "--repo",
+        "acme/app",
+        "--target",
+        "7",
+    ])
+    .success();
     let d = env.run(["doctor", "--json"]).success().json();
     assert_eq!(d["status"], json!("ok"));
     assert_eq!(d["mode"], json!("local"));
@@ -52,18 +88,39 @@ fn doctor_light_deep_and_stack() {
     let repo = env.repo.to_str().unwrap().to_owned();
     let s = env.run(["doctor", "--stack-json", "--repo-dir", &repo]);
     assert_eq!(s.code, 0, "{s}");
-    let ids: Vec<_> = s.json()["checks"].as_array().unwrap().iter().map(|c| c["id"].clone()).collect();
-    assert_eq!(ids, [json!("cli.version"), json!("backend.readability"), json!("resources.deep"), json!("identity.machine")]);
+    let ids: Vec<_> = s.json()["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["id"].clone())
+        .collect();
+    assert_eq!(
+        ids,
+        [
+            json!("cli.version"),
+            json!("backend.readability"),
+            json!("resources.deep"),
+            json!("identity.machine")
+        ]
+    );
     assert_eq!(s.json()["status"], json!("healthy"));
 
     // Environment variables do not count as a selector; usage errors exit 64 with no JSON.
     let out = env.run(["doctor", "--stack-json"]).code(64);
     assert!(out.stdout.is_empty());
-    env.run(["doctor", "--stack-json", "--json", "--repo-dir", &repo]).code(64);
+    env.run(["doctor", "--stack-json", "--json", "--repo-dir", &repo])
+        .code(64);
 
     // Strictly read-only: a missing repository is a failed check, never created.
     let missing = env.root().join("nope.git");
-    let s = env.run(["doctor", "--stack-json", "--repo-dir", missing.to_str().unwrap()]).code(2);
+    let s = env
+        .run([
+            "doctor",
+            "--stack-json",
+            "--repo-dir",
+            missing.to_str().unwrap(),
+        ])
+        .code(2);
     assert_eq!(s.json()["status"], json!("failed"));
     assert!(!missing.exists());
 }
@@ -101,12 +158,30 @@ fn zero_config_default_repository() {
             .env("XDG_STATE_HOME", &state)
             .output()
             .unwrap();
-        (out.status.code(), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
     };
-    let (code, _, stderr) = run(&["claim", "--agent-id", "a", "--repo", "acme/app", "--target", "7"]);
+    let (code, _, stderr) = run(&[
+        "claim",
+        "--agent-id",
+        "a",
+        "--repo",
+        "acme/app",
+        "--target",
+        "7",
+    ]);
     assert_eq!(code, Some(0), "{stderr}");
-    assert!(stderr.contains("notice: local mode — single-machine only; state repository:"), "{stderr}");
-    assert!(state.join("agent-coord/state.git/HEAD").exists(), "a bare repository was created");
+    assert!(
+        stderr.contains("notice: local mode — single-machine only; state repository:"),
+        "{stderr}"
+    );
+    assert!(
+        state.join("agent-coord/state.git/HEAD").exists(),
+        "a bare repository was created"
+    );
     let (code, stdout, _) = run(&["status"]);
     assert_eq!(code, Some(0));
     assert!(stdout.contains("acme/app#7 active a"), "{stdout}");
@@ -116,7 +191,13 @@ fn zero_config_default_repository() {
     run(&["heartbeat", "--agent-id", "a"]);
     run(&["heartbeat", "--agent-id", "b"]);
     let refs = std::process::Command::new("git")
-        .args(["--git-dir", state.join("agent-coord/state.git").to_str().unwrap(), "for-each-ref", "--format=%(refname)", "refs/agent-coord/heartbeats/"])
+        .args([
+            "--git-dir",
+            state.join("agent-coord/state.git").to_str().unwrap(),
+            "for-each-ref",
+            "--format=%(refname)",
+            "refs/agent-coord/heartbeats/",
+        ])
         .output()
         .unwrap();
     let refs = String::from_utf8_lossy(&refs.stdout);

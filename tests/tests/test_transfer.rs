@@ -17,8 +17,15 @@ fn read_tree(root: &Path) -> BTreeMap<String, Value> {
             if path.is_dir() {
                 stack.push(path);
             } else if path.extension().is_some_and(|e| e == "json") {
-                let rel = path.strip_prefix(root).unwrap().to_string_lossy().into_owned();
-                out.insert(rel, serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap());
+                let rel = path
+                    .strip_prefix(root)
+                    .unwrap()
+                    .to_string_lossy()
+                    .into_owned();
+                out.insert(
+                    rel,
+                    serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap(),
+                );
             }
         }
     }
@@ -33,17 +40,27 @@ fn import_then_export_round_trips_every_value() {
     // Predecessor leftovers that are not records.
     std::fs::write(src.join("claims/acme/repo0/1000.json.lock"), "").unwrap();
     std::fs::write(src.join("batches/.batch-00000.json.tmp-1-ab"), "{").unwrap();
-    let out = env.run(["import", "--from", src.to_str().unwrap(), "--json"]).success().json();
+    let out = env
+        .run(["import", "--from", src.to_str().unwrap(), "--json"])
+        .success()
+        .json();
     assert_eq!(out["records"], json!(counts.total()));
     assert_eq!(out["written"], json!(counts.total()));
     assert_eq!(env.commit_count(), 1, "an import is one commit");
 
     let dst = env.root().join("exported");
     env.run(["export", "--to", dst.to_str().unwrap()]).success();
-    assert_eq!(read_tree(&src), read_tree(&dst), "same JSON values, unknown fields preserved");
+    assert_eq!(
+        read_tree(&src),
+        read_tree(&dst),
+        "same JSON values, unknown fields preserved"
+    );
 
     // Importing the same root again changes nothing.
-    let again = env.run(["import", "--from", src.to_str().unwrap(), "--json"]).success().json();
+    let again = env
+        .run(["import", "--from", src.to_str().unwrap(), "--json"])
+        .success()
+        .json();
     assert_eq!(again["written"], json!(0));
     assert_eq!(env.commit_count(), 1);
 
@@ -51,33 +68,64 @@ fn import_then_export_round_trips_every_value() {
     let status = env.run(["status", "--json"]).success().json();
     assert_eq!(status["claims"].as_array().unwrap().len(), counts.claims);
     assert_eq!(status["events"].as_array().unwrap().len(), counts.events);
-    assert_eq!(status["heartbeats"].as_array().unwrap().len(), counts.heartbeats);
+    assert_eq!(
+        status["heartbeats"].as_array().unwrap().len(),
+        counts.heartbeats
+    );
 }
 
 #[test]
 fn import_refuses_conflicts_and_malformed_files() {
     let env = TestEnv::new();
-    env.run(["claim", "--agent-id", "a", "--repo", "acme/app", "--target", "7"]).success();
+    env.run([
+        "claim",
+        "--agent-id",
+        "a",
+        "--repo",
+        "acme/app",
+        "--target",
+        "7",
+    ])
+    .success();
     let tip = env.state_tip();
     let src = env.root().join("legacy");
     std::fs::create_dir_all(src.join("claims/acme/app")).unwrap();
-    std::fs::write(src.join("claims/acme/app/7.json"), r#"{"agent_id": "z", "status": "active"}"#).unwrap();
+    std::fs::write(
+        src.join("claims/acme/app/7.json"),
+        r#"{"agent_id": "z", "status": "active"}"#,
+    )
+    .unwrap();
     let out = env.run(["import", "--from", src.to_str().unwrap()]).code(1);
     assert!(out.stderr.starts_with("import would replace 1 existing records with different content (first: claims/acme/app/7.json)"), "{out}");
     assert_eq!(env.state_tip(), tip);
 
     std::fs::write(src.join("claims/acme/app/8.json"), "{broken").unwrap();
-    let out = env.run(["import", "--from", src.to_str().unwrap(), "--overwrite"]).code(1);
-    assert!(out.stderr.starts_with("import: claims/acme/app/8.json is not a JSON object record"), "{out}");
+    let out = env
+        .run(["import", "--from", src.to_str().unwrap(), "--overwrite"])
+        .code(1);
+    assert!(
+        out.stderr
+            .starts_with("import: claims/acme/app/8.json is not a JSON object record"),
+        "{out}"
+    );
     assert_eq!(env.state_tip(), tip);
 
     std::fs::remove_file(src.join("claims/acme/app/8.json")).unwrap();
-    env.run(["import", "--from", src.to_str().unwrap(), "--overwrite"]).success();
-    assert_eq!(env.record("claims/acme/app/7.json").unwrap()["agent_id"], json!("z"));
+    env.run(["import", "--from", src.to_str().unwrap(), "--overwrite"])
+        .success();
+    assert_eq!(
+        env.record("claims/acme/app/7.json").unwrap()["agent_id"],
+        json!("z")
+    );
 
     let dst = env.write_file("full/x.txt", "x");
-    let out = env.run(["export", "--to", dst.parent().unwrap().to_str().unwrap()]).code(1);
-    assert!(out.stderr.starts_with("export destination is not empty"), "{out}");
+    let out = env
+        .run(["export", "--to", dst.parent().unwrap().to_str().unwrap()])
+        .code(1);
+    assert!(
+        out.stderr.starts_with("export destination is not empty"),
+        "{out}"
+    );
 }
 
 #[test]
@@ -91,9 +139,24 @@ fn killed_writers_leave_a_consistent_repository() {
     fleet::generate(&src, 2, 1_781_352_000);
     // Kill imports (long writers) and claims at staggered moments.
     for (i, delay_ms) in [5u64, 20, 40, 80, 120, 200].iter().enumerate() {
-        let mut import = env.command(["import", "--from", src.to_str().unwrap(), "--overwrite"]).spawn().unwrap();
+        let mut import = env
+            .command(["import", "--from", src.to_str().unwrap(), "--overwrite"])
+            .spawn()
+            .unwrap();
         let mut claims: Vec<_> = (0..4)
-            .map(|t| env.command(["claim", "--agent-id", &format!("k{i}"), "--repo", "acme/app", "--target", &format!("{}", i * 10 + t)]).spawn().unwrap())
+            .map(|t| {
+                env.command([
+                    "claim",
+                    "--agent-id",
+                    &format!("k{i}"),
+                    "--repo",
+                    "acme/app",
+                    "--target",
+                    &format!("{}", i * 10 + t),
+                ])
+                .spawn()
+                .unwrap()
+            })
             .collect();
         std::thread::sleep(std::time::Duration::from_millis(*delay_ms));
         for child in std::iter::once(&mut import).chain(claims.iter_mut()) {
@@ -102,12 +165,33 @@ fn killed_writers_leave_a_consistent_repository() {
         for child in std::iter::once(&mut import).chain(claims.iter_mut()) {
             let _ = child.wait();
         }
-        let fsck = agent_coord_tests::env::git(env.root(), &["--git-dir", env.repo.to_str().unwrap(), "fsck", "--no-dangling"]);
-        assert!(fsck.status.success(), "fsck failed: {}", String::from_utf8_lossy(&fsck.stderr));
+        let fsck = agent_coord_tests::env::git(
+            env.root(),
+            &[
+                "--git-dir",
+                env.repo.to_str().unwrap(),
+                "fsck",
+                "--no-dangling",
+            ],
+        );
+        assert!(
+            fsck.status.success(),
+            "fsck failed: {}",
+            String::from_utf8_lossy(&fsck.stderr)
+        );
         if let Some(tip) = env.state_tip() {
             assert_eq!(env.git(&["cat-file", "-t", &tip]), "commit");
             // The tip's whole tree is readable.
-            let listing = agent_coord_tests::env::git(env.root(), &["--git-dir", env.repo.to_str().unwrap(), "ls-tree", "-r", &tip]);
+            let listing = agent_coord_tests::env::git(
+                env.root(),
+                &[
+                    "--git-dir",
+                    env.repo.to_str().unwrap(),
+                    "ls-tree",
+                    "-r",
+                    &tip,
+                ],
+            );
             assert!(listing.status.success());
         }
     }
@@ -117,10 +201,27 @@ fn killed_writers_leave_a_consistent_repository() {
     if !lock.exists() {
         std::fs::write(&lock, "").unwrap();
     }
-    let aged = std::process::Command::new("touch").args(["-d", "1 minute ago"]).arg(&lock).status().unwrap();
+    let aged = std::process::Command::new("touch")
+        .args(["-d", "1 minute ago"])
+        .arg(&lock)
+        .status()
+        .unwrap();
     assert!(aged.success());
-    let out = env.run(["claim", "--agent-id", "after", "--repo", "acme/app", "--target", "999"]).success();
-    assert!(out.stderr.contains("warning: removed abandoned lock"), "{out}");
+    let out = env
+        .run([
+            "claim",
+            "--agent-id",
+            "after",
+            "--repo",
+            "acme/app",
+            "--target",
+            "999",
+        ])
+        .success();
+    assert!(
+        out.stderr.contains("warning: removed abandoned lock"),
+        "{out}"
+    );
     assert!(!lock.exists());
     env.run(["status", "--json"]).success();
 }

@@ -97,10 +97,14 @@ pub(crate) struct TerminalArgs {
 impl TerminalArgs {
     /// Returns the first terminal-only flag given, for "requires --terminal" errors.
     pub(crate) fn first_terminal_only_flag(&self) -> Option<&'static str> {
-        [("--pr-state", self.pr_state.is_some()), ("--evidence-url", self.evidence_url.is_some()), ("--workspace", self.workspace.is_some())]
-            .into_iter()
-            .find(|(_, given)| *given)
-            .map(|(flag, _)| flag)
+        [
+            ("--pr-state", self.pr_state.is_some()),
+            ("--evidence-url", self.evidence_url.is_some()),
+            ("--workspace", self.workspace.is_some()),
+        ]
+        .into_iter()
+        .find(|(_, given)| *given)
+        .map(|(flag, _)| flag)
     }
 }
 
@@ -109,6 +113,8 @@ pub(crate) fn positive_ttl(raw: i64) -> Result<i64, crate::command_error::Comman
     if raw > 0 {
         Ok(raw)
     } else {
-        Err(crate::command_error::CommandError::usage("--ttl must be positive"))
+        Err(crate::command_error::CommandError::usage(
+            "--ttl must be positive",
+        ))
     }
 }

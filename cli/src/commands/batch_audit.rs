@@ -27,7 +27,10 @@ pub(crate) fn cmd_batch_audit(cx: &Context, args: &BatchAuditArgs) -> Result<Rep
     let mut report = if args.json {
         Report::json(&result.to_json())
     } else {
-        Report { stdout: result.to_text(), ..Default::default() }
+        Report {
+            stdout: result.to_text(),
+            ..Default::default()
+        }
     };
     report.exit = result.verdict.exit_code();
     Ok(report.with_stderr(notices))

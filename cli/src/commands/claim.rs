@@ -62,7 +62,11 @@ pub(crate) fn cmd_claim(cx: &Context, args: &ClaimArgs) -> Result<Report, Comman
     };
     let (done, notices, _) = write(cx, |snap, ctx| claim::decide(snap, &request, ctx))?;
     let outcome = &done.plan.outcome;
-    let expires = outcome.record.get("expires_at").and_then(Value::as_str).unwrap_or_default();
+    let expires = outcome
+        .record
+        .get("expires_at")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
     let report = if args.json {
         let kind = match outcome.kind {
             ClaimKind::New => "acquired",
@@ -79,7 +83,10 @@ pub(crate) fn cmd_claim(cx: &Context, args: &ClaimArgs) -> Result<Report, Comman
             "claim": outcome.record,
         }))
     } else {
-        Report::line(format!("claimed {}#{} by {} until {expires}", args.repo, args.target, args.agent_id))
+        Report::line(format!(
+            "claimed {}#{} by {} until {expires}",
+            args.repo, args.target, args.agent_id
+        ))
     };
     Ok(report.with_stderr(stderr_lines(notices, &done.plan)))
 }

@@ -26,14 +26,25 @@ pub(crate) struct DemoArgs {}
 const START: &str = "2026-01-01T12:00:00Z";
 
 fn context(dir: &std::path::Path, offset_secs: i64) -> Result<Context, CommandError> {
-    let start = agent_coord_shared::time::parse(START).ok_or_else(|| CommandError::operational("demo clock"))?;
+    let start = agent_coord_shared::time::parse(START)
+        .ok_or_else(|| CommandError::operational("demo clock"))?;
     let now = start + chrono::Duration::seconds(offset_secs);
-    let globals = GlobalArgs { repo_dir: Some(dir.to_path_buf()), state_ref: None };
-    Context::new(globals, Env::pinned(&agent_coord_shared::time::format(now), "demo-machine"))
+    let globals = GlobalArgs {
+        repo_dir: Some(dir.to_path_buf()),
+        state_ref: None,
+    };
+    Context::new(
+        globals,
+        Env::pinned(&agent_coord_shared::time::format(now), "demo-machine"),
+    )
 }
 
 /// Runs one CLI command inside the demo at `offset_secs`.
-fn step(dir: &std::path::Path, offset_secs: i64, argv: &[&str]) -> Result<Result<Report, CommandError>, CommandError> {
+fn step(
+    dir: &std::path::Path,
+    offset_secs: i64,
+    argv: &[&str],
+) -> Result<Result<Report, CommandError>, CommandError> {
     let cli = Cli::try_parse_from(std::iter::once("agent-coord").chain(argv.iter().copied()))
         .map_err(|e| CommandError::operational(format!("demo step is malformed: {e}")))?;
     let cx = context(dir, offset_secs)?;
@@ -48,12 +59,16 @@ fn liveness_at(dir: &std::path::Path, offset_secs: i64) -> Result<String, Comman
     let cx = context(dir, offset_secs)?;
     let (store, _) = cx.open_store(false)?;
     let snap = store.snapshot()?;
-    let beat = snap.read("heartbeats/demo-alpha.json")?.ok_or_else(|| failed("heartbeat missing"))?;
+    let beat = snap
+        .read("heartbeats/demo-alpha.json")?
+        .ok_or_else(|| failed("heartbeat missing"))?;
     Ok(liveness::of_record(&beat, cx.now()).to_string())
 }
 
 pub(crate) fn cmd_demo(_: &DemoArgs) -> Result<Report, CommandError> {
-    let temp = tempfile::tempdir().map_err(|e| CommandError::operational(format!("demo: cannot create a temporary directory: {e}")))?;
+    let temp = tempfile::tempdir().map_err(|e| {
+        CommandError::operational(format!("demo: cannot create a temporary directory: {e}"))
+    })?;
     let dir = temp.path().join("state.git");
     Store::open(OpenOptions {
         path: &dir,
@@ -62,29 +77,80 @@ pub(crate) fn cmd_demo(_: &DemoArgs) -> Result<Report, CommandError> {
         machine_override: Some("demo-machine".to_owned()),
         generate_machine: false,
     })?;
-    let mut out = format!("agent-coord demo: isolated temporary repository, clock starts {START}\n");
-    let claim = ["claim", "--repo", "demo/example", "--target", "1", "--agent-id"];
-    let ok = |r: Result<Report, CommandError>, what: &str| r.map_err(|e| failed(&format!("{what}: {}", e.message)));
+    let mut out =
+        format!("agent-coord demo: isolated temporary repository, clock starts {START}\n");
+    let claim = [
+        "claim",
+        "--repo",
+        "demo/example",
+        "--target",
+        "1",
+        "--agent-id",
+    ];
+    let ok = |r: Result<Report, CommandError>, what: &str| {
+        r.map_err(|e| failed(&format!("{what}: {}", e.message)))
+    };
 
-    let r = ok(step(&dir, 0, &[&claim[..], &["demo-alpha", "--ttl", "3600"]].concat())?, "first claim")?;
+    let r = ok(
+        step(
+            &dir,
+            0,
+            &[&claim[..], &["demo-alpha", "--ttl", "3600"]].concat(),
+        )?,
+        "first claim",
+    )?;
     out.push_str(&format!("+0s    demo-alpha: {}", r.stdout));
-    let r = ok(step(&dir, 0, &["heartbeat", "--agent-id", "demo-alpha", "--repo", "demo/example", "--target", "1", "--ttl", "60"])?, "heartbeat")?;
+    let r = ok(
+        step(
+            &dir,
+            0,
+            &[
+                "heartbeat",
+                "--agent-id",
+                "demo-alpha",
+                "--repo",
+                "demo/example",
+                "--target",
+                "1",
+                "--ttl",
+                "60",
+            ],
+        )?,
+        "heartbeat",
+    )?;
     out.push_str(&format!("+0s    demo-alpha: {}", r.stdout));
     match step(&dir, 30, &[&claim[..], &["demo-beta"]].concat())? {
-        Err(e) if e.kind == ErrorKind::ClaimRefused => out.push_str(&format!("+30s   demo-beta: {}\n", e.message)),
-        _ => return Err(failed("demo-beta's claim was not refused while demo-alpha was live")),
+        Err(e) if e.kind == ErrorKind::ClaimRefused => {
+            out.push_str(&format!("+30s   demo-beta: {}\n", e.message))
+        }
+        _ => {
+            return Err(failed(
+                "demo-beta's claim was not refused while demo-alpha was live",
+            ))
+        }
     }
     for (offset, want) in [(120, "stale"), (300, "dead")] {
         let seen = liveness_at(&dir, offset)?;
         if seen != want {
-            return Err(failed(&format!("heartbeat was {seen} at +{offset}s, expected {want}")));
+            return Err(failed(&format!(
+                "heartbeat was {seen} at +{offset}s, expected {want}"
+            )));
         }
-        out.push_str(&format!("+{offset}s{}status: heartbeat demo-alpha is {seen}\n", " ".repeat(6 - offset.to_string().len() - 1)));
+        out.push_str(&format!(
+            "+{offset}s{}status: heartbeat demo-alpha is {seen}\n",
+            " ".repeat(6 - offset.to_string().len() - 1)
+        ));
     }
-    let r = ok(step(&dir, 300, &[&claim[..], &["demo-beta"]].concat())?, "takeover")?;
+    let r = ok(
+        step(&dir, 300, &[&claim[..], &["demo-beta"]].concat())?,
+        "takeover",
+    )?;
     out.push_str(&format!("+300s  demo-beta: {}", r.stdout));
     out.push_str("takeover succeeded; holder is demo-beta\n");
     drop(temp);
     out.push_str("demo complete; temporary state removed\n");
-    Ok(Report { stdout: out, ..Default::default() })
+    Ok(Report {
+        stdout: out,
+        ..Default::default()
+    })
 }

@@ -37,19 +37,36 @@ struct Check {
     guidance: Option<String>,
 }
 
-fn check(id: &'static str, status: &'static str, summary: impl Into<String>, guidance: Option<&str>) -> Check {
-    Check { id, status, summary: summary.into(), guidance: guidance.map(str::to_owned) }
+fn check(
+    id: &'static str,
+    status: &'static str,
+    summary: impl Into<String>,
+    guidance: Option<&str>,
+) -> Check {
+    Check {
+        id,
+        status,
+        summary: summary.into(),
+        guidance: guidance.map(str::to_owned),
+    }
 }
 
 /// Checks the state layout without parsing records: each top-level folder must be a tree.
 fn layout_problem(store: &Store) -> Result<Option<String>, CommandError> {
     let snap = store.snapshot()?;
-    let Some(tree) = snap.tree else { return Ok(None) };
-    let tree = store.repo.find_tree(tree).map_err(|e| CommandError::operational(e.to_string()))?;
+    let Some(tree) = snap.tree else {
+        return Ok(None);
+    };
+    let tree = store
+        .repo
+        .find_tree(tree)
+        .map_err(|e| CommandError::operational(e.to_string()))?;
     for prefix in ["claims", "batches", "events", "archive", "coordinator"] {
         if let Ok(Some(entry)) = tree.lookup_entry_by_path(prefix) {
             if !entry.mode().is_tree() {
-                return Ok(Some(format!("state layout invalid: {prefix} is not a directory")));
+                return Ok(Some(format!(
+                    "state layout invalid: {prefix} is not a directory"
+                )));
             }
         }
     }
@@ -59,7 +76,14 @@ fn layout_problem(store: &Store) -> Result<Option<String>, CommandError> {
 /// Parses every record on the branch and the heartbeat refs.
 fn deep_problem(store: &Store) -> Result<Option<String>, CommandError> {
     let snap = store.snapshot()?;
-    for prefix in ["claims", "batches", "events", "archive", "coordinator", "heartbeats"] {
+    for prefix in [
+        "claims",
+        "batches",
+        "events",
+        "archive",
+        "coordinator",
+        "heartbeats",
+    ] {
         if let Err(e) = snap.list(prefix) {
             return Ok(Some(e.to_string()));
         }
@@ -83,7 +107,12 @@ pub(crate) fn cmd_doctor(cx: &Context, args: &DoctorArgs) -> Result<Report, Comm
     }
     let tip = store.tip()?;
     let heartbeat_refs = store.heartbeat_refs()?;
-    let remotes: Vec<String> = store.repo.remote_names().iter().map(|r| r.to_string()).collect();
+    let remotes: Vec<String> = store
+        .repo
+        .remote_names()
+        .iter()
+        .map(|r| r.to_string())
+        .collect();
     let (session_id, session_source) = cx.session();
     let status = if problems.is_empty() { "ok" } else { "error" };
     let payload = json!({
@@ -107,17 +136,40 @@ pub(crate) fn cmd_doctor(cx: &Context, args: &DoctorArgs) -> Result<Report, Comm
         Report::json(&payload)
     } else {
         let mut out = String::from("agent-coord doctor\n");
-        for key in ["version", "backend", "repository", "state_ref", "tip", "heartbeat_refs", "mode", "machine_id", "machine_id_source", "session_source"] {
+        for key in [
+            "version",
+            "backend",
+            "repository",
+            "state_ref",
+            "tip",
+            "heartbeat_refs",
+            "mode",
+            "machine_id",
+            "machine_id_source",
+            "session_source",
+        ] {
             let v = &payload[key];
-            let text = v.as_str().map(str::to_owned).unwrap_or_else(|| if v.is_null() { "none".into() } else { v.to_string() });
+            let text = v.as_str().map(str::to_owned).unwrap_or_else(|| {
+                if v.is_null() {
+                    "none".into()
+                } else {
+                    v.to_string()
+                }
+            });
             out.push_str(&format!("{key}: {text}\n"));
         }
-        out.push_str(&format!("mode: {}\n", if args.deep { "deep" } else { "lightweight" }));
+        out.push_str(&format!(
+            "mode: {}\n",
+            if args.deep { "deep" } else { "lightweight" }
+        ));
         out.push_str(&format!("status: {status}\n"));
         for p in &problems {
             out.push_str(&format!("- {p}\n"));
         }
-        Report { stdout: out, ..Default::default() }
+        Report {
+            stdout: out,
+            ..Default::default()
+        }
     };
     if let Some(first) = problems.first() {
         // The full report is printed; the failure is the first problem, exit 2.
@@ -131,14 +183,31 @@ pub(crate) fn cmd_doctor(cx: &Context, args: &DoctorArgs) -> Result<Report, Comm
 
 /// The `--stack-json` contract: one explicit selector, read-only, a check list, exit 0/1/2.
 fn stack(cx: &Context) -> Result<Report, CommandError> {
-    let stack_usage = |m: &str| CommandError { kind: ErrorKind::StackUsage, message: m.to_owned() };
-    if !cx.direct_repo_dir {
-        return Err(stack_usage("doctor --stack-json requires exactly one of --repo-dir"));
-    }
-    let Some(path) = cx.globals.repo_dir.clone().filter(|p| !p.as_os_str().is_empty()) else {
-        return Err(stack_usage("doctor --stack-json repository selector requires a non-empty value"));
+    let stack_usage = |m: &str| CommandError {
+        kind: ErrorKind::StackUsage,
+        message: m.to_owned(),
     };
-    let mut checks = vec![check("cli.version", "healthy", format!("agent-coord {}", env!("CARGO_PKG_VERSION")), None)];
+    if !cx.direct_repo_dir {
+        return Err(stack_usage(
+            "doctor --stack-json requires exactly one of --repo-dir",
+        ));
+    }
+    let Some(path) = cx
+        .globals
+        .repo_dir
+        .clone()
+        .filter(|p| !p.as_os_str().is_empty())
+    else {
+        return Err(stack_usage(
+            "doctor --stack-json repository selector requires a non-empty value",
+        ));
+    };
+    let mut checks = vec![check(
+        "cli.version",
+        "healthy",
+        format!("agent-coord {}", env!("CARGO_PKG_VERSION")),
+        None,
+    )];
     let opened = Store::open(OpenOptions {
         path: &path,
         create: false,
@@ -148,26 +217,73 @@ fn stack(cx: &Context) -> Result<Report, CommandError> {
     });
     match opened {
         Err(e) => {
-            checks.push(check("backend.readability", "failed", e.to_string(), Some("pass --repo-dir with an existing clone or bare repository")));
-            checks.push(check("resources.deep", "failed", "not checked: repository unreadable", None));
-            checks.push(check("identity.machine", "failed", "not checked: repository unreadable", None));
+            checks.push(check(
+                "backend.readability",
+                "failed",
+                e.to_string(),
+                Some("pass --repo-dir with an existing clone or bare repository"),
+            ));
+            checks.push(check(
+                "resources.deep",
+                "failed",
+                "not checked: repository unreadable",
+                None,
+            ));
+            checks.push(check(
+                "identity.machine",
+                "failed",
+                "not checked: repository unreadable",
+                None,
+            ));
         }
         Ok(store) => {
             match layout_problem(&store) {
-                Ok(None) => checks.push(check("backend.readability", "healthy", format!("{} readable", store.state_ref), None)),
+                Ok(None) => checks.push(check(
+                    "backend.readability",
+                    "healthy",
+                    format!("{} readable", store.state_ref),
+                    None,
+                )),
                 Ok(Some(p)) => checks.push(check("backend.readability", "failed", p, None)),
                 Err(e) => checks.push(check("backend.readability", "failed", e.message, None)),
             }
             match deep_problem(&store) {
-                Ok(None) => checks.push(check("resources.deep", "healthy", "every record parses", None)),
-                Ok(Some(p)) => checks.push(check("resources.deep", "failed", p, Some("fix or remove the unreadable record with a commit on the state branch"))),
+                Ok(None) => checks.push(check(
+                    "resources.deep",
+                    "healthy",
+                    "every record parses",
+                    None,
+                )),
+                Ok(Some(p)) => checks.push(check(
+                    "resources.deep",
+                    "failed",
+                    p,
+                    Some("fix or remove the unreadable record with a commit on the state branch"),
+                )),
                 Err(e) => checks.push(check("resources.deep", "failed", e.message, None)),
             }
-            let env_machine = std::env::var("AGENT_COORD_MACHINE_ID").ok().filter(|m| !m.trim().is_empty());
+            let env_machine = std::env::var("AGENT_COORD_MACHINE_ID")
+                .ok()
+                .filter(|m| !m.trim().is_empty());
             match (env_machine, store.machine_source) {
-                (Some(m), _) => checks.push(check("identity.machine", "healthy", format!("machine {m} (environment)"), None)),
-                (None, MachineSource::Unset) => checks.push(check("identity.machine", "degraded", "no machine id yet", Some("set AGENT_COORD_MACHINE_ID or run any write once to generate one"))),
-                (None, _) => checks.push(check("identity.machine", "healthy", format!("machine {} (repository config)", store.machine), None)),
+                (Some(m), _) => checks.push(check(
+                    "identity.machine",
+                    "healthy",
+                    format!("machine {m} (environment)"),
+                    None,
+                )),
+                (None, MachineSource::Unset) => checks.push(check(
+                    "identity.machine",
+                    "degraded",
+                    "no machine id yet",
+                    Some("set AGENT_COORD_MACHINE_ID or run any write once to generate one"),
+                )),
+                (None, _) => checks.push(check(
+                    "identity.machine",
+                    "healthy",
+                    format!("machine {} (repository config)", store.machine),
+                    None,
+                )),
             }
         }
     }
@@ -182,7 +298,9 @@ fn stack(cx: &Context) -> Result<Report, CommandError> {
         .iter()
         .map(|c| json!({"id": c.id, "status": c.status, "summary": c.summary, "details": {}, "guidance": c.guidance}))
         .collect();
-    let mut report = Report::json(&json!({"schema_version": 1, "component": "agent-coordination", "status": overall, "checks": rows}));
+    let mut report = Report::json(
+        &json!({"schema_version": 1, "component": "agent-coordination", "status": overall, "checks": rows}),
+    );
     report.exit = match overall {
         "healthy" => 0,
         "degraded" => 1,

@@ -64,7 +64,10 @@ pub(crate) fn cmd_heartbeat(cx: &Context, args: &HeartbeatArgs) -> Result<Report
     };
     let (done, notices, store) = write(cx, |snap, ctx| heartbeat::decide(snap, &request, ctx))?;
     let record = &done.plan.outcome.record;
-    let updated = record.get("updated_at").and_then(Value::as_str).unwrap_or_default();
+    let updated = record
+        .get("updated_at")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
     let report = if args.json {
         Report::json(&json!({
             "result": "recorded",

@@ -57,7 +57,10 @@ fn render(fields: &Map<String, Value>, json: bool) -> Report {
         };
         out.push_str(&format!("{k}: {text}\n"));
     }
-    Report { stdout: out, ..Default::default() }
+    Report {
+        stdout: out,
+        ..Default::default()
+    }
 }
 
 pub(crate) fn cmd_version(args: &VersionArgs) -> Result<Report, CommandError> {
@@ -66,7 +69,10 @@ pub(crate) fn cmd_version(args: &VersionArgs) -> Result<Report, CommandError> {
 
 pub(crate) fn cmd_config(args: &ConfigArgs) -> Result<Report, CommandError> {
     let mut fields = version_fields();
-    let aliases: Map<String, Value> = vocab::ALIASES.iter().map(|(a, t)| ((*a).to_owned(), json!(t))).collect();
+    let aliases: Map<String, Value> = vocab::ALIASES
+        .iter()
+        .map(|(a, t)| ((*a).to_owned(), json!(t)))
+        .collect();
     let extra = json!({
         "heartbeat_ref_prefix": HEARTBEAT_PREFIX,
         "default_claim_ttl_seconds": claim::DEFAULT_TTL_SECONDS,

@@ -43,7 +43,12 @@ mod transfer;
 /// trail. Exit codes: 0 ok, 1 usage or validation, 2 operational (state UNKNOWN,
 /// contention, unreadable), 3 CLAIM_REFUSED, 64 doctor --stack-json usage.
 #[derive(Parser, Debug)]
-#[command(name = "agent-coord", version, arg_required_else_help = true, disable_help_subcommand = false)]
+#[command(
+    name = "agent-coord",
+    version,
+    arg_required_else_help = true,
+    disable_help_subcommand = false
+)]
 pub(crate) struct Cli {
     #[command(flatten)]
     globals: GlobalArgs,
@@ -51,7 +56,9 @@ pub(crate) struct Cli {
     pub(crate) command: Command,
 }
 
+/// The commands. Parsed once per process, so variant sizes do not matter.
 #[derive(Subcommand, Debug)]
+#[allow(clippy::large_enum_variant)]
 pub(crate) enum Command {
     Claim(claim::ClaimArgs),
     Release(release::ReleaseArgs),
@@ -73,15 +80,23 @@ pub(crate) fn dispatch(args: impl IntoIterator<Item = OsString>) -> Result<Repor
     let args: Vec<OsString> = args.into_iter().collect();
     if args.len() <= 1 {
         // No command at all: teach, successfully (env-provided options do not count).
-        let help = <Cli as clap::CommandFactory>::command().render_help().to_string();
-        return Ok(Report { stdout: help, ..Default::default() });
+        let help = <Cli as clap::CommandFactory>::command()
+            .render_help()
+            .to_string();
+        return Ok(Report {
+            stdout: help,
+            ..Default::default()
+        });
     }
     let cli = match Cli::try_parse_from(&args) {
         Ok(cli) => cli,
         Err(e) => return clap_outcome(e, &args),
     };
     let mut cx = Context::new(cli.globals, Env::from_process())?;
-    cx.direct_repo_dir = args.iter().any(|a| a.to_str().is_some_and(|a| a == "--repo-dir" || a.starts_with("--repo-dir=")));
+    cx.direct_repo_dir = args.iter().any(|a| {
+        a.to_str()
+            .is_some_and(|a| a == "--repo-dir" || a.starts_with("--repo-dir="))
+    });
     run_command(&cx, &cli.command)
 }
 
@@ -108,8 +123,13 @@ fn run_command(cx: &Context, command: &Command) -> Result<Report, CommandError> 
 /// exit 1 (64 under `doctor --stack-json`) with one sentence on stderr.
 fn clap_outcome(e: clap::Error, args: &[OsString]) -> Result<Report, CommandError> {
     match e.kind() {
-        ClapKind::DisplayHelp | ClapKind::DisplayVersion | ClapKind::DisplayHelpOnMissingArgumentOrSubcommand => {
-            return Ok(Report { stdout: e.render().to_string(), ..Default::default() })
+        ClapKind::DisplayHelp
+        | ClapKind::DisplayVersion
+        | ClapKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            return Ok(Report {
+                stdout: e.render().to_string(),
+                ..Default::default()
+            })
         }
         _ => {}
     }
@@ -119,13 +139,20 @@ fn clap_outcome(e: clap::Error, args: &[OsString]) -> Result<Report, CommandErro
             None => first_line(&e),
         },
         (ClapKind::MissingRequiredArgument, Some(ContextValue::Strings(missing))) => {
-            let flag = missing.first().map(|m| m.split(' ').next().unwrap_or(m).to_owned()).unwrap_or_default();
+            let flag = missing
+                .first()
+                .map(|m| m.split(' ').next().unwrap_or(m).to_owned())
+                .unwrap_or_default();
             format!("missing required {flag}")
         }
         _ => first_line(&e),
     };
     let stack = args.iter().any(|a| a == "doctor") && args.iter().any(|a| a == "--stack-json");
-    let kind = if stack { ErrorKind::StackUsage } else { ErrorKind::Usage };
+    let kind = if stack {
+        ErrorKind::StackUsage
+    } else {
+        ErrorKind::Usage
+    };
     Err(CommandError { kind, message })
 }
 
@@ -143,7 +170,10 @@ pub(crate) fn write<T>(
 ) -> Result<(Committed<T>, Vec<String>, Store), CommandError> {
     let (store, mut notices) = cx.open_store(true)?;
     let session = cx.identity(&store).session_id;
-    let trailer: Vec<(&str, String)> = session.into_iter().map(|s| ("Agent-Coord-Session", s)).collect();
+    let trailer: Vec<(&str, String)> = session
+        .into_iter()
+        .map(|s| ("Agent-Coord-Session", s))
+        .collect();
     let committed = store.transact(&trailer, |snap| -> Result<_, CommandError> {
         Ok(decide(snap, &cx.rule_ctx(&store))?)
     })?;
@@ -153,5 +183,8 @@ pub(crate) fn write<T>(
 
 /// Adds the plan's warnings to the notices, in order.
 pub(crate) fn stderr_lines<T>(notices: Vec<String>, plan: &Plan<T>) -> Vec<String> {
-    notices.into_iter().chain(plan.warnings.iter().cloned()).collect()
+    notices
+        .into_iter()
+        .chain(plan.warnings.iter().cloned())
+        .collect()
 }

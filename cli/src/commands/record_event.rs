@@ -89,7 +89,10 @@ pub(crate) struct RecordEventArgs {
     json: bool,
 }
 
-pub(crate) fn cmd_record_event(cx: &Context, args: &RecordEventArgs) -> Result<Report, CommandError> {
+pub(crate) fn cmd_record_event(
+    cx: &Context,
+    args: &RecordEventArgs,
+) -> Result<Report, CommandError> {
     let lane = args
         .lane
         .as_deref()
@@ -100,7 +103,9 @@ pub(crate) fn cmd_record_event(cx: &Context, args: &RecordEventArgs) -> Result<R
         return lane_closed(cx, args, lane);
     }
     if args.terminal.terminal.is_some() || args.terminal.first_terminal_only_flag().is_some() {
-        return Err(CommandError::usage("terminal-only options require --type lane_closed"));
+        return Err(CommandError::usage(
+            "terminal-only options require --type lane_closed",
+        ));
     }
     let mut fields = Record::new();
     for (key, value) in [
@@ -132,11 +137,19 @@ pub(crate) fn cmd_record_event(cx: &Context, args: &RecordEventArgs) -> Result<R
         },
     };
     // Validate typed fields before opening the store: bad input writes nothing.
-    event::validate_typed(request.kind.as_str(), &request.typed, args.message.as_deref())?;
+    event::validate_typed(
+        request.kind.as_str(),
+        &request.typed,
+        args.message.as_deref(),
+    )?;
     let (done, notices, _) = write(cx, |snap, ctx| event::decide(snap, &request, ctx))?;
     let out = &done.plan.outcome;
     let report = if args.json {
-        let event = done.plan.state.first().map(|(_, e)| Value::Object(e.clone()));
+        let event = done
+            .plan
+            .state
+            .first()
+            .map(|(_, e)| Value::Object(e.clone()));
         Report::json(&json!({"result": "recorded", "path": out.path, "event": event}))
     } else {
         Report::line(format!("recorded event {} {}", out.batch, out.event_id))
@@ -144,9 +157,14 @@ pub(crate) fn cmd_record_event(cx: &Context, args: &RecordEventArgs) -> Result<R
     Ok(report.with_stderr(stderr_lines(notices, &done.plan)))
 }
 
-fn lane_closed(cx: &Context, args: &RecordEventArgs, lane: Option<LaneName>) -> Result<Report, CommandError> {
+fn lane_closed(
+    cx: &Context,
+    args: &RecordEventArgs,
+    lane: Option<LaneName>,
+) -> Result<Report, CommandError> {
     let need = |v: &Option<String>, flag: &str| {
-        v.clone().ok_or_else(|| CommandError::usage(format!("missing required {flag}")))
+        v.clone()
+            .ok_or_else(|| CommandError::usage(format!("missing required {flag}")))
     };
     let terminal = need(&args.terminal.terminal, "--terminal")?;
     let agent: AgentId = need(&args.agent_id, "--agent-id")?.parse()?;
@@ -170,8 +188,13 @@ fn lane_closed(cx: &Context, args: &RecordEventArgs, lane: Option<LaneName>) -> 
     closeout::validate_options(&request)?;
     let (done, notices, _) = write(cx, |snap, ctx| closeout::decide(snap, &request, ctx))?;
     let (result, text) = match &done.plan.outcome {
-        Closed::Recorded { batch, event_id } => ("recorded", format!("recorded event {batch} {event_id}")),
-        Closed::Reconciled => ("reconciled", format!("reconciled terminal closeout for {label}")),
+        Closed::Recorded { batch, event_id } => {
+            ("recorded", format!("recorded event {batch} {event_id}"))
+        }
+        Closed::Reconciled => (
+            "reconciled",
+            format!("reconciled terminal closeout for {label}"),
+        ),
         _ => ("already_closed", format!("lane already closed for {label}")),
     };
     let report = if args.json {

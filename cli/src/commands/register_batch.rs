@@ -39,9 +39,16 @@ pub(crate) struct RegisterBatchArgs {
     json: bool,
 }
 
-pub(crate) fn cmd_register_batch(cx: &Context, args: &RegisterBatchArgs) -> Result<Report, CommandError> {
-    let bytes = std::fs::read(&args.file)
-        .map_err(|e| CommandError::operational(format!("batch manifest unreadable: {}: {e}", args.file.display())))?;
+pub(crate) fn cmd_register_batch(
+    cx: &Context,
+    args: &RegisterBatchArgs,
+) -> Result<Report, CommandError> {
+    let bytes = std::fs::read(&args.file).map_err(|e| {
+        CommandError::operational(format!(
+            "batch manifest unreadable: {}: {e}",
+            args.file.display()
+        ))
+    })?;
     let manifest: serde_json::Value = serde_json::from_slice(&bytes)
         .map_err(|e| CommandError::usage(format!("batch manifest JSON invalid: {e}")))?;
     let launch_prompt = args.launch_prompt.as_ref().map(read_prompt).transpose()?;
@@ -57,8 +64,10 @@ pub(crate) fn cmd_register_batch(cx: &Context, args: &RegisterBatchArgs) -> Resu
     let (done, notices, _) = write(cx, |snap, ctx| batch::register(snap, &request, ctx))?;
     let outcome = &done.plan.outcome;
     let report = if args.json {
-        Report::json(&json!({"result": if outcome.replaced { "updated" } else { "registered" },
-                             "batch_id": outcome.batch.as_str(), "batch": outcome.record}))
+        Report::json(
+            &json!({"result": if outcome.replaced { "updated" } else { "registered" },
+                             "batch_id": outcome.batch.as_str(), "batch": outcome.record}),
+        )
     } else {
         Report::line(format!("registered batch {}", outcome.batch))
     };

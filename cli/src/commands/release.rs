@@ -70,14 +70,18 @@ pub(crate) fn cmd_release(cx: &Context, args: &ReleaseArgs) -> Result<Report, Co
         let (done, notices, _) = write(cx, |snap, ctx| claim::release(snap, &request, ctx))?;
         let text = format!("released {label} by {}", args.agent_id);
         let report = if args.json {
-            Report::json(&json!({"result": "released", "path": done.plan.outcome.path, "claim": done.plan.outcome.record}))
+            Report::json(
+                &json!({"result": "released", "path": done.plan.outcome.path, "claim": done.plan.outcome.record}),
+            )
         } else {
             Report::line(text)
         };
         return Ok(report.with_stderr(stderr_lines(notices, &done.plan)));
     };
     if args.handoff_to.is_some() || args.handoff_note.is_some() {
-        return Err(CommandError::usage("--terminal cannot be combined with --handoff-to or --handoff-note"));
+        return Err(CommandError::usage(
+            "--terminal cannot be combined with --handoff-to or --handoff-note",
+        ));
     }
     let request = CloseoutRequest {
         entry: Entry::Release,
@@ -100,7 +104,9 @@ pub(crate) fn cmd_release(cx: &Context, args: &ReleaseArgs) -> Result<Report, Co
         _ => ("released", format!("released {label} by {}", args.agent_id)),
     };
     let report = if args.json {
-        Report::json(&json!({"result": result, "terminal": terminal, "commit": done.commit.map(|c| c.to_string())}))
+        Report::json(
+            &json!({"result": result, "terminal": terminal, "commit": done.commit.map(|c| c.to_string())}),
+        )
     } else {
         Report::line(text)
     };

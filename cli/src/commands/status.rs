@@ -48,7 +48,9 @@ pub(crate) fn cmd_status(cx: &Context, args: &StatusArgs) -> Result<Report, Comm
         // The full report can be megabytes: stream it straight to stdout.
         let stdout = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
         let mut stream = JsonStream::new(stdout, env!("CARGO_PKG_VERSION"), *include_archived);
-        status::stream_all(&snap, *include_archived, cx.now(), &mut |part| stream.part(part))?;
+        status::stream_all(&snap, *include_archived, cx.now(), &mut |part| {
+            stream.part(part)
+        })?;
         // A reader that went away (broken pipe) is not our failure.
         let _ = stream.finish().and_then(|mut w| w.flush());
         return Ok(Report::default().with_stderr(notices));
@@ -57,7 +59,10 @@ pub(crate) fn cmd_status(cx: &Context, args: &StatusArgs) -> Result<Report, Comm
     let out = if args.json {
         Report::json_owned(report.into_json(env!("CARGO_PKG_VERSION")))
     } else {
-        Report { stdout: report.to_text(), ..Default::default() }
+        Report {
+            stdout: report.to_text(),
+            ..Default::default()
+        }
     };
     Ok(out.with_stderr(notices))
 }

@@ -38,7 +38,15 @@ fn pretty_at(v: &Value, indent: usize) -> Vec<u8> {
 
 impl<W: Write> JsonStream<W> {
     pub(crate) fn new(out: W, version: &str, with_archive: bool) -> Self {
-        JsonStream { out, version: version.to_owned(), with_archive, open: None, rows_in_open: 0, events: Vec::new(), error: None }
+        JsonStream {
+            out,
+            version: version.to_owned(),
+            with_archive,
+            open: None,
+            rows_in_open: 0,
+            events: Vec::new(),
+            error: None,
+        }
     }
 
     fn write(&mut self, bytes: &[u8]) {
@@ -50,7 +58,11 @@ impl<W: Write> JsonStream<W> {
     }
 
     fn last_section(&self) -> usize {
-        if self.with_archive { 4 } else { 3 }
+        if self.with_archive {
+            4
+        } else {
+            3
+        }
     }
 
     /// Closes sections until `target` is the open one (opening each on the way).
@@ -60,7 +72,11 @@ impl<W: Write> JsonStream<W> {
                 if o == 3 {
                     self.flush_events();
                 }
-                let close: &[u8] = if self.rows_in_open > 0 { b"\n  ]" } else { b"]" };
+                let close: &[u8] = if self.rows_in_open > 0 {
+                    b"\n  ]"
+                } else {
+                    b"]"
+                };
                 self.write(close);
             }
             let next = self.open.map_or(0, |o| o + 1);
@@ -71,7 +87,11 @@ impl<W: Write> JsonStream<W> {
     }
 
     fn row_bytes(&mut self, bytes: &[u8]) {
-        let sep: &[u8] = if self.rows_in_open == 0 { b"\n    " } else { b",\n    " };
+        let sep: &[u8] = if self.rows_in_open == 0 {
+            b"\n    "
+        } else {
+            b",\n    "
+        };
         self.write(sep);
         self.write(bytes);
         self.rows_in_open += 1;
@@ -91,7 +111,10 @@ impl<W: Write> JsonStream<W> {
             Part::Head(head) => {
                 let doc = head.into_json(&self.version);
                 self.write(b"{");
-                for (i, key) in ["version", "scope", "degraded", "section_notes"].iter().enumerate() {
+                for (i, key) in ["version", "scope", "degraded", "section_notes"]
+                    .iter()
+                    .enumerate()
+                {
                     let value = doc.get(*key).cloned().unwrap_or(Value::Null);
                     let sep = if i == 0 { "\n  " } else { ",\n  " };
                     self.write(format!("{sep}\"{key}\": ").as_bytes());
@@ -117,7 +140,11 @@ impl<W: Write> JsonStream<W> {
         if self.open == Some(3) {
             self.flush_events();
         }
-        let close: &[u8] = if self.rows_in_open > 0 { b"\n  ]\n}\n" } else { b"]\n}\n" };
+        let close: &[u8] = if self.rows_in_open > 0 {
+            b"\n  ]\n}\n"
+        } else {
+            b"]\n}\n"
+        };
         self.write(close);
         match self.error.take() {
             Some(e) => Err(e),
@@ -146,7 +173,14 @@ mod tests {
     }
 
     fn collected(snap: &MemorySnapshot, archive: bool) -> String {
-        let report = status::status(snap, &Scope::All { include_archived: archive }, now()).unwrap();
+        let report = status::status(
+            snap,
+            &Scope::All {
+                include_archived: archive,
+            },
+            now(),
+        )
+        .unwrap();
         let mut s = serde_json::to_string_pretty(&report.into_json("9.9.9")).unwrap();
         s.push('\n');
         s
@@ -160,20 +194,38 @@ mod tests {
 
         let mut snap = MemorySnapshot::default();
         snap.put("claims/acme/app/7.json", &json!({"repo": "acme/app", "target": "7", "agent_id": "a", "status": "active", "expires_at": "2026-06-13T13:00:00Z", "host": "codex"}));
-        snap.put("claims/acme/app/8.json", &json!({"repo": "acme/app", "target": "8", "agent_id": "b", "status": "released"}));
+        snap.put(
+            "claims/acme/app/8.json",
+            &json!({"repo": "acme/app", "target": "8", "agent_id": "b", "status": "released"}),
+        );
         snap.put("heartbeats/a.json", &json!({"agent_id": "a", "status": "in_progress", "updated_at": "2026-06-13T11:59:00Z", "expires_at": "2026-06-13T12:14:00Z"}));
-        snap.put("batches/b1.json", &json!({"batch_id": "b1", "lanes": [{"name": "x:y", "owner": "a", "targets": ["7"]}]}));
+        snap.put(
+            "batches/b1.json",
+            &json!({"batch_id": "b1", "lanes": [{"name": "x:y", "owner": "a", "targets": ["7"]}]}),
+        );
         snap.put("events/b1/2.json", &json!({"type": "phase", "at": "2026-06-13T11:00:00Z", "message": "later path, earlier time"}));
-        snap.put("events/b1/1.json", &json!({"type": "phase", "at": "2026-06-13T11:30:00Z"}));
+        snap.put(
+            "events/b1/1.json",
+            &json!({"type": "phase", "at": "2026-06-13T11:30:00Z"}),
+        );
         snap.put("events/b1/0.json", &json!({"type": "phase"}));
-        snap.put("archive/claims/acme/app/1.json", &json!({"record_family": "archived_record", "reason": "terminal_claim"}));
+        snap.put(
+            "archive/claims/acme/app/1.json",
+            &json!({"record_family": "archived_record", "reason": "terminal_claim"}),
+        );
         for archive in [false, true] {
             let (s, c) = (streamed(&snap, archive), collected(&snap, archive));
             assert_eq!(s, c, "archive={archive}");
         }
         // Only events present: the earlier sections are still written, empty.
         let mut only_events = MemorySnapshot::default();
-        only_events.put("events/b/1.json", &json!({"type": "x", "at": "2026-01-01T00:00:00Z"}));
-        assert_eq!(streamed(&only_events, false), collected(&only_events, false));
+        only_events.put(
+            "events/b/1.json",
+            &json!({"type": "x", "at": "2026-01-01T00:00:00Z"}),
+        );
+        assert_eq!(
+            streamed(&only_events, false),
+            collected(&only_events, false)
+        );
     }
 }

@@ -21,7 +21,14 @@ use crate::context::Context;
 use crate::output::Report;
 
 /// Top-level folders that hold records, in the order counts are reported.
-const FAMILIES: [&str; 6] = ["claims", "heartbeats", "batches", "events", "archive", "coordinator"];
+const FAMILIES: [&str; 6] = [
+    "claims",
+    "heartbeats",
+    "batches",
+    "events",
+    "archive",
+    "coordinator",
+];
 
 /// Import a predecessor state root (claims/, heartbeats/, batches/, events/, archive/)
 ///
@@ -55,40 +62,57 @@ pub(crate) struct ExportArgs {
 /// Reads every record file below `root`, validating paths and JSON before anything is written.
 fn read_root(root: &Path) -> Result<(BTreeMap<String, Record>, usize), CommandError> {
     if !root.is_dir() {
-        return Err(CommandError::usage(format!("import source is not a directory: {}", root.display())));
+        return Err(CommandError::usage(format!(
+            "import source is not a directory: {}",
+            root.display()
+        )));
     }
     let mut records = BTreeMap::new();
     let mut skipped = 0;
     let mut stack = vec![(root.to_path_buf(), String::new())];
     while let Some((dir, rel)) = stack.pop() {
-        let entries = std::fs::read_dir(&dir)
-            .map_err(|e| CommandError::operational(format!("cannot read {}: {e}", dir.display())))?;
+        let entries = std::fs::read_dir(&dir).map_err(|e| {
+            CommandError::operational(format!("cannot read {}: {e}", dir.display()))
+        })?;
         for entry in entries {
-            let entry = entry.map_err(|e| CommandError::operational(format!("cannot read {}: {e}", dir.display())))?;
+            let entry = entry.map_err(|e| {
+                CommandError::operational(format!("cannot read {}: {e}", dir.display()))
+            })?;
             let name = entry.file_name().to_string_lossy().into_owned();
             // Dot-files, lock files and temp files of the predecessor are not records.
             if name.starts_with('.') {
                 continue;
             }
-            let path = if rel.is_empty() { name.clone() } else { format!("{rel}/{name}") };
-            let kind = entry.file_type().map_err(|e| CommandError::operational(e.to_string()))?;
+            let path = if rel.is_empty() {
+                name.clone()
+            } else {
+                format!("{rel}/{name}")
+            };
+            let kind = entry
+                .file_type()
+                .map_err(|e| CommandError::operational(e.to_string()))?;
             if kind.is_dir() {
                 if rel.is_empty() && !FAMILIES.contains(&name.as_str()) {
                     skipped += 1;
                     continue;
                 }
                 if !is_repo_part(&name) {
-                    return Err(CommandError::usage(format!("import: unsafe path segment in {path}")));
+                    return Err(CommandError::usage(format!(
+                        "import: unsafe path segment in {path}"
+                    )));
                 }
                 stack.push((entry.path(), path));
             } else if kind.is_file() && !rel.is_empty() && name.ends_with(".json") {
                 if !is_repo_part(&name) {
-                    return Err(CommandError::usage(format!("import: unsafe path segment in {path}")));
+                    return Err(CommandError::usage(format!(
+                        "import: unsafe path segment in {path}"
+                    )));
                 }
                 let bytes = std::fs::read(entry.path())
                     .map_err(|e| CommandError::operational(format!("cannot read {path}: {e}")))?;
-                let record = from_bytes(&bytes)
-                    .map_err(|e| CommandError::usage(format!("import: {path} is not a JSON object record: {e}")))?;
+                let record = from_bytes(&bytes).map_err(|e| {
+                    CommandError::usage(format!("import: {path} is not a JSON object record: {e}"))
+                })?;
                 records.insert(path, record);
             } else {
                 skipped += 1;
@@ -103,11 +127,14 @@ pub(crate) fn cmd_import(cx: &Context, args: &ImportArgs) -> Result<Report, Comm
     let mut heartbeats = Vec::new();
     let mut state = Vec::new();
     for (path, record) in &records {
-        match path.strip_prefix("heartbeats/").and_then(|p| p.strip_suffix(".json")) {
+        match path
+            .strip_prefix("heartbeats/")
+            .and_then(|p| p.strip_suffix(".json"))
+        {
             Some(agent) => {
-                let agent: AgentId = agent
-                    .parse()
-                    .map_err(|_| CommandError::usage(format!("import: {path} does not name a valid agent id")))?;
+                let agent: AgentId = agent.parse().map_err(|_| {
+                    CommandError::usage(format!("import: {path} does not name a valid agent id"))
+                })?;
                 heartbeats.push((path.clone(), agent, record.clone()));
             }
             None => state.push((path.clone(), record.clone())),
@@ -136,20 +163,33 @@ pub(crate) fn cmd_import(cx: &Context, args: &ImportArgs) -> Result<Report, Comm
         let new = |p: &str, r: &Record| existing.get(p) != Some(r);
         let mut plan = Plan::nothing("import", 0usize);
         plan.state = state.iter().filter(|(p, r)| new(p, r)).cloned().collect();
-        plan.heartbeats = heartbeats.iter().filter(|(p, _, r)| new(p, r)).map(|(_, a, r)| (a.clone(), r.clone())).collect();
+        plan.heartbeats = heartbeats
+            .iter()
+            .filter(|(p, _, r)| new(p, r))
+            .map(|(_, a, r)| (a.clone(), r.clone()))
+            .collect();
         plan.outcome = plan.state.len() + plan.heartbeats.len();
-        plan.summary = format!("import {} records from {}", plan.outcome, args.from.display());
+        plan.summary = format!(
+            "import {} records from {}",
+            plan.outcome,
+            args.from.display()
+        );
         Ok(plan)
     })?;
     let written = done.plan.outcome;
     let mut counts = serde_json::Map::new();
     for family in FAMILIES {
-        let n = records.keys().filter(|p| p.starts_with(&format!("{family}/"))).count();
+        let n = records
+            .keys()
+            .filter(|p| p.starts_with(&format!("{family}/")))
+            .count();
         counts.insert(family.to_owned(), json!(n));
     }
     let report = if args.json {
-        Report::json(&json!({"result": "imported", "records": total, "written": written, "unchanged": total - written,
-                             "skipped_files": skipped, "families": counts, "commit": done.commit.map(|c| c.to_string())}))
+        Report::json(
+            &json!({"result": "imported", "records": total, "written": written, "unchanged": total - written,
+                             "skipped_files": skipped, "families": counts, "commit": done.commit.map(|c| c.to_string())}),
+        )
     } else {
         let parts: Vec<String> = counts.iter().map(|(k, v)| format!("{k} {v}")).collect();
         Report::line(format!(
@@ -162,8 +202,15 @@ pub(crate) fn cmd_import(cx: &Context, args: &ImportArgs) -> Result<Report, Comm
 }
 
 pub(crate) fn cmd_export(cx: &Context, args: &ExportArgs) -> Result<Report, CommandError> {
-    if args.to.exists() && std::fs::read_dir(&args.to).map(|mut d| d.next().is_some()).unwrap_or(true) {
-        return Err(CommandError::usage(format!("export destination is not empty: {}", args.to.display())));
+    if args.to.exists()
+        && std::fs::read_dir(&args.to)
+            .map(|mut d| d.next().is_some())
+            .unwrap_or(true)
+    {
+        return Err(CommandError::usage(format!(
+            "export destination is not empty: {}",
+            args.to.display()
+        )));
     }
     let (store, notices) = cx.open_store(false)?;
     let snap = store.snapshot()?;
@@ -179,15 +226,24 @@ pub(crate) fn cmd_export(cx: &Context, args: &ExportArgs) -> Result<Report, Comm
     for (path, bytes) in &files {
         let dest = args.to.join(path);
         if let Some(parent) = dest.parent() {
-            std::fs::create_dir_all(parent)
-                .map_err(|e| CommandError::operational(format!("cannot create {}: {e}", parent.display())))?;
+            std::fs::create_dir_all(parent).map_err(|e| {
+                CommandError::operational(format!("cannot create {}: {e}", parent.display()))
+            })?;
         }
-        std::fs::write(&dest, bytes).map_err(|e| CommandError::operational(format!("cannot write {}: {e}", dest.display())))?;
+        std::fs::write(&dest, bytes).map_err(|e| {
+            CommandError::operational(format!("cannot write {}: {e}", dest.display()))
+        })?;
     }
     let report = if args.json {
-        Report::json(&json!({"result": "exported", "records": files.len(), "to": args.to.display().to_string()}))
+        Report::json(
+            &json!({"result": "exported", "records": files.len(), "to": args.to.display().to_string()}),
+        )
     } else {
-        Report::line(format!("exported {} records to {}", files.len(), args.to.display()))
+        Report::line(format!(
+            "exported {} records to {}",
+            files.len(),
+            args.to.display()
+        ))
     };
     Ok(report.with_stderr(notices))
 }

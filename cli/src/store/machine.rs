@@ -13,7 +13,8 @@ const KEY: &str = "machineId";
 fn read(repo: &gix::Repository) -> Option<String> {
     let path = repo.git_dir().join("config");
     let file = gix::config::File::from_path_no_includes(path, gix::config::Source::Local).ok()?;
-    file.string(format!("{SECTION}.{KEY}").as_str()).map(|v| v.to_string())
+    file.string(format!("{SECTION}.{KEY}").as_str())
+        .map(|v| v.to_string())
 }
 
 /// Returns the stored machine id, generating and storing one on first use.
@@ -32,8 +33,9 @@ pub(super) fn stored_or_generated(repo: &gix::Repository) -> Result<MachineId, S
         0o644,
     )
     .map_err(|e| StoreError::Config(format!("cannot lock {}: {e}", path.display())))?;
-    let mut file = gix::config::File::from_path_no_includes(path.clone(), gix::config::Source::Local)
-        .map_err(|e| StoreError::Config(format!("cannot read {}: {e}", path.display())))?;
+    let mut file =
+        gix::config::File::from_path_no_includes(path.clone(), gix::config::Source::Local)
+            .map_err(|e| StoreError::Config(format!("cannot read {}: {e}", path.display())))?;
     if let Some(id) = file.string(format!("{SECTION}.{KEY}").as_str()) {
         return parse(&id.to_string());
     }
@@ -70,7 +72,13 @@ fn generate() -> String {
     let host: String = host
         .trim()
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '-' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' {
+                c
+            } else {
+                '-'
+            }
+        })
         .take(24)
         .collect();
     let host = host.trim_matches('-');

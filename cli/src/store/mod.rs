@@ -116,7 +116,9 @@ impl Store {
         };
         if !opts.path.exists() {
             if !opts.create {
-                return Err(open_err(&"no such repository (pass an existing clone or bare repository)"));
+                return Err(open_err(
+                    &"no such repository (pass an existing clone or bare repository)",
+                ));
             }
             std::fs::create_dir_all(opts.path).map_err(|e| open_err(&e))?;
             gix::init_bare(opts.path).map_err(|e| open_err(&e))?;
@@ -134,12 +136,15 @@ impl Store {
             .map_err(|_| StoreError::Config(format!("invalid state ref: {}", opts.state_ref)))?;
         let (machine, machine_source) = match opts.machine_override {
             Some(m) => (
-                m.parse().map_err(|e| StoreError::Config(format!("AGENT_COORD_MACHINE_ID: {e}")))?,
+                m.parse()
+                    .map_err(|e| StoreError::Config(format!("AGENT_COORD_MACHINE_ID: {e}")))?,
                 MachineSource::Env,
             ),
             None => match machine::stored(&repo)? {
                 Some(id) => (id, MachineSource::Stored),
-                None if opts.generate_machine => (machine::stored_or_generated(&repo)?, MachineSource::Stored),
+                None if opts.generate_machine => {
+                    (machine::stored_or_generated(&repo)?, MachineSource::Stored)
+                }
                 None => (machine::placeholder(), MachineSource::Unset),
             },
         };
@@ -176,7 +181,9 @@ impl Store {
     /// Returns every heartbeat ref with its tip, sorted by name.
     pub(crate) fn heartbeat_refs(&self) -> Result<Vec<(String, gix::ObjectId)>, StoreError> {
         let platform = self.repo.references().map_err(StoreError::git)?;
-        let iter = platform.prefixed(HEARTBEAT_PREFIX).map_err(StoreError::git)?;
+        let iter = platform
+            .prefixed(HEARTBEAT_PREFIX)
+            .map_err(StoreError::git)?;
         let mut out = Vec::new();
         for r in iter {
             let mut r = r.map_err(StoreError::git)?;
@@ -199,7 +206,10 @@ impl Store {
 }
 
 /// Returns the object a ref points at, peeled, or `None` if it does not exist.
-pub(crate) fn ref_target(repo: &gix::Repository, name: &str) -> Result<Option<gix::ObjectId>, StoreError> {
+pub(crate) fn ref_target(
+    repo: &gix::Repository,
+    name: &str,
+) -> Result<Option<gix::ObjectId>, StoreError> {
     match repo.try_find_reference(name).map_err(StoreError::git)? {
         Some(mut r) => Ok(Some(r.peel_to_id().map_err(StoreError::git)?.detach())),
         None => Ok(None),

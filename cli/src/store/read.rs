@@ -57,7 +57,13 @@ impl<'s> TipSnapshot<'s> {
         let tree = tip.map(tree_of).transpose()?;
         let heartbeats = heartbeat_tips
             .into_iter()
-            .map(|(name, commit)| Ok(HeartbeatRef { name, commit, tree: tree_of(commit)? }))
+            .map(|(name, commit)| {
+                Ok(HeartbeatRef {
+                    name,
+                    commit,
+                    tree: tree_of(commit)?,
+                })
+            })
             .collect::<Result<_, StoreError>>()?;
         Ok(TipSnapshot {
             store,
@@ -77,18 +83,27 @@ impl<'s> TipSnapshot<'s> {
     /// Parses a blob without caching it (bulk reads see each record once).
     fn parse_uncached(&self, path: &str, id: ObjectId) -> Result<Record, ReadError> {
         let obj = self.store.repo.find_object(id).map_err(store_err)?;
-        from_bytes(&obj.data).map_err(|e| ReadError::Malformed { path: path.to_owned(), message: e.to_string() })
+        from_bytes(&obj.data).map_err(|e| ReadError::Malformed {
+            path: path.to_owned(),
+            message: e.to_string(),
+        })
     }
 
     /// Parses a blob, caching it by blob id (point reads may repeat within a decision).
     fn parse_blob(&self, path: &str, id: ObjectId) -> Result<Record, ReadError> {
         if let Some(hit) = self.cache.borrow().get(&id) {
-            return hit.clone().map_err(|message| ReadError::Malformed { path: path.to_owned(), message });
+            return hit.clone().map_err(|message| ReadError::Malformed {
+                path: path.to_owned(),
+                message,
+            });
         }
         let obj = self.store.repo.find_object(id).map_err(store_err)?;
         let parsed = from_bytes(&obj.data).map_err(|e| e.to_string());
         self.cache.borrow_mut().insert(id, parsed.clone());
-        parsed.map_err(|message| ReadError::Malformed { path: path.to_owned(), message })
+        parsed.map_err(|message| ReadError::Malformed {
+            path: path.to_owned(),
+            message,
+        })
     }
 
     /// Returns the blob id at `path` in `tree`, if there is a blob there.
@@ -101,7 +116,11 @@ impl<'s> TipSnapshot<'s> {
     }
 
     /// Returns `(path, blob id)` of every blob below the folder `prefix` of `tree`, sorted.
-    pub(crate) fn blobs_below(&self, tree: ObjectId, prefix: &str) -> Result<Vec<(String, ObjectId)>, ReadError> {
+    pub(crate) fn blobs_below(
+        &self,
+        tree: ObjectId,
+        prefix: &str,
+    ) -> Result<Vec<(String, ObjectId)>, ReadError> {
         let prefix = prefix.trim_end_matches('/');
         let start = if prefix.is_empty() {
             Some(tree)
@@ -120,12 +139,21 @@ impl<'s> TipSnapshot<'s> {
         Ok(out)
     }
 
-    fn walk(&self, tree: ObjectId, base: &str, out: &mut Vec<(String, ObjectId)>) -> Result<(), ReadError> {
+    fn walk(
+        &self,
+        tree: ObjectId,
+        base: &str,
+        out: &mut Vec<(String, ObjectId)>,
+    ) -> Result<(), ReadError> {
         let tree = self.store.repo.find_tree(tree).map_err(store_err)?;
         let decoded = tree.decode().map_err(store_err)?;
         for entry in &decoded.entries {
             let name = entry.filename.to_string();
-            let path = if base.is_empty() { name } else { format!("{base}/{name}") };
+            let path = if base.is_empty() {
+                name
+            } else {
+                format!("{base}/{name}")
+            };
             if entry.mode.is_tree() {
                 self.walk(entry.oid.to_owned(), &path, out)?;
             } else if entry.mode.is_blob() {
@@ -137,17 +165,30 @@ impl<'s> TipSnapshot<'s> {
 
     /// Returns the raw bytes of a blob.
     pub(crate) fn blob_bytes(&self, id: ObjectId) -> Result<Vec<u8>, ReadError> {
-        Ok(self.store.repo.find_object(id).map_err(store_err)?.data.clone())
+        Ok(self
+            .store
+            .repo
+            .find_object(id)
+            .map_err(store_err)?
+            .data
+            .clone())
     }
 
     /// Returns every heartbeat path with all its copies (one per machine ref holding it).
-    fn heartbeat_copies(&self, prefix_or_path: &str, exact: bool) -> Result<BTreeMap<String, Vec<ObjectId>>, ReadError> {
+    fn heartbeat_copies(
+        &self,
+        prefix_or_path: &str,
+        exact: bool,
+    ) -> Result<BTreeMap<String, Vec<ObjectId>>, ReadError> {
         self.consulted_heartbeats.set(true);
         let mut copies: BTreeMap<String, Vec<ObjectId>> = BTreeMap::new();
         for hb in &self.heartbeats {
             if exact {
                 if let Some(id) = self.blob_at(hb.tree, prefix_or_path)? {
-                    copies.entry(prefix_or_path.to_owned()).or_default().push(id);
+                    copies
+                        .entry(prefix_or_path.to_owned())
+                        .or_default()
+                        .push(id);
                 }
             } else {
                 for (path, id) in self.blobs_below(hb.tree, prefix_or_path)? {
@@ -163,10 +204,17 @@ impl<'s> TipSnapshot<'s> {
         let mut best: Option<Record> = None;
         let mut first_err = None;
         for id in ids {
-            let parsed = if cached { self.parse_blob(path, *id) } else { self.parse_uncached(path, *id) };
+            let parsed = if cached {
+                self.parse_blob(path, *id)
+            } else {
+                self.parse_uncached(path, *id)
+            };
             match parsed {
                 Ok(r) => {
-                    if best.as_ref().is_none_or(|b| liveness::updated_at(&r) > liveness::updated_at(b)) {
+                    if best
+                        .as_ref()
+                        .is_none_or(|b| liveness::updated_at(&r) > liveness::updated_at(b))
+                    {
                         best = Some(r);
                     }
                 }
@@ -201,7 +249,9 @@ fn parse_parallel(
     entries: &[(String, ObjectId)],
     f: &mut dyn FnMut(String, Record),
 ) -> Result<(), ReadError> {
-    let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 4);
+    let workers = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .clamp(1, 4);
     let chunks: Vec<&[(String, ObjectId)]> = entries.chunks(CHUNK).collect();
     let shared = repo.clone().into_sync();
     std::thread::scope(|scope| {
@@ -217,10 +267,11 @@ fn parse_parallel(
                         .iter()
                         .map(|(path, id)| {
                             let obj = repo.find_object(*id).map_err(store_err)?;
-                            let record = from_bytes(&obj.data).map_err(|e| ReadError::Malformed {
-                                path: path.clone(),
-                                message: e.to_string(),
-                            })?;
+                            let record =
+                                from_bytes(&obj.data).map_err(|e| ReadError::Malformed {
+                                    path: path.clone(),
+                                    message: e.to_string(),
+                                })?;
                             Ok((path.clone(), record))
                         })
                         .collect();
@@ -271,9 +322,14 @@ impl Snapshot for TipSnapshot<'_> {
     fn read(&self, path: &str) -> Result<Option<Record>, ReadError> {
         if Self::is_heartbeat_path(path) {
             let copies = self.heartbeat_copies(path, true)?;
-            return copies.get(path).map(|ids| self.newest(path, ids, true)).transpose();
+            return copies
+                .get(path)
+                .map(|ids| self.newest(path, ids, true))
+                .transpose();
         }
-        let Some(tree) = self.tree else { return Ok(None) };
+        let Some(tree) = self.tree else {
+            return Ok(None);
+        };
         match self.blob_at(tree, path)? {
             Some(id) => self.parse_blob(path, id).map(Some),
             None => Ok(None),

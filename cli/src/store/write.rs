@@ -43,10 +43,19 @@ pub(crate) struct Committed<T> {
     pub(crate) commit: Option<ObjectId>,
 }
 
-fn update(name: &str, expected: PreviousValue, new: ObjectId, message: &str) -> Result<RefEdit, StoreError> {
+fn update(
+    name: &str,
+    expected: PreviousValue,
+    new: ObjectId,
+    message: &str,
+) -> Result<RefEdit, StoreError> {
     Ok(RefEdit {
         change: Change::Update {
-            log: LogChange { mode: RefLog::AndReference, force_create_reflog: false, message: message.into() },
+            log: LogChange {
+                mode: RefLog::AndReference,
+                force_create_reflog: false,
+                message: message.into(),
+            },
             expected,
             new: Target::Object(new),
         },
@@ -86,7 +95,10 @@ impl Store {
                 Err(Attempt::Failed(e)) => return Err(e.into()),
             }
         }
-        Err(StoreError::Contention { attempts: MAX_ATTEMPTS }.into())
+        Err(StoreError::Contention {
+            attempts: MAX_ATTEMPTS,
+        }
+        .into())
     }
 
     fn try_commit<T>(
@@ -98,12 +110,25 @@ impl Store {
         let mut edits = Vec::new();
         let mut commit = None;
         if !plan.state.is_empty() {
-            let base = snap.tree.unwrap_or_else(|| ObjectId::empty_tree(self.repo.object_hash()));
+            let base = snap
+                .tree
+                .unwrap_or_else(|| ObjectId::empty_tree(self.repo.object_hash()));
             let tree = self.write_tree(base, &plan.state)?;
             if tree != base {
-                let message = commit_message(&plan.summary, plan.op, &self.machine.to_string(), trailer, &plan.state);
+                let message = commit_message(
+                    &plan.summary,
+                    plan.op,
+                    &self.machine.to_string(),
+                    trailer,
+                    &plan.state,
+                );
                 let id = self.commit(&message, tree, snap.tip)?;
-                edits.push(update(&self.state_ref, expect(snap.tip), id, &plan.summary)?);
+                edits.push(update(
+                    &self.state_ref,
+                    expect(snap.tip),
+                    id,
+                    &plan.summary,
+                )?);
                 commit = Some(id);
             }
         }
@@ -127,11 +152,20 @@ impl Store {
             );
             // Parentless: a heartbeat ref's history is always exactly one commit.
             let id = self.commit(&message, tree, None)?;
-            edits.push(update(&own, expect(current.map(|h| h.commit)), id, "heartbeat")?);
+            edits.push(update(
+                &own,
+                expect(current.map(|h| h.commit)),
+                id,
+                "heartbeat",
+            )?);
         }
         if snap.consulted_heartbeats() && commit.is_some() {
             // Fence: the decision read these heartbeats; if any moved, decide again.
-            for hb in snap.heartbeats.iter().filter(|h| plan.heartbeats.is_empty() || h.name != own) {
+            for hb in snap
+                .heartbeats
+                .iter()
+                .filter(|h| plan.heartbeats.is_empty() || h.name != own)
+            {
                 let expected = PreviousValue::MustExistAndMatch(Target::Object(hb.commit));
                 edits.push(update(&hb.name, expected, hb.commit, "fence")?);
             }
@@ -142,7 +176,10 @@ impl Store {
         let names: Vec<String> = edits.iter().map(|e| e.name.as_bstr().to_string()).collect();
         let signature = self.signature();
         let mut buf = gix::date::parse::TimeBuf::default();
-        match self.repo.edit_references_as(edits, Some(signature.to_ref(&mut buf))) {
+        match self
+            .repo
+            .edit_references_as(edits, Some(signature.to_ref(&mut buf)))
+        {
             Ok(_) => Ok(commit),
             Err(e) if cas::is_conflict(&e) => Err(Attempt::Conflict),
             Err(e) => match self.held_locks(&names) {
@@ -157,7 +194,11 @@ impl Store {
     }
 
     /// Writes the blobs and the changed trees for `records` on top of `base`.
-    pub(crate) fn write_tree(&self, base: ObjectId, records: &[(String, Record)]) -> Result<ObjectId, Attempt> {
+    pub(crate) fn write_tree(
+        &self,
+        base: ObjectId,
+        records: &[(String, Record)],
+    ) -> Result<ObjectId, Attempt> {
         let blobs = records
             .iter()
             .map(|(path, record)| (path.as_str(), to_bytes(record)))
@@ -182,10 +223,17 @@ impl Store {
             let tree = self.repo.find_tree(base).map_err(StoreError::git)?;
             tree.decode().map_err(StoreError::git)?.into()
         };
-        let mut editor = gix::objs::tree::Editor::new(root, &self.repo.objects, self.repo.object_hash());
+        let mut editor =
+            gix::objs::tree::Editor::new(root, &self.repo.objects, self.repo.object_hash());
         for (path, bytes) in files {
-            let blob = self.repo.write_blob(bytes).map_err(StoreError::git)?.detach();
-            editor.upsert(path.split('/'), EntryKind::Blob, blob).map_err(StoreError::git)?;
+            let blob = self
+                .repo
+                .write_blob(bytes)
+                .map_err(StoreError::git)?
+                .detach();
+            editor
+                .upsert(path.split('/'), EntryKind::Blob, blob)
+                .map_err(StoreError::git)?;
         }
         editor
             .write(|tree| self.repo.write_object(tree).map(|id| id.detach()))
@@ -214,7 +262,12 @@ impl Store {
     ///
     /// An explicit UTC signature also keeps gix from resolving the local time zone, which
     /// scans the whole zoneinfo database on every commit.
-    fn commit(&self, message: &str, tree: ObjectId, parent: Option<ObjectId>) -> Result<ObjectId, Attempt> {
+    fn commit(
+        &self,
+        message: &str,
+        tree: ObjectId,
+        parent: Option<ObjectId>,
+    ) -> Result<ObjectId, Attempt> {
         let signature = self.signature();
         let mut buf = gix::date::parse::TimeBuf::default();
         let sig = signature.to_ref(&mut buf);
@@ -271,7 +324,13 @@ fn backoff(attempt: u32) {
 }
 
 /// Returns the commit message: a human summary, then machine-readable trailers.
-fn commit_message(summary: &str, op: &str, machine: &str, extra: &[(&str, String)], state: &[(String, Record)]) -> String {
+fn commit_message(
+    summary: &str,
+    op: &str,
+    machine: &str,
+    extra: &[(&str, String)],
+    state: &[(String, Record)],
+) -> String {
     let mut msg = format!("{summary}\n\nAgent-Coord-Op: {op}\nAgent-Coord-Machine: {machine}\n");
     for (key, value) in extra {
         msg.push_str(&format!("{key}: {value}\n"));

@@ -401,9 +401,6 @@ fn lane_entries(batch: &Record) -> Vec<Value> {
     }
 }
 
-
-
-
 /// What attribution needs to know about the whole batch.
 struct Scope<'a> {
     batch_id: &'a str,

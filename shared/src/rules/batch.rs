@@ -23,8 +23,16 @@ use crate::snapshot::Snapshot;
 use crate::time;
 
 /// Lane fields the protocol stamps when a lane closes.
-pub const LANE_TERMINAL_FIELDS: [&str; 8] =
-    ["status", "terminal", "closed_at", "closed_by", "workspace", "pr_url", "pr_state", "evidence_url"];
+pub const LANE_TERMINAL_FIELDS: [&str; 8] = [
+    "status",
+    "terminal",
+    "closed_at",
+    "closed_by",
+    "workspace",
+    "pr_url",
+    "pr_state",
+    "evidence_url",
+];
 
 /// A `register-batch` request.
 #[derive(Debug, Clone)]
@@ -66,7 +74,9 @@ pub fn validate(manifest: &Value, batch_id: Option<&str>) -> Result<(BatchId, Re
         (None, Some(b)) => b.to_owned(),
         (None, None) => return Err(usage("batch manifest missing batch_id")),
     };
-    let batch: BatchId = id.parse().map_err(|e: crate::ids::IdError| usage(e.to_string()))?;
+    let batch: BatchId = id
+        .parse()
+        .map_err(|e: crate::ids::IdError| usage(e.to_string()))?;
     if let Some(repo) = manifest.get("repo") {
         let text = scalar_string(repo).unwrap_or_else(|| repo.to_string());
         RepoSlug::parse_as(&text, "batch repo").map_err(|e| usage(e.to_string()))?;
@@ -108,11 +118,16 @@ pub fn validate(manifest: &Value, batch_id: Option<&str>) -> Result<(BatchId, Re
         let deps: Vec<String> = match lane.get("depends_on") {
             None | Some(Value::Null) => Vec::new(),
             Some(Value::String(s)) => vec![s.clone()],
-            Some(Value::Array(items)) => items.iter().map(|v| scalar_string(v).unwrap_or_else(|| v.to_string())).collect(),
+            Some(Value::Array(items)) => items
+                .iter()
+                .map(|v| scalar_string(v).unwrap_or_else(|| v.to_string()))
+                .collect(),
             Some(other) => vec![other.to_string()],
         };
         if let Some(bad) = deps.iter().find(|d| parse_dep_ref(d).is_none()) {
-            return Err(usage(format!("batch lane {name} has invalid dependency ref: {bad}")));
+            return Err(usage(format!(
+                "batch lane {name} has invalid dependency ref: {bad}"
+            )));
         }
         if !seen.insert(name.clone()) {
             return Err(usage(format!("batch lane {name} is duplicated")));
@@ -130,7 +145,11 @@ pub fn validate(manifest: &Value, batch_id: Option<&str>) -> Result<(BatchId, Re
 }
 
 /// Decides a registration: validate, then create or replace the manifest.
-pub fn register(snap: &impl Snapshot, req: &RegisterRequest, ctx: &Ctx) -> Result<Plan<Registered>, RuleError> {
+pub fn register(
+    snap: &impl Snapshot,
+    req: &RegisterRequest,
+    ctx: &Ctx,
+) -> Result<Plan<Registered>, RuleError> {
     let (batch, manifest) = validate(&req.manifest, req.batch_id.as_deref())?;
     let path = paths::batch(&batch);
     let existing = snap.read(&path)?;
@@ -145,7 +164,11 @@ pub fn register(snap: &impl Snapshot, req: &RegisterRequest, ctx: &Ctx) -> Resul
     let registered_at = record
         .get("registered_at")
         .cloned()
-        .or_else(|| existing.as_ref().and_then(|e| e.get("registered_at").cloned()))
+        .or_else(|| {
+            existing
+                .as_ref()
+                .and_then(|e| e.get("registered_at").cloned())
+        })
         .unwrap_or_else(|| now.clone());
     record.insert("registered_at".into(), registered_at);
     record.insert("updated_at".into(), now);
@@ -167,14 +190,22 @@ pub fn register(snap: &impl Snapshot, req: &RegisterRequest, ctx: &Ctx) -> Resul
         heartbeats: Vec::new(),
         op: "register-batch",
         warnings: Vec::new(),
-        outcome: Registered { batch, replaced: existing.is_some(), record },
+        outcome: Registered {
+            batch,
+            replaced: existing.is_some(),
+            record,
+        },
     })
 }
 
 /// Keeps protocol-owned stamps of an existing manifest across re-registration.
 fn carry_over(existing: &Record, record: &mut Record, req: &RegisterRequest) {
     for key in ["synthetic", "synthetic_kind"] {
-        let given = if key == "synthetic" { req.synthetic } else { req.synthetic_kind.is_some() };
+        let given = if key == "synthetic" {
+            req.synthetic
+        } else {
+            req.synthetic_kind.is_some()
+        };
         if !given && !record.contains_key(key) {
             if let Some(v) = existing.get(key) {
                 record.insert(key.into(), v.clone());
@@ -218,7 +249,11 @@ mod tests {
     use crate::snapshot::MemorySnapshot;
 
     fn ctx() -> Ctx {
-        Ctx { now: time::parse("2026-06-13T12:00:00Z").unwrap(), nonce: 0, identity: Identity::default() }
+        Ctx {
+            now: time::parse("2026-06-13T12:00:00Z").unwrap(),
+            nonce: 0,
+            identity: Identity::default(),
+        }
     }
 
     #[test]
@@ -226,21 +261,81 @@ mod tests {
         let lane = json!({"name": "docs", "owner": "w1", "targets": ["1"]});
         let cases: [(Value, Option<&str>, &str); 16] = [
             (json!([]), None, "batch manifest must be a JSON object"),
-            (json!({"lanes": [lane]}), None, "batch manifest missing batch_id"),
-            (json!({"batch_id": "a", "lanes": [lane]}), Some("b"), "--batch-id does not match batch manifest batch_id"),
-            (json!({"batch_id": "../x", "lanes": [lane]}), None, "invalid batch-id: ../x"),
-            (json!({"batch_id": "b", "repo": "a/.", "lanes": [lane]}), None, "invalid batch repo: a/."),
-            (json!({"batch_id": "b", "repo": 5, "lanes": [lane]}), None, "invalid batch repo: 5"),
-            (json!({"batch_id": "b", "lanes": {}}), None, "batch manifest lanes must be an array"),
-            (json!({"batch_id": "b", "lanes": []}), None, "batch manifest lanes must not be empty"),
-            (json!({"batch_id": "b", "lanes": [1]}), None, "batch lane 1 must be a JSON object"),
-            (json!({"batch_id": "b", "lanes": [{"owner": "w"}]}), None, "batch lane 1 missing name"),
-            (json!({"batch_id": "b", "lanes": [{"name": "a:b", "owner": "w", "targets": ["1"]}]}), None, "batch lane a:b cannot contain ':'"),
-            (json!({"batch_id": "b", "lanes": [{"name": "x", "targets": ["1"]}]}), None, "batch lane x missing owner"),
-            (json!({"batch_id": "b", "lanes": [{"name": "x", "owner": "a/b", "targets": ["1"]}]}), None, "invalid lane owner: a/b"),
-            (json!({"batch_id": "b", "lanes": [{"name": "x", "owner": "w", "targets": []}]}), None, "batch lane x missing targets"),
-            (json!({"batch_id": "b", "lanes": [{"name": "x", "owner": "w", "targets": ["1"], "depends_on": "nolane"}]}), None, "batch lane x has invalid dependency ref: nolane"),
-            (json!({"batch_id": "b", "lanes": [lane, lane]}), None, "batch lane docs is duplicated"),
+            (
+                json!({"lanes": [lane]}),
+                None,
+                "batch manifest missing batch_id",
+            ),
+            (
+                json!({"batch_id": "a", "lanes": [lane]}),
+                Some("b"),
+                "--batch-id does not match batch manifest batch_id",
+            ),
+            (
+                json!({"batch_id": "../x", "lanes": [lane]}),
+                None,
+                "invalid batch-id: ../x",
+            ),
+            (
+                json!({"batch_id": "b", "repo": "a/.", "lanes": [lane]}),
+                None,
+                "invalid batch repo: a/.",
+            ),
+            (
+                json!({"batch_id": "b", "repo": 5, "lanes": [lane]}),
+                None,
+                "invalid batch repo: 5",
+            ),
+            (
+                json!({"batch_id": "b", "lanes": {}}),
+                None,
+                "batch manifest lanes must be an array",
+            ),
+            (
+                json!({"batch_id": "b", "lanes": []}),
+                None,
+                "batch manifest lanes must not be empty",
+            ),
+            (
+                json!({"batch_id": "b", "lanes": [1]}),
+                None,
+                "batch lane 1 must be a JSON object",
+            ),
+            (
+                json!({"batch_id": "b", "lanes": [{"owner": "w"}]}),
+                None,
+                "batch lane 1 missing name",
+            ),
+            (
+                json!({"batch_id": "b", "lanes": [{"name": "a:b", "owner": "w", "targets": ["1"]}]}),
+                None,
+                "batch lane a:b cannot contain ':'",
+            ),
+            (
+                json!({"batch_id": "b", "lanes": [{"name": "x", "targets": ["1"]}]}),
+                None,
+                "batch lane x missing owner",
+            ),
+            (
+                json!({"batch_id": "b", "lanes": [{"name": "x", "owner": "a/b", "targets": ["1"]}]}),
+                None,
+                "invalid lane owner: a/b",
+            ),
+            (
+                json!({"batch_id": "b", "lanes": [{"name": "x", "owner": "w", "targets": []}]}),
+                None,
+                "batch lane x missing targets",
+            ),
+            (
+                json!({"batch_id": "b", "lanes": [{"name": "x", "owner": "w", "targets": ["1"], "depends_on": "nolane"}]}),
+                None,
+                "batch lane x has invalid dependency ref: nolane",
+            ),
+            (
+                json!({"batch_id": "b", "lanes": [lane, lane]}),
+                None,
+                "batch lane docs is duplicated",
+            ),
         ];
         for (manifest, id, want) in cases {
             let err = validate(&manifest, id).unwrap_err();

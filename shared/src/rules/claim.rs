@@ -98,7 +98,11 @@ impl HolderBeat {
 }
 
 /// Reads the holder's heartbeat state from the snapshot.
-pub fn holder_beat(snap: &impl Snapshot, holder: &str, now: time::Instant) -> Result<HolderBeat, RuleError> {
+pub fn holder_beat(
+    snap: &impl Snapshot,
+    holder: &str,
+    now: time::Instant,
+) -> Result<HolderBeat, RuleError> {
     let Ok(agent) = holder.parse::<AgentId>() else {
         return Ok(HolderBeat::Missing);
     };
@@ -111,7 +115,12 @@ pub fn holder_beat(snap: &impl Snapshot, holder: &str, now: time::Instant) -> Re
 }
 
 /// Decides whether another agent's active claim may be taken over; `Err` is the refusal.
-pub fn takeover_allowed(claim: &Record, label: &str, beat: HolderBeat, now: time::Instant) -> Result<(), RuleError> {
+pub fn takeover_allowed(
+    claim: &Record,
+    label: &str,
+    beat: HolderBeat,
+    now: time::Instant,
+) -> Result<(), RuleError> {
     let holder = str_field(claim, "agent_id").unwrap_or_default();
     let refuse = |detail: String| {
         Err(RuleError::Refused(format!(
@@ -140,7 +149,11 @@ fn is_active(r: &Record) -> bool {
 }
 
 /// Decides a claim: refuse, renew, take over or grant, plus the `claim.acquired` event.
-pub fn decide(snap: &impl Snapshot, req: &ClaimRequest, ctx: &Ctx) -> Result<Plan<Claimed>, RuleError> {
+pub fn decide(
+    snap: &impl Snapshot,
+    req: &ClaimRequest,
+    ctx: &Ctx,
+) -> Result<Plan<Claimed>, RuleError> {
     let path = paths::claim(&req.repo, &req.target);
     let label = format!("{}#{}", req.repo, req.target);
     let existing = snap.read(&path)?;
@@ -156,10 +169,15 @@ pub fn decide(snap: &impl Snapshot, req: &ClaimRequest, ctx: &Ctx) -> Result<Pla
         previous_holder = Some(holder.to_owned());
     }
 
-    let same_lane = |c: &Record, key: &str, given: Option<&str>| given.is_none_or(|g| str_field(c, key) == Some(g));
-    let mine = existing.as_ref().filter(|c| is_active(c) && str_field(c, "agent_id") == Some(me));
+    let same_lane = |c: &Record, key: &str, given: Option<&str>| {
+        given.is_none_or(|g| str_field(c, key) == Some(g))
+    };
+    let mine = existing
+        .as_ref()
+        .filter(|c| is_active(c) && str_field(c, "agent_id") == Some(me));
     let renewal = mine.filter(|c| {
-        same_lane(c, "batch_id", req.batch.as_ref().map(BatchId::as_str)) && same_lane(c, "branch", req.branch.as_deref())
+        same_lane(c, "batch_id", req.batch.as_ref().map(BatchId::as_str))
+            && same_lane(c, "branch", req.branch.as_deref())
     });
     let kind = match (&previous_holder, renewal, mine) {
         (Some(_), _, _) => ClaimKind::Takeover,
@@ -200,7 +218,12 @@ pub fn decide(snap: &impl Snapshot, req: &ClaimRequest, ctx: &Ctx) -> Result<Pla
         if renewal_is_noop(prior, &record, req.ttl_seconds, ctx.now) {
             return Ok(Plan::nothing(
                 "claim",
-                Claimed { kind: ClaimKind::Unchanged, path, record: prior.clone(), previous_holder },
+                Claimed {
+                    kind: ClaimKind::Unchanged,
+                    path,
+                    record: prior.clone(),
+                    previous_holder,
+                },
             ));
         }
     }
@@ -211,7 +234,12 @@ pub fn decide(snap: &impl Snapshot, req: &ClaimRequest, ctx: &Ctx) -> Result<Pla
         heartbeats: Vec::new(),
         op: "claim",
         warnings: Vec::new(),
-        outcome: Claimed { kind, path: path.clone(), record: record.clone(), previous_holder },
+        outcome: Claimed {
+            kind,
+            path: path.clone(),
+            record: record.clone(),
+            previous_holder,
+        },
     };
     if kind != ClaimKind::Renewed || fencing_changed(renewal, &record) {
         let mut fields = Record::new();
@@ -221,7 +249,13 @@ pub fn decide(snap: &impl Snapshot, req: &ClaimRequest, ctx: &Ctx) -> Result<Pla
             }
         }
         event::copy_metadata(&record, &mut fields);
-        match event::lifecycle(snap, ctx, "claim.acquired", str_field(&record, "batch_id"), fields) {
+        match event::lifecycle(
+            snap,
+            ctx,
+            "claim.acquired",
+            str_field(&record, "batch_id"),
+            fields,
+        ) {
             Ok(Some(ev)) => plan.state.push(ev),
             Ok(None) => {}
             Err(w) => plan.warnings.push(w),
@@ -246,12 +280,17 @@ fn renewal_is_noop(prior: &Record, next: &Record, ttl_seconds: i64, now: time::I
     let remaining = str_field(prior, "expires_at")
         .and_then(time::parse)
         .map(|t| t - now);
-    strip(prior) == strip(next) && remaining.is_some_and(|r| r >= Duration::seconds(ttl_seconds / 2))
+    strip(prior) == strip(next)
+        && remaining.is_some_and(|r| r >= Duration::seconds(ttl_seconds / 2))
 }
 
 /// Reports whether a renewal changed or added `generation`/`instance_id` (re-emits `claim.acquired`).
 fn fencing_changed(prior: Option<&Record>, next: &Record) -> bool {
-    prior.is_some_and(|p| ["generation", "instance_id"].iter().any(|k| next.get(*k).is_some() && p.get(*k) != next.get(*k)))
+    prior.is_some_and(|p| {
+        ["generation", "instance_id"]
+            .iter()
+            .any(|k| next.get(*k).is_some() && p.get(*k) != next.get(*k))
+    })
 }
 
 /// A non-terminal `release` request.
@@ -295,18 +334,27 @@ pub fn claim_for_release(
         return Err(usage(format!("no claim exists for {label}")));
     };
     match str_field(&claim, "agent_id").filter(|h| !h.is_empty()) {
-        Some(holder) if holder != agent.as_str() => {
-            Err(usage(format!("claim belongs to {holder}; {agent} cannot release it")))
-        }
+        Some(holder) if holder != agent.as_str() => Err(usage(format!(
+            "claim belongs to {holder}; {agent} cannot release it"
+        ))),
         _ => Ok((path, claim)),
     }
 }
 
 /// Stamps `claim` as released by `agent` at `now` (shared by plain and terminal release).
-pub fn stamp_released(claim: &Record, agent: &AgentId, branch: Option<&str>, metadata: &Record, ctx: &Ctx) -> Record {
+pub fn stamp_released(
+    claim: &Record,
+    agent: &AgentId,
+    branch: Option<&str>,
+    metadata: &Record,
+    ctx: &Ctx,
+) -> Record {
     let now = Value::String(time::format(ctx.now));
     let mut record = claim.clone();
-    let holder = str_field(claim, "agent_id").filter(|h| !h.is_empty()).unwrap_or(agent.as_str()).to_owned();
+    let holder = str_field(claim, "agent_id")
+        .filter(|h| !h.is_empty())
+        .unwrap_or(agent.as_str())
+        .to_owned();
     record.insert("agent_id".into(), Value::String(holder));
     record.insert("status".into(), Value::String("released".into()));
     record.insert("released_by".into(), Value::String(agent.to_string()));
@@ -325,13 +373,26 @@ pub fn stamp_released(claim: &Record, agent: &AgentId, branch: Option<&str>, met
 }
 
 /// Decides a plain or handoff release, plus the `claim.released` event.
-pub fn release(snap: &impl Snapshot, req: &ReleaseRequest, ctx: &Ctx) -> Result<Plan<Released>, RuleError> {
+pub fn release(
+    snap: &impl Snapshot,
+    req: &ReleaseRequest,
+    ctx: &Ctx,
+) -> Result<Plan<Released>, RuleError> {
     let (path, claim) = claim_for_release(snap, &req.agent, &req.repo, &req.target)?;
-    let mut record = stamp_released(&claim, &req.agent, req.branch.as_deref(), &req.metadata, ctx);
+    let mut record = stamp_released(
+        &claim,
+        &req.agent,
+        req.branch.as_deref(),
+        &req.metadata,
+        ctx,
+    );
     let handoff = req.handoff_to.is_some() || req.handoff_note.is_some();
     if handoff {
         record.insert("release_mode".into(), Value::String("handoff".into()));
-        for (key, value) in [("handoff_to", &req.handoff_to), ("handoff_note", &req.handoff_note)] {
+        for (key, value) in [
+            ("handoff_to", &req.handoff_to),
+            ("handoff_note", &req.handoff_note),
+        ] {
             if let Some(v) = value {
                 record.insert(key.into(), Value::String(v.clone()));
             }
@@ -348,7 +409,10 @@ pub fn release(snap: &impl Snapshot, req: &ReleaseRequest, ctx: &Ctx) -> Result<
     if let Some(note) = &req.handoff_note {
         fields.insert("message".into(), Value::String(note.clone()));
     }
-    for key in METADATA_FIELDS.iter().chain(&["release_mode", "handoff_to", "handoff_note"]) {
+    for key in METADATA_FIELDS
+        .iter()
+        .chain(&["release_mode", "handoff_to", "handoff_note"])
+    {
         if let Some(v) = record.get(*key) {
             fields.insert((*key).into(), v.clone());
         }
@@ -359,9 +423,18 @@ pub fn release(snap: &impl Snapshot, req: &ReleaseRequest, ctx: &Ctx) -> Result<
         heartbeats: Vec::new(),
         op: "release",
         warnings: Vec::new(),
-        outcome: Released { path, record: record.clone() },
+        outcome: Released {
+            path,
+            record: record.clone(),
+        },
     };
-    match event::lifecycle(snap, ctx, "claim.released", str_field(&record, "batch_id"), fields) {
+    match event::lifecycle(
+        snap,
+        ctx,
+        "claim.released",
+        str_field(&record, "batch_id"),
+        fields,
+    ) {
         Ok(Some(ev)) => plan.state.push(ev),
         Ok(None) => {}
         Err(w) => plan.warnings.push(w),

@@ -11,9 +11,9 @@ use sha2::Digest;
 use sha2::Sha256;
 
 use super::audit;
+use super::claim;
 use super::deps::lane_name;
 use super::deps::lane_targets;
-use super::claim;
 use super::usage;
 use super::Ctx;
 use super::Plan;
@@ -99,19 +99,30 @@ pub fn event_id(lane: &str) -> String {
 /// Validates the closeout contract of the options (exit 1 on failure, nothing written).
 pub fn validate_options(req: &CloseoutRequest) -> Result<(), RuleError> {
     if !TERMINALS.contains(&req.terminal.as_str()) {
-        return Err(usage("--terminal must be one of: done, abandoned, superseded"));
+        return Err(usage(
+            "--terminal must be one of: done, abandoned, superseded",
+        ));
     }
     if req.workspace.as_deref().is_some_and(str::is_empty) {
         return Err(usage("--workspace must not be empty for terminal closeout"));
     }
     let host = req.metadata.get("host").and_then(Value::as_str);
-    for (flag, value) in [("--host", host), ("--branch", req.branch.as_deref()), ("--pr-state", req.pr_state.as_deref())] {
+    for (flag, value) in [
+        ("--host", host),
+        ("--branch", req.branch.as_deref()),
+        ("--pr-state", req.pr_state.as_deref()),
+    ] {
         if value.is_some_and(|v| v.trim().is_empty()) {
-            return Err(usage(format!("{flag} must not be empty for terminal closeout")));
+            return Err(usage(format!(
+                "{flag} must not be empty for terminal closeout"
+            )));
         }
     }
     let pr_url = req.metadata.get("pr_url").and_then(Value::as_str);
-    for (flag, value) in [("--pr-url", pr_url), ("--evidence-url", req.evidence_url.as_deref())] {
+    for (flag, value) in [
+        ("--pr-url", pr_url),
+        ("--evidence-url", req.evidence_url.as_deref()),
+    ] {
         if value.is_some_and(|v| !is_http_url(v)) {
             return Err(usage(format!("{flag} must be an HTTP(S) URL with a host")));
         }
@@ -122,15 +133,40 @@ pub fn validate_options(req: &CloseoutRequest) -> Result<(), RuleError> {
 /// The fields whose difference makes two closeouts conflict.
 fn semantics(r: &Record) -> [Value; 6] {
     let get = |k: &str| r.get(k).cloned().unwrap_or(Value::Null);
-    let workspace = r.get("workspace").cloned().unwrap_or_else(|| json!("default"));
-    let closer = r.get("closed_by").and_then(|c| c.get("agent_id")).cloned().unwrap_or(Value::Null);
-    [get("terminal"), workspace, closer, get("pr_url"), get("pr_state"), get("evidence_url")]
+    let workspace = r
+        .get("workspace")
+        .cloned()
+        .unwrap_or_else(|| json!("default"));
+    let closer = r
+        .get("closed_by")
+        .and_then(|c| c.get("agent_id"))
+        .cloned()
+        .unwrap_or(Value::Null);
+    [
+        get("terminal"),
+        workspace,
+        closer,
+        get("pr_url"),
+        get("pr_state"),
+        get("evidence_url"),
+    ]
 }
 
-const CLAIM_TERMINAL_FIELDS: [&str; 6] = ["terminal", "workspace", "closed_by", "pr_url", "pr_state", "evidence_url"];
+const CLAIM_TERMINAL_FIELDS: [&str; 6] = [
+    "terminal",
+    "workspace",
+    "closed_by",
+    "pr_url",
+    "pr_state",
+    "evidence_url",
+];
 
 /// Decides a terminal closeout.
-pub fn decide(snap: &impl Snapshot, req: &CloseoutRequest, ctx: &Ctx) -> Result<Plan<Closed>, RuleError> {
+pub fn decide(
+    snap: &impl Snapshot,
+    req: &CloseoutRequest,
+    ctx: &Ctx,
+) -> Result<Plan<Closed>, RuleError> {
     validate_options(req)?;
     let label = format!("{}#{}", req.repo, req.target);
     let claim_path = paths::claim(&req.repo, &req.target);
@@ -142,11 +178,19 @@ pub fn decide(snap: &impl Snapshot, req: &CloseoutRequest, ctx: &Ctx) -> Result<
             let batch = str_field(&held, "batch_id")
                 .filter(|b| !b.is_empty())
                 .ok_or_else(|| usage("terminal release requires a claim with batch_id"))?;
-            let batch: BatchId = batch.parse().map_err(|e: crate::ids::IdError| usage(e.to_string()))?;
-            let released = claim::stamp_released(&held, &req.agent, req.branch.as_deref(), &req.metadata, ctx);
+            let batch: BatchId = batch
+                .parse()
+                .map_err(|e: crate::ids::IdError| usage(e.to_string()))?;
+            let released =
+                claim::stamp_released(&held, &req.agent, req.branch.as_deref(), &req.metadata, ctx);
             (Some((held, released)), batch)
         }
-        Entry::RecordEvent => (None, req.batch.clone().ok_or_else(|| usage("missing required --batch-id"))?),
+        Entry::RecordEvent => (
+            None,
+            req.batch
+                .clone()
+                .ok_or_else(|| usage("missing required --batch-id"))?,
+        ),
     };
 
     let batch_path = paths::batch(&batch);
@@ -155,7 +199,9 @@ pub fn decide(snap: &impl Snapshot, req: &CloseoutRequest, ctx: &Ctx) -> Result<
         .ok_or_else(|| usage(format!("batch {batch} not found for terminal closeout")))?;
     if let Some(repo) = manifest.get("repo") {
         if repo.as_str() != Some(req.repo.to_string().as_str()) {
-            return Err(usage(format!("terminal closeout repo does not match batch {batch}")));
+            return Err(usage(format!(
+                "terminal closeout repo does not match batch {batch}"
+            )));
         }
     }
     let lane = resolve_lane(&manifest, req, &batch)?;
@@ -163,9 +209,15 @@ pub fn decide(snap: &impl Snapshot, req: &CloseoutRequest, ctx: &Ctx) -> Result<
     authorize(snap, &manifest, &lane, &lane_name, req, &batch)?;
 
     // Reserve.
-    let source = released.as_ref().map(|(_, r)| r.clone()).unwrap_or_default();
+    let source = released
+        .as_ref()
+        .map(|(_, r)| r.clone())
+        .unwrap_or_default();
     let pick = |key: &str| -> Option<Value> {
-        req.metadata.get(key).cloned().or_else(|| source.get(key).cloned())
+        req.metadata
+            .get(key)
+            .cloned()
+            .or_else(|| source.get(key).cloned())
     };
     let event_id = event_id(&lane_name);
     let event_path = paths::event(&batch, &event_id);
@@ -184,20 +236,37 @@ pub fn decide(snap: &impl Snapshot, req: &CloseoutRequest, ctx: &Ctx) -> Result<
     event.insert("agent_id".into(), json!(req.agent.as_str()));
     event.insert("repo".into(), json!(req.repo.to_string()));
     event.insert("target".into(), json!(req.target.as_str()));
-    let branch = req.branch.clone().map(Value::String).or_else(|| source.get("branch").cloned());
-    for (key, value) in [("branch", branch), ("host", pick("host")), ("pr_url", pick("pr_url"))] {
+    let branch = req
+        .branch
+        .clone()
+        .map(Value::String)
+        .or_else(|| source.get("branch").cloned());
+    for (key, value) in [
+        ("branch", branch),
+        ("host", pick("host")),
+        ("pr_url", pick("pr_url")),
+    ] {
         if let Some(v) = value {
             event.insert(key.into(), v);
         }
     }
     event.insert("terminal".into(), json!(req.terminal));
-    for (key, value) in [("pr_state", &req.pr_state), ("evidence_url", &req.evidence_url)] {
+    for (key, value) in [
+        ("pr_state", &req.pr_state),
+        ("evidence_url", &req.evidence_url),
+    ] {
         if let Some(v) = value {
             event.insert(key.into(), json!(v));
         }
     }
-    event.insert("workspace".into(), json!(req.workspace.as_deref().unwrap_or("default")));
-    event.insert("closed_by".into(), json!({"agent_id": req.agent.as_str(), "machine": machine}));
+    event.insert(
+        "workspace".into(),
+        json!(req.workspace.as_deref().unwrap_or("default")),
+    );
+    event.insert(
+        "closed_by".into(),
+        json!({"agent_id": req.agent.as_str(), "machine": machine}),
+    );
     event.insert("at".into(), json!(time::format(ctx.now)));
     for key in ["synthetic", "synthetic_kind"] {
         if let Some(v) = pick(key) {
@@ -207,12 +276,13 @@ pub fn decide(snap: &impl Snapshot, req: &CloseoutRequest, ctx: &Ctx) -> Result<
     ctx.identity.stamp(&mut event);
 
     let mut plan = Plan::nothing("lane-closed", Closed::AlreadyClosed);
-    plan.summary = format!("close lane {lane_name} of {batch} ({}) by {}", req.terminal, req.agent);
+    plan.summary = format!(
+        "close lane {lane_name} of {batch} ({}) by {}",
+        req.terminal, req.agent
+    );
     let authoritative = match snap.read(&event_path)? {
         Some(first) if semantics(&first) != semantics(&event) => {
-            return Err(usage(format!(
-                "conflicting terminal closeout for lane {lane_name}; first closeout is authoritative"
-            )))
+            return Err(conflicting(&lane_name))
         }
         Some(first) => first,
         None => {
@@ -232,7 +302,9 @@ pub fn decide(snap: &impl Snapshot, req: &CloseoutRequest, ctx: &Ctx) -> Result<
             };
         }
         let already = str_field(&held, "status") == Some("released")
-            && CLAIM_TERMINAL_FIELDS.iter().all(|k| held.get(*k) == released.get(*k));
+            && CLAIM_TERMINAL_FIELDS
+                .iter()
+                .all(|k| held.get(*k) == released.get(*k));
         if !already {
             plan.state.push((claim_path, released));
             claim_changed = true;
@@ -246,7 +318,12 @@ pub fn decide(snap: &impl Snapshot, req: &CloseoutRequest, ctx: &Ctx) -> Result<
 
     plan.outcome = match req.entry {
         Entry::Release if created || claim_changed || batch_changed => Closed::Released,
-        Entry::RecordEvent if created => Closed::Recorded { batch: batch.to_string(), event_id: str_field(&authoritative, "event_id").unwrap_or_default().to_owned() },
+        Entry::RecordEvent if created => Closed::Recorded {
+            batch: batch.to_string(),
+            event_id: str_field(&authoritative, "event_id")
+                .unwrap_or_default()
+                .to_owned(),
+        },
         Entry::RecordEvent if batch_changed => Closed::Reconciled,
         _ => Closed::AlreadyClosed,
     };
@@ -256,8 +333,19 @@ pub fn decide(snap: &impl Snapshot, req: &CloseoutRequest, ctx: &Ctx) -> Result<
     Ok(plan)
 }
 
+/// Returns the refusal of a closeout that differs from the lane's first one.
+fn conflicting(lane_name: &str) -> RuleError {
+    usage(format!(
+        "conflicting terminal closeout for lane {lane_name}; first closeout is authoritative"
+    ))
+}
+
 /// Finds the one lane this closeout is for.
-fn resolve_lane(manifest: &Record, req: &CloseoutRequest, batch: &BatchId) -> Result<Record, RuleError> {
+fn resolve_lane(
+    manifest: &Record,
+    req: &CloseoutRequest,
+    batch: &BatchId,
+) -> Result<Record, RuleError> {
     let lanes: Vec<&Record> = manifest
         .get("lanes")
         .and_then(Value::as_array)
@@ -272,7 +360,9 @@ fn resolve_lane(manifest: &Record, req: &CloseoutRequest, batch: &BatchId) -> Re
         })
         .collect();
     let [lane] = matching.as_slice() else {
-        return Err(usage(format!("terminal closeout does not match exactly one lane in batch {batch}")));
+        return Err(usage(format!(
+            "terminal closeout does not match exactly one lane in batch {batch}"
+        )));
     };
     if !lane_targets(lane).iter().any(|t| t == target) {
         return Err(usage(format!(
@@ -298,23 +388,34 @@ fn authorize(
     if owner.is_some_and(|o| o == me && o != "UNKNOWN") {
         return Ok(());
     }
-    let claimant = snap.read(&paths::claim(&req.repo, &req.target))?.is_some_and(|c| {
-        str_field(&c, "repo") == Some(req.repo.to_string().as_str())
-            && str_field(&c, "target") == Some(req.target.as_str())
-            && str_field(&c, "batch_id") == Some(batch.as_str())
-            && str_field(&c, "agent_id") == Some(me)
-    });
+    let claimant = snap
+        .read(&paths::claim(&req.repo, &req.target))?
+        .is_some_and(|c| {
+            str_field(&c, "repo") == Some(req.repo.to_string().as_str())
+                && str_field(&c, "target") == Some(req.target.as_str())
+                && str_field(&c, "batch_id") == Some(batch.as_str())
+                && str_field(&c, "agent_id") == Some(me)
+        });
     if claimant {
         let events = snap.list(&paths::events_dir(batch))?;
-        if audit::lineage_authorized(manifest, lane_name, &events).is_some_and(|set| set.contains(me)) {
+        if audit::lineage_authorized(manifest, lane_name, &events)
+            .is_some_and(|set| set.contains(me))
+        {
             return Ok(());
         }
     }
-    Err(usage(format!("terminal closeout agent does not match lane {lane_name}")))
+    Err(usage(format!(
+        "terminal closeout agent does not match lane {lane_name}"
+    )))
 }
 
 /// Returns the manifest with the lane stamped terminal, or `None` if it already was.
-fn stamp_batch(manifest: &Record, lane_name: &str, event: &Record, ctx: &Ctx) -> Result<Option<Record>, RuleError> {
+fn stamp_batch(
+    manifest: &Record,
+    lane_name: &str,
+    event: &Record,
+    ctx: &Ctx,
+) -> Result<Option<Record>, RuleError> {
     let mut stamped = manifest.clone();
     let Some(Value::Array(lanes)) = stamped.get_mut("lanes") else {
         return Ok(None);
@@ -330,20 +431,27 @@ fn stamp_batch(manifest: &Record, lane_name: &str, event: &Record, ctx: &Ctx) ->
         // The lane's stamp stands for its own closeout; a different one conflicts.
         let existing = [
             lane.get("terminal").cloned().unwrap_or(Value::Null),
-            lane.get("workspace").cloned().unwrap_or_else(|| json!("default")),
-            lane.get("closed_by").and_then(|c| c.get("agent_id")).cloned().unwrap_or(Value::Null),
+            lane.get("workspace")
+                .cloned()
+                .unwrap_or_else(|| json!("default")),
+            lane.get("closed_by")
+                .and_then(|c| c.get("agent_id"))
+                .cloned()
+                .unwrap_or(Value::Null),
         ];
         if existing[..] != semantics(event)[..3] {
-            return Err(usage(format!(
-                "conflicting terminal closeout for lane {lane_name}; first closeout is authoritative"
-            )));
+            return Err(conflicting(lane_name));
         }
         return Ok(None);
     }
     let terminal = event.get("terminal").cloned().unwrap_or(Value::Null);
     lane.insert("status".into(), terminal.clone());
     lane.insert("terminal".into(), terminal);
-    for (key, value) in [("closed_at", event.get("at")), ("closed_by", event.get("closed_by")), ("workspace", event.get("workspace"))] {
+    for (key, value) in [
+        ("closed_at", event.get("at")),
+        ("closed_by", event.get("closed_by")),
+        ("workspace", event.get("workspace")),
+    ] {
         if let Some(v) = value {
             lane.entry(key).or_insert_with(|| v.clone());
         }
@@ -362,7 +470,6 @@ fn stamp_batch(manifest: &Record, lane_name: &str, event: &Record, ctx: &Ctx) ->
     stamped.insert("updated_at".into(), now);
     Ok(Some(stamped))
 }
-
 
 #[cfg(test)]
 mod tests;

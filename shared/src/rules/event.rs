@@ -21,8 +21,15 @@ use crate::snapshot::Snapshot;
 use crate::time;
 
 /// Typed-event fields, in the order foreign-field checks report them.
-pub const TYPED_FIELDS: [&str; 7] =
-    ["reason", "from_route", "to_route", "evidence", "severity", "category", "kind"];
+pub const TYPED_FIELDS: [&str; 7] = [
+    "reason",
+    "from_route",
+    "to_route",
+    "evidence",
+    "severity",
+    "category",
+    "kind",
+];
 
 /// Field order of stored events (anything else follows in insertion order).
 const EVENT_ORDER: [&str; 36] = [
@@ -86,7 +93,10 @@ pub fn new_event(
     mut fields: Record,
 ) -> Result<(String, Record), RuleError> {
     for attempt in 0..16u32 {
-        let id = time::event_id(ctx.now, ctx.nonce.wrapping_add(attempt.wrapping_mul(0x9E37_79B9)));
+        let id = time::event_id(
+            ctx.now,
+            ctx.nonce.wrapping_add(attempt.wrapping_mul(0x9E37_79B9)),
+        );
         let path = paths::event(batch, &id);
         if snap.read(&path)?.is_none() {
             fields.insert("schema_version".into(), Value::from(1));
@@ -98,7 +108,9 @@ pub fn new_event(
             return Ok((path, ordered(fields)));
         }
     }
-    Err(RuleError::Operational(format!("event id collision while recording event for {batch}")))
+    Err(RuleError::Operational(format!(
+        "event id collision while recording event for {batch}"
+    )))
 }
 
 /// Builds a best-effort lifecycle event: `Ok(None)` when the record has no batch, a warning
@@ -114,7 +126,9 @@ pub fn lifecycle(
         return Ok(None);
     };
     let warn = |msg: String| format!("warning: {kind} event not recorded: {msg}");
-    let batch: BatchId = raw.parse().map_err(|e: crate::ids::IdError| warn(e.to_string()))?;
+    let batch: BatchId = raw
+        .parse()
+        .map_err(|e: crate::ids::IdError| warn(e.to_string()))?;
     new_event(snap, ctx, &batch, kind, fields)
         .map(Some)
         .map_err(|e| warn(e.to_string()))
@@ -214,13 +228,19 @@ pub fn validate_typed(
     };
     for field in TYPED_FIELDS {
         if typed.get(field).is_some() && !rule.own.iter().any(|(f, _)| *f == field) {
-            return Err(usage(format!("{} is not valid for --type {kind}", flag(field))));
+            return Err(usage(format!(
+                "{} is not valid for --type {kind}",
+                flag(field)
+            )));
         }
     }
     for (field, _) in rule.own {
         match typed.get(field) {
             None => return Err(usage(format!("missing required {}", flag(field)))),
-            Some(v) if rule.own.iter().any(|(f, a)| f == field && a.is_empty()) && v.trim().is_empty() => {
+            Some(v)
+                if rule.own.iter().any(|(f, a)| f == field && a.is_empty())
+                    && v.trim().is_empty() =>
+            {
                 return Err(usage(format!("missing required {}", flag(field))))
             }
             Some(_) => {}
@@ -232,7 +252,11 @@ pub fn validate_typed(
     for (field, allowed) in rule.own {
         let value = typed.get(field).unwrap_or_default();
         if !allowed.is_empty() && !allowed.contains(&value) {
-            return Err(usage(format!("{} must be one of: {}", flag(field), allowed.join(", "))));
+            return Err(usage(format!(
+                "{} must be one of: {}",
+                flag(field),
+                allowed.join(", ")
+            )));
         }
         out.insert((*field).to_owned(), Value::String(value.to_owned()));
     }
@@ -269,7 +293,11 @@ pub struct Recorded {
 }
 
 /// Decides an ordinary event write.
-pub fn decide(snap: &impl Snapshot, req: &EventRequest, ctx: &Ctx) -> Result<Plan<Recorded>, RuleError> {
+pub fn decide(
+    snap: &impl Snapshot,
+    req: &EventRequest,
+    ctx: &Ctx,
+) -> Result<Plan<Recorded>, RuleError> {
     let message = req.fields.get("message").and_then(Value::as_str);
     let typed = validate_typed(req.kind.as_str(), &req.typed, message)?;
     let mut fields = req.fields.clone();
@@ -289,18 +317,27 @@ pub fn decide(snap: &impl Snapshot, req: &EventRequest, ctx: &Ctx) -> Result<Pla
     }
     fields.extend(typed);
     let (path, event) = new_event(snap, ctx, &req.batch, req.kind.as_str(), fields)?;
-    let event_id = event.get("event_id").and_then(Value::as_str).unwrap_or_default().to_owned();
+    let event_id = event
+        .get("event_id")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_owned();
     Ok(Plan {
         summary: format!("record event {} {} ({})", req.batch, event_id, req.kind),
         state: vec![(path.clone(), event)],
         heartbeats: Vec::new(),
         op: "record-event",
         warnings,
-        outcome: Recorded { batch: req.batch.clone(), event_id, path },
+        outcome: Recorded {
+            batch: req.batch.clone(),
+            event_id,
+            path,
+        },
     })
 }
 
 #[cfg(test)]
+#[allow(clippy::type_complexity)]
 mod tests {
     use serde_json::json;
 
@@ -312,7 +349,10 @@ mod tests {
         Ctx {
             now: time::parse("2026-06-13T00:42:00Z").unwrap(),
             nonce: 0xdeadbeef,
-            identity: Identity { machine_id: Some("box".into()), ..Default::default() },
+            identity: Identity {
+                machine_id: Some("box".into()),
+                ..Default::default()
+            },
         }
     }
 
@@ -338,18 +378,78 @@ mod tests {
     fn typed_event_validation_table() {
         let cases: [(&str, &[(&str, &str)], Option<&str>, Result<(), &str>); 14] = [
             ("help_requested", &[("reason", "question")], None, Ok(())),
-            ("help_requested", &[], None, Err("missing required --reason")),
-            ("help_requested", &[("reason", "x")], None, Err("--reason must be one of: blocked-user-input, question, permission")),
-            ("help_requested", &[("reason", "question"), ("severity", "P1")], None, Err("--severity is not valid for --type help_requested")),
-            ("escalation_requested", &[("from_route", "a"), ("to_route", "b"), ("evidence", "e")], None, Ok(())),
-            ("escalation_requested", &[("from_route", "a"), ("to_route", " "), ("evidence", "e")], None, Err("missing required --to-route")),
-            ("escalation_requested", &[("from_route", "a"), ("to_route", "b"), ("evidence", "e"), ("reason", "question")], None, Err("--reason is not valid for --type escalation_requested")),
-            ("error", &[("severity", "P0"), ("category", "ci")], Some("boom"), Ok(())),
-            ("error", &[("severity", "P0"), ("category", "ci")], Some("  "), Err("missing required --message")),
-            ("error", &[("severity", "P9"), ("category", "ci")], Some("boom"), Err("--severity must be one of: P0, P1, P2, P3")),
-            ("error", &[("severity", " "), ("category", "ci")], Some("boom"), Err("--severity must be one of: P0, P1, P2, P3")),
+            (
+                "help_requested",
+                &[],
+                None,
+                Err("missing required --reason"),
+            ),
+            (
+                "help_requested",
+                &[("reason", "x")],
+                None,
+                Err("--reason must be one of: blocked-user-input, question, permission"),
+            ),
+            (
+                "help_requested",
+                &[("reason", "question"), ("severity", "P1")],
+                None,
+                Err("--severity is not valid for --type help_requested"),
+            ),
+            (
+                "escalation_requested",
+                &[("from_route", "a"), ("to_route", "b"), ("evidence", "e")],
+                None,
+                Ok(()),
+            ),
+            (
+                "escalation_requested",
+                &[("from_route", "a"), ("to_route", " "), ("evidence", "e")],
+                None,
+                Err("missing required --to-route"),
+            ),
+            (
+                "escalation_requested",
+                &[
+                    ("from_route", "a"),
+                    ("to_route", "b"),
+                    ("evidence", "e"),
+                    ("reason", "question"),
+                ],
+                None,
+                Err("--reason is not valid for --type escalation_requested"),
+            ),
+            (
+                "error",
+                &[("severity", "P0"), ("category", "ci")],
+                Some("boom"),
+                Ok(()),
+            ),
+            (
+                "error",
+                &[("severity", "P0"), ("category", "ci")],
+                Some("  "),
+                Err("missing required --message"),
+            ),
+            (
+                "error",
+                &[("severity", "P9"), ("category", "ci")],
+                Some("boom"),
+                Err("--severity must be one of: P0, P1, P2, P3"),
+            ),
+            (
+                "error",
+                &[("severity", " "), ("category", "ci")],
+                Some("boom"),
+                Err("--severity must be one of: P0, P1, P2, P3"),
+            ),
             ("human_intervention", &[("kind", "drain")], None, Ok(())),
-            ("human_intervention", &[("kind", "nap")], None, Err("--kind must be one of: takeover, supersede, manual-fix, drain")),
+            (
+                "human_intervention",
+                &[("kind", "nap")],
+                None,
+                Err("--kind must be one of: takeover, supersede, manual-fix, drain"),
+            ),
             ("custom-note", &[("kind", "anything")], None, Ok(())),
         ];
         for (kind, fields, message, want) in cases {
@@ -361,7 +461,11 @@ mod tests {
             }
         }
         // Untyped events do not store typed fields at all.
-        assert!(validate_typed("custom-note", &typed(&[("kind", "x")]), None).unwrap().is_empty());
+        assert!(
+            validate_typed("custom-note", &typed(&[("kind", "x")]), None)
+                .unwrap()
+                .is_empty()
+        );
     }
 
     #[test]
@@ -392,22 +496,33 @@ mod tests {
                    "machine_id": "box"})
         );
         let keys: Vec<_> = event.keys().cloned().collect();
-        assert_eq!(keys[..4], ["schema_version", "event_id", "batch_id", "type"]);
+        assert_eq!(
+            keys[..4],
+            ["schema_version", "event_id", "batch_id", "type"]
+        );
     }
 
     #[test]
     fn event_id_collision_redraws() {
         let mut snap = MemorySnapshot::default();
         snap.put("events/b/20260613T004200.000000Z-deadbeef.json", &json!({}));
-        let (path, _) = new_event(&snap, &ctx(), &"b".parse().unwrap(), "x", Record::new()).unwrap();
+        let (path, _) =
+            new_event(&snap, &ctx(), &"b".parse().unwrap(), "x", Record::new()).unwrap();
         assert_ne!(path, "events/b/20260613T004200.000000Z-deadbeef.json");
     }
 
     #[test]
     fn lifecycle_event_warns_on_bad_batch() {
         let snap = MemorySnapshot::default();
-        assert_eq!(lifecycle(&snap, &ctx(), "claim.acquired", None, Record::new()), Ok(None));
-        let err = lifecycle(&snap, &ctx(), "claim.acquired", Some("../x"), Record::new()).unwrap_err();
-        assert_eq!(err, "warning: claim.acquired event not recorded: invalid batch-id: ../x");
+        assert_eq!(
+            lifecycle(&snap, &ctx(), "claim.acquired", None, Record::new()),
+            Ok(None)
+        );
+        let err =
+            lifecycle(&snap, &ctx(), "claim.acquired", Some("../x"), Record::new()).unwrap_err();
+        assert_eq!(
+            err,
+            "warning: claim.acquired event not recorded: invalid batch-id: ../x"
+        );
     }
 }

@@ -80,8 +80,14 @@ pub struct Beat {
 }
 
 /// Decides a heartbeat write and, for an established same-lane phase change, `phase.changed`.
-pub fn decide(snap: &impl Snapshot, req: &HeartbeatRequest, ctx: &Ctx) -> Result<Plan<Beat>, RuleError> {
-    let prior = snap.read(&paths::heartbeat(&req.agent))?.unwrap_or_default();
+pub fn decide(
+    snap: &impl Snapshot,
+    req: &HeartbeatRequest,
+    ctx: &Ctx,
+) -> Result<Plan<Beat>, RuleError> {
+    let prior = snap
+        .read(&paths::heartbeat(&req.agent))?
+        .unwrap_or_default();
     let given = |key: &str| -> Option<String> {
         match key {
             "repo" => req.repo.as_ref().map(ToString::to_string),
@@ -92,10 +98,14 @@ pub fn decide(snap: &impl Snapshot, req: &HeartbeatRequest, ctx: &Ctx) -> Result
         }
     };
     // A supplied identity field that differs from (or is absent on) the prior record.
-    let differs = |key: &str| given(key).is_some_and(|v| str_field(&prior, key) != Some(v.as_str()));
+    let differs =
+        |key: &str| given(key).is_some_and(|v| str_field(&prior, key) != Some(v.as_str()));
     // `--repo` without `--target` on a record that has a target moves off that target.
     let target_cleared = req.repo.is_some() && req.target.is_none() && prior.contains_key("target");
-    let lane_change = ["repo", "target", "batch_id", "branch"].iter().any(|k| differs(k)) || target_cleared;
+    let lane_change = ["repo", "target", "batch_id", "branch"]
+        .iter()
+        .any(|k| differs(k))
+        || target_cleared;
 
     let mut record = Record::new();
     record.insert("schema_version".into(), Value::from(1));
@@ -154,7 +164,10 @@ pub fn decide(snap: &impl Snapshot, req: &HeartbeatRequest, ctx: &Ctx) -> Result
         heartbeats: Vec::new(),
         op: "heartbeat",
         warnings,
-        outcome: Beat { record: record.clone(), lane_change },
+        outcome: Beat {
+            record: record.clone(),
+            lane_change,
+        },
     };
     if let Some(ev) = phase_changed(snap, req, ctx, &prior, &record, &mut plan.warnings) {
         plan.summary = format!("heartbeat {} (phase change)", req.agent);
@@ -166,8 +179,10 @@ pub fn decide(snap: &impl Snapshot, req: &HeartbeatRequest, ctx: &Ctx) -> Result
 
 /// Fields this rule writes itself (never copied blindly from the prior record).
 fn is_written_here(key: &str) -> bool {
-    matches!(key, "schema_version" | "agent_id" | "status" | "updated_at" | "expires_at" | "target")
-        || PRESERVED.contains(&key)
+    matches!(
+        key,
+        "schema_version" | "agent_id" | "status" | "updated_at" | "expires_at" | "target"
+    ) || PRESERVED.contains(&key)
 }
 
 /// Builds `phase.changed` when a same-lane beat moves an established phase to a new one.
@@ -204,7 +219,10 @@ fn phase_changed(
         }
     }
     fields.insert("previous_phase".into(), Value::String(old_phase.to_owned()));
-    fields.insert("message".into(), Value::String(format!("phase {old_phase} -> {new_phase}")));
+    fields.insert(
+        "message".into(),
+        Value::String(format!("phase {old_phase} -> {new_phase}")),
+    );
     for key in METADATA_FIELDS {
         if let Some(v) = req.metadata.get(key).or_else(|| prior.get(key)) {
             fields.insert(key.into(), v.clone());
@@ -266,9 +284,28 @@ mod tests {
         let r = &plan.heartbeats[0].1;
         assert!(!plan.outcome.lane_change);
         assert_eq!(r["status"], json!("in_progress"));
-        assert_eq!(r.get("status_raw"), None, "the current write decides status_raw");
-        for key in ["repo", "target", "batch_id", "phase", "thread_handle", "machine_id"] {
-            assert_eq!(r.get(key), prior().read("heartbeats/w1.json").unwrap().unwrap().get(key), "{key}");
+        assert_eq!(
+            r.get("status_raw"),
+            None,
+            "the current write decides status_raw"
+        );
+        for key in [
+            "repo",
+            "target",
+            "batch_id",
+            "phase",
+            "thread_handle",
+            "machine_id",
+        ] {
+            assert_eq!(
+                r.get(key),
+                prior()
+                    .read("heartbeats/w1.json")
+                    .unwrap()
+                    .unwrap()
+                    .get(key),
+                "{key}"
+            );
         }
         assert_eq!(r["expires_at"], json!("2026-06-13T12:15:00Z"));
         assert!(plan.state.is_empty());
@@ -279,12 +316,48 @@ mod tests {
         // (what is supplied, lane change?, repo kept?, target kept?)
         type Setup = fn(&mut HeartbeatRequest);
         let cases: [(&str, Setup, bool, bool, bool); 6] = [
-            ("same batch", |r| r.batch = Some("b1".parse().unwrap()), false, true, true),
-            ("other batch", |r| r.batch = Some("b2".parse().unwrap()), true, true, true),
-            ("new branch", |r| r.branch = Some("x".into()), true, true, true),
-            ("other target", |r| r.target = Some("8".parse().unwrap()), true, true, false),
-            ("other repo", |r| r.repo = Some("acme/web".parse().unwrap()), true, false, false),
-            ("same repo without target", |r| r.repo = Some("acme/app".parse().unwrap()), true, true, false),
+            (
+                "same batch",
+                |r| r.batch = Some("b1".parse().unwrap()),
+                false,
+                true,
+                true,
+            ),
+            (
+                "other batch",
+                |r| r.batch = Some("b2".parse().unwrap()),
+                true,
+                true,
+                true,
+            ),
+            (
+                "new branch",
+                |r| r.branch = Some("x".into()),
+                true,
+                true,
+                true,
+            ),
+            (
+                "other target",
+                |r| r.target = Some("8".parse().unwrap()),
+                true,
+                true,
+                false,
+            ),
+            (
+                "other repo",
+                |r| r.repo = Some("acme/web".parse().unwrap()),
+                true,
+                false,
+                false,
+            ),
+            (
+                "same repo without target",
+                |r| r.repo = Some("acme/app".parse().unwrap()),
+                true,
+                true,
+                false,
+            ),
         ];
         for (name, setup, change, repo_kept, target_kept) in cases {
             let mut r = req();
@@ -294,8 +367,16 @@ mod tests {
             assert_eq!(plan.outcome.lane_change, change, "{name}");
             assert_eq!(rec.get("phase").is_some(), !change, "{name}");
             assert_eq!(rec.get("thread_handle").is_some(), !change, "{name}");
-            assert_eq!(rec.get("repo") == Some(&json!("acme/app")), repo_kept, "{name}");
-            assert_eq!(rec.get("target") == Some(&json!("7")), target_kept, "{name}");
+            assert_eq!(
+                rec.get("repo") == Some(&json!("acme/app")),
+                repo_kept,
+                "{name}"
+            );
+            assert_eq!(
+                rec.get("target") == Some(&json!("7")),
+                target_kept,
+                "{name}"
+            );
         }
     }
 
@@ -317,8 +398,14 @@ mod tests {
         assert_eq!(ev["batch_id"], json!("b1"));
         assert_eq!(ev["thread_handle"], json!("t1"));
         // A repeated phase, a first phase, and a lane switch emit nothing.
-        assert!(decide(&prior(), &with_phase("implementing"), &ctx()).unwrap().state.is_empty());
-        assert!(decide(&MemorySnapshot::default(), &with_phase("x"), &ctx()).unwrap().state.is_empty());
+        assert!(decide(&prior(), &with_phase("implementing"), &ctx())
+            .unwrap()
+            .state
+            .is_empty());
+        assert!(decide(&MemorySnapshot::default(), &with_phase("x"), &ctx())
+            .unwrap()
+            .state
+            .is_empty());
         let mut r = with_phase("validating");
         r.target = Some("9".parse().unwrap());
         assert!(decide(&prior(), &r, &ctx()).unwrap().state.is_empty());
@@ -332,6 +419,7 @@ mod tests {
         let rec = &plan.heartbeats[0].1;
         assert_eq!(rec["status"], json!("token_limit_pause"));
         assert_eq!(rec["status_raw"], json!("token_limit_pause"));
-        assert!(plan.warnings[0].starts_with("warning: status \"token_limit_pause\" is not in the canonical"));
+        assert!(plan.warnings[0]
+            .starts_with("warning: status \"token_limit_pause\" is not in the canonical"));
     }
 }

@@ -44,7 +44,11 @@ impl fmt::Display for Liveness {
 }
 
 /// Returns the liveness of a heartbeat with these timestamps at `now`.
-pub fn of_times(updated_at: Option<Instant>, expires_at: Option<Instant>, now: Instant) -> Liveness {
+pub fn of_times(
+    updated_at: Option<Instant>,
+    expires_at: Option<Instant>,
+    now: Instant,
+) -> Liveness {
     let (Some(updated), Some(expires)) = (updated_at, expires_at) else {
         return Liveness::Unknown;
     };
@@ -68,7 +72,9 @@ pub fn of_record(r: &Record, now: Instant) -> Liveness {
 
 /// Returns the record's `updated_at` if it parses; used to pick the newest of several copies.
 pub fn updated_at(r: &Record) -> Option<Instant> {
-    r.get("updated_at").and_then(Value::as_str).and_then(time::parse)
+    r.get("updated_at")
+        .and_then(Value::as_str)
+        .and_then(time::parse)
 }
 
 #[cfg(test)]
@@ -92,13 +98,17 @@ mod tests {
             (at(-15), at(0), Liveness::Stale), // now == expires is no longer live
             (at(-60), at(-45), Liveness::Dead), // exactly updated + 4 ttl
             (at(-59), at(-44), Liveness::Stale),
-            (at(0), at(0), Liveness::Dead),    // zero ttl
-            (at(5), at(1), Liveness::Dead),    // negative ttl
+            (at(0), at(0), Liveness::Dead), // zero ttl
+            (at(5), at(1), Liveness::Dead), // negative ttl
             (None, at(10), Liveness::Unknown),
             (at(-5), None, Liveness::Unknown),
         ];
         for (updated, expires, want) in cases {
-            assert_eq!(of_times(updated, expires, now), want, "{updated:?} {expires:?}");
+            assert_eq!(
+                of_times(updated, expires, now),
+                want,
+                "{updated:?} {expires:?}"
+            );
         }
     }
 

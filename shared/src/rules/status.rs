@@ -461,19 +461,26 @@ pub fn stream_all(
         ));
     }
     sink(Part::Head(head));
-    snap.for_each("claims", &mut |path, c| sink(Part::Row("claims", claim_row(path, c))))?;
+    snap.for_each("claims", &mut |path, c| {
+        sink(Part::Row("claims", claim_row(path, c)))
+    })?;
     for row in heartbeat_rows {
         sink(Part::Row("heartbeats", row));
     }
     for (path, b) in batches {
-        sink(Part::Row("batches", batch_row(path, b, &beats, &index.states)));
+        sink(Part::Row(
+            "batches",
+            batch_row(path, b, &beats, &index.states),
+        ));
     }
     snap.for_each("events", &mut |path, e| {
         let (key, row) = event_row(path, e);
         sink(Part::Event(key, row));
     })?;
     if include_archived {
-        snap.for_each("archive", &mut |path, r| sink(Part::Row("archive", archive_row(path, r))))?;
+        snap.for_each("archive", &mut |path, r| {
+            sink(Part::Row("archive", archive_row(path, r)))
+        })?;
     }
     Ok(())
 }
@@ -817,7 +824,12 @@ fn at_text(e: &Record) -> Cow<'_, str> {
 
 /// Projects events sorted by `[at, path]`.
 fn event_rows(events: Vec<(String, Record)>) -> Vec<Record> {
-    sort_events(events.into_iter().map(|(path, e)| event_row(path, e)).collect())
+    sort_events(
+        events
+            .into_iter()
+            .map(|(path, e)| event_row(path, e))
+            .collect(),
+    )
 }
 
 /// Sorts projected events by `[at, path]`, the order consumers must read events in.
@@ -831,7 +843,11 @@ fn event_row(path: String, mut e: Record) -> ((String, String), Record) {
     let key = (at_text(&e).into_owned(), path.clone());
     let batch_id = take(&mut e, "batch_id", || {
         let parts: Vec<&str> = path.split('/').collect();
-        Value::from(if parts.len() >= 3 { parts[1] } else { "UNKNOWN" })
+        Value::from(if parts.len() >= 3 {
+            parts[1]
+        } else {
+            "UNKNOWN"
+        })
     });
     let mut row = Record::new();
     row.insert("path".to_owned(), path.into());

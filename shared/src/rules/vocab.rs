@@ -70,8 +70,16 @@ pub fn normalize(raw: &str) -> Normalized {
             .map(|(_, to)| (*to).to_owned())
     };
     match canonical {
-        Some(status) if status == raw => Normalized { status, status_raw: None, unrecognized: false },
-        Some(status) => Normalized { status, status_raw: Some(raw.to_owned()), unrecognized: false },
+        Some(status) if status == raw => Normalized {
+            status,
+            status_raw: None,
+            unrecognized: false,
+        },
+        Some(status) => Normalized {
+            status,
+            status_raw: Some(raw.to_owned()),
+            unrecognized: false,
+        },
         None => Normalized {
             status: raw.to_owned(),
             status_raw: Some(raw.to_owned()),
@@ -105,7 +113,12 @@ mod tests {
             ("implementing", "in_progress", Some("implementing"), false),
             ("released", "released", Some("released"), true),
             ("", "", Some(""), true),
-            ("token_limit_pause", "token_limit_pause", Some("token_limit_pause"), true),
+            (
+                "token_limit_pause",
+                "token_limit_pause",
+                Some("token_limit_pause"),
+                true,
+            ),
         ];
         for (raw, status, status_raw, unrecognized) in cases {
             let n = normalize(raw);

@@ -54,7 +54,11 @@ fn run_ok(fx: &Fixture, args: &[&str]) -> Duration {
     let start = Instant::now();
     let out = cli(fx, args).output().expect("agent-coord runs");
     let took = start.elapsed();
-    assert!(out.status.success(), "{args:?} failed: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     took
 }
 
@@ -80,13 +84,21 @@ fn peak_rss_kib(fx: &Fixture, args: &[&str]) -> u64 {
         }
     }
     let out = cmd.current_dir(&fx.dir).output().expect("bench rss runs");
-    String::from_utf8_lossy(&out.stdout).trim().parse().unwrap_or(0)
+    String::from_utf8_lossy(&out.stdout)
+        .trim()
+        .parse()
+        .unwrap_or(0)
 }
 
 /// `bench rss PROGRAM ARGS...`: runs the program, prints its max RSS in KiB.
 fn rss_child(args: &[String]) -> ! {
-    let status = Command::new(&args[0]).args(&args[1..]).stdout(Stdio::null()).status().expect("runs");
-    let usage = nix::sys::resource::getrusage(nix::sys::resource::UsageWho::RUSAGE_CHILDREN).expect("getrusage");
+    let status = Command::new(&args[0])
+        .args(&args[1..])
+        .stdout(Stdio::null())
+        .status()
+        .expect("runs");
+    let usage = nix::sys::resource::getrusage(nix::sys::resource::UsageWho::RUSAGE_CHILDREN)
+        .expect("getrusage");
     println!("{}", usage.max_rss());
     std::process::exit(if status.success() { 0 } else { 1 });
 }
@@ -98,53 +110,123 @@ fn fixture(scale: usize) -> (Fixture, usize, Duration) {
     let counts = fleet::generate(&src, scale, NOW_UNIX);
     let out = git(&dir, &["init", "--quiet", "--bare", "state.git"]);
     assert!(out.status.success());
-    let fx = Fixture { repo: dir.join("state.git"), dir, _root: root };
+    let fx = Fixture {
+        repo: dir.join("state.git"),
+        dir,
+        _root: root,
+    };
     let took = run_ok(&fx, &["import", "--from", src.to_str().expect("utf-8")]);
     // Pack what the import wrote, as `git maintenance` would on a long-lived repository.
-    git(&fx.dir, &["--git-dir", fx.repo.to_str().expect("utf-8"), "gc", "--quiet"]);
+    git(
+        &fx.dir,
+        &[
+            "--git-dir",
+            fx.repo.to_str().expect("utf-8"),
+            "gc",
+            "--quiet",
+        ],
+    );
     (fx, counts.total(), took)
 }
 
 fn bench_scale(scale: usize, runs: usize) {
     let (fx, records, import) = fixture(scale);
-    println!("\n## scale {scale}: {records} records (import {:.2} s, one commit)", import.as_secs_f64());
+    println!(
+        "\n## scale {scale}: {records} records (import {:.2} s, one commit)",
+        import.as_secs_f64()
+    );
     let claims: Vec<Duration> = (0..runs)
-        .map(|i| run_ok(&fx, &["claim", "--agent-id", &format!("bench-{i}"), "--repo", "acme/bench", "--target", &format!("{i}")]))
+        .map(|i| {
+            run_ok(
+                &fx,
+                &[
+                    "claim",
+                    "--agent-id",
+                    &format!("bench-{i}"),
+                    "--repo",
+                    "acme/bench",
+                    "--target",
+                    &format!("{i}"),
+                ],
+            )
+        })
         .collect();
     let takeover_refusals: Vec<Duration> = (0..runs)
         .map(|i| {
             let start = Instant::now();
-            let out = cli(&fx, &["claim", "--agent-id", "intruder", "--repo", "acme/bench", "--target", &format!("{i}")]).output().expect("runs");
+            let out = cli(
+                &fx,
+                &[
+                    "claim",
+                    "--agent-id",
+                    "intruder",
+                    "--repo",
+                    "acme/bench",
+                    "--target",
+                    &format!("{i}"),
+                ],
+            )
+            .output()
+            .expect("runs");
             assert_eq!(out.status.code(), Some(3));
             start.elapsed()
         })
         .collect();
     let beats: Vec<Duration> = (0..runs)
-        .map(|i| run_ok(&fx, &["heartbeat", "--agent-id", &format!("bench-{}", i % 4), "--status", "in_progress"]))
+        .map(|i| {
+            run_ok(
+                &fx,
+                &[
+                    "heartbeat",
+                    "--agent-id",
+                    &format!("bench-{}", i % 4),
+                    "--status",
+                    "in_progress",
+                ],
+            )
+        })
         .collect();
-    let status: Vec<Duration> = (0..runs.min(15)).map(|_| run_ok(&fx, &["status", "--json"])).collect();
-    let scoped: Vec<Duration> = (0..runs).map(|_| run_ok(&fx, &["status", "--batch-id", "batch-00003", "--json"])).collect();
-    let audit: Vec<Duration> = (0..runs).map(|_| {
-        let start = Instant::now();
-        let _ = cli(&fx, &["batch-audit", "--batch-id", "batch-00003"]).output();
-        start.elapsed()
-    }).collect();
+    let status: Vec<Duration> = (0..runs.min(15))
+        .map(|_| run_ok(&fx, &["status", "--json"]))
+        .collect();
+    let scoped: Vec<Duration> = (0..runs)
+        .map(|_| run_ok(&fx, &["status", "--batch-id", "batch-00003", "--json"]))
+        .collect();
+    let audit: Vec<Duration> = (0..runs)
+        .map(|_| {
+            let start = Instant::now();
+            let _ = cli(&fx, &["batch-audit", "--batch-id", "batch-00003"]).output();
+            start.elapsed()
+        })
+        .collect();
     let rss = peak_rss_kib(&fx, &["status", "--json"]);
     println!("| command | median wall time |");
     println!("|---|---|");
     println!("| claim (new target) | {} |", ms(median(claims)));
-    println!("| claim (refused, exit 3) | {} |", ms(median(takeover_refusals)));
+    println!(
+        "| claim (refused, exit 3) | {} |",
+        ms(median(takeover_refusals))
+    );
     println!("| heartbeat | {} |", ms(median(beats)));
     println!("| status --json (all) | {} |", ms(median(status)));
     println!("| status --batch-id --json | {} |", ms(median(scoped)));
     println!("| batch-audit | {} |", ms(median(audit)));
-    println!("peak memory of status --json: {:.1} MiB", rss as f64 / 1024.0);
+    println!(
+        "peak memory of status --json: {:.1} MiB",
+        rss as f64 / 1024.0
+    );
 }
 
 fn bench_concurrency() {
     let root = tempfile::tempdir().expect("temp dir");
-    let fx = Fixture { repo: root.path().join("state.git"), dir: root.path().to_path_buf(), _root: root };
-    assert!(git(&fx.dir, &["init", "--quiet", "--bare", "state.git"]).status.success());
+    let fx = Fixture {
+        repo: root.path().join("state.git"),
+        dir: root.path().to_path_buf(),
+        _root: root,
+    };
+    assert!(git(&fx.dir, &["init", "--quiet", "--bare", "state.git"])
+        .status
+        .success());
     let bin = binary();
     let start = Instant::now();
     let children: Vec<_> = (0..16)
@@ -168,10 +250,26 @@ fn bench_concurrency() {
         assert!(c.wait().expect("wait").success());
     }
     let took = start.elapsed();
-    let count = git(&fx.dir, &["--git-dir", fx.repo.to_str().expect("utf-8"), "rev-list", "--count", "refs/heads/agent-coord"]);
-    let commits: f64 = String::from_utf8_lossy(&count.stdout).trim().parse().unwrap_or(0.0);
+    let count = git(
+        &fx.dir,
+        &[
+            "--git-dir",
+            fx.repo.to_str().expect("utf-8"),
+            "rev-list",
+            "--count",
+            "refs/heads/agent-coord",
+        ],
+    );
+    let commits: f64 = String::from_utf8_lossy(&count.stdout)
+        .trim()
+        .parse()
+        .unwrap_or(0.0);
     println!("\n## 16 processes x 50 claims (separate CLI processes, distinct targets)");
-    println!("{commits} commits in {:.2} s = {:.0} commits/s", took.as_secs_f64(), commits / took.as_secs_f64());
+    println!(
+        "{commits} commits in {:.2} s = {:.0} commits/s",
+        took.as_secs_f64(),
+        commits / took.as_secs_f64()
+    );
 }
 
 fn main() {
@@ -179,7 +277,9 @@ fn main() {
     if args.first().map(String::as_str) == Some("rss") {
         rss_child(&args[1..]);
     }
-    if let (Some("fleet"), Some(dir), Some(scale)) = (args.first().map(String::as_str), args.get(1), args.get(2)) {
+    if let (Some("fleet"), Some(dir), Some(scale)) =
+        (args.first().map(String::as_str), args.get(1), args.get(2))
+    {
         // `bench fleet DIR SCALE`: only write a generated state root (for profiling by hand).
         let counts = fleet::generate(Path::new(dir), scale.parse().unwrap_or(1), NOW_UNIX);
         println!("wrote {} records to {dir}", counts.total());
@@ -190,7 +290,12 @@ fn main() {
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
-            "--scales" => scales = it.next().map(|s| s.split(',').filter_map(|n| n.parse().ok()).collect()).unwrap_or(scales),
+            "--scales" => {
+                scales = it
+                    .next()
+                    .map(|s| s.split(',').filter_map(|n| n.parse().ok()).collect())
+                    .unwrap_or(scales)
+            }
             "--runs" => runs = it.next().and_then(|n| n.parse().ok()).unwrap_or(runs),
             other => {
                 eprintln!("usage: bench [--scales 1,10] [--runs N] (unknown: {other})");
@@ -198,8 +303,16 @@ fn main() {
             }
         }
     }
-    assert!(Path::new(&binary()).exists(), "build the release binary first: cargo build --release -p agent-coord");
-    println!("# agent-coord benchmarks ({} cores; whole-process medians of {runs} runs)", std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1));
+    assert!(
+        Path::new(&binary()).exists(),
+        "build the release binary first: cargo build --release -p agent-coord"
+    );
+    println!(
+        "# agent-coord benchmarks ({} cores; whole-process medians of {runs} runs)",
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
+    );
     for scale in scales {
         bench_scale(scale, runs);
     }

@@ -12,7 +12,10 @@ fn ctx() -> Ctx {
     Ctx {
         now: time::parse(NOW).unwrap(),
         nonce: 1,
-        identity: Identity { machine_id: Some("box".into()), ..Default::default() },
+        identity: Identity {
+            machine_id: Some("box".into()),
+            ..Default::default()
+        },
     }
 }
 
@@ -55,9 +58,18 @@ enum Beat {
 fn put_beat(snap: &mut MemorySnapshot, beat: Beat) {
     let path = "heartbeats/a.json";
     match beat {
-        Beat::Live => snap.put(path, &json!({"agent_id": "a", "updated_at": at(-5), "expires_at": at(10)})),
-        Beat::Stale => snap.put(path, &json!({"agent_id": "a", "updated_at": at(-20), "expires_at": at(-5)})),
-        Beat::Dead => snap.put(path, &json!({"agent_id": "a", "updated_at": at(-70), "expires_at": at(-55)})),
+        Beat::Live => snap.put(
+            path,
+            &json!({"agent_id": "a", "updated_at": at(-5), "expires_at": at(10)}),
+        ),
+        Beat::Stale => snap.put(
+            path,
+            &json!({"agent_id": "a", "updated_at": at(-20), "expires_at": at(-5)}),
+        ),
+        Beat::Dead => snap.put(
+            path,
+            &json!({"agent_id": "a", "updated_at": at(-70), "expires_at": at(-55)}),
+        ),
         Beat::Missing => {}
         Beat::Invalid => snap.put_raw(path, b"{not json"),
         Beat::Unknown => snap.put(path, &json!({"agent_id": "a", "updated_at": "garbage"})),
@@ -74,11 +86,23 @@ fn takeover_matrix() {
         (Beat::Stale, true, Some("heartbeat stale")),
         (Beat::Dead, false, None),
         (Beat::Dead, true, None),
-        (Beat::Missing, false, Some("heartbeat missing; fallback claim expires at")),
+        (
+            Beat::Missing,
+            false,
+            Some("heartbeat missing; fallback claim expires at"),
+        ),
         (Beat::Missing, true, None),
-        (Beat::Invalid, false, Some("heartbeat invalid; fallback claim expires at")),
+        (
+            Beat::Invalid,
+            false,
+            Some("heartbeat invalid; fallback claim expires at"),
+        ),
         (Beat::Invalid, true, None),
-        (Beat::Unknown, false, Some("heartbeat unknown; fallback claim expires at")),
+        (
+            Beat::Unknown,
+            false,
+            Some("heartbeat unknown; fallback claim expires at"),
+        ),
         (Beat::Unknown, true, None),
     ];
     for (beat, expired, want) in cases {
@@ -88,9 +112,13 @@ fn takeover_matrix() {
         let got = decide(&snap, &req("b"), &ctx());
         match want {
             Some(detail) => {
-                let RuleError::Refused(msg) = got.unwrap_err() else { panic!("{beat:?}") };
+                let RuleError::Refused(msg) = got.unwrap_err() else {
+                    panic!("{beat:?}")
+                };
                 assert!(
-                    msg.starts_with(&format!("CLAIM_REFUSED: active claim for acme/app#7 held by a; {detail}")),
+                    msg.starts_with(&format!(
+                        "CLAIM_REFUSED: active claim for acme/app#7 held by a; {detail}"
+                    )),
                     "{beat:?} {expired}: {msg}"
                 );
             }
@@ -121,7 +149,10 @@ fn fallback_refusal_names_expiry() {
 fn unreadable_claim_is_an_error_not_a_grant() {
     let mut snap = MemorySnapshot::default();
     snap.put_raw("claims/acme/app/7.json", b"{");
-    assert!(matches!(decide(&snap, &req("b"), &ctx()), Err(RuleError::Unreadable(_))));
+    assert!(matches!(
+        decide(&snap, &req("b"), &ctx()),
+        Err(RuleError::Unreadable(_))
+    ));
 }
 
 #[test]
@@ -197,9 +228,15 @@ fn fresh_renewal_is_not_written() {
 fn released_or_inactive_claims_are_free() {
     for status in [json!("released"), json!("weird"), Value::Null] {
         let mut snap = MemorySnapshot::default();
-        snap.put("claims/acme/app/7.json", &json!({"agent_id": "a", "status": status, "expires_at": at(100)}));
+        snap.put(
+            "claims/acme/app/7.json",
+            &json!({"agent_id": "a", "status": status, "expires_at": at(100)}),
+        );
         put_beat(&mut snap, Beat::Live);
-        assert_eq!(decide(&snap, &req("b"), &ctx()).unwrap().outcome.kind, ClaimKind::New);
+        assert_eq!(
+            decide(&snap, &req("b"), &ctx()).unwrap().outcome.kind,
+            ClaimKind::New
+        );
     }
 }
 
@@ -218,7 +255,10 @@ fn rel(agent: &str) -> ReleaseRequest {
 #[test]
 fn release_rules() {
     let snap = MemorySnapshot::default();
-    assert_eq!(release(&snap, &rel("a"), &ctx()).unwrap_err().to_string(), "no claim exists for acme/app#7");
+    assert_eq!(
+        release(&snap, &rel("a"), &ctx()).unwrap_err().to_string(),
+        "no claim exists for acme/app#7"
+    );
 
     let mut snap = MemorySnapshot::default();
     held_by_a(&mut snap, 30);

@@ -1,4 +1,5 @@
 //! Unit tests for terminal closeout: ids, idempotency, conflicts, authorization, stamps.
+#![allow(clippy::type_complexity)]
 
 use serde_json::json;
 
@@ -10,7 +11,10 @@ fn ctx(machine: Option<&str>) -> Ctx {
     Ctx {
         now: time::parse("2026-07-12T01:07:00Z").unwrap(),
         nonce: 3,
-        identity: Identity { machine_id: machine.map(str::to_owned), ..Default::default() },
+        identity: Identity {
+            machine_id: machine.map(str::to_owned),
+            ..Default::default()
+        },
     }
 }
 
@@ -61,10 +65,22 @@ fn reservation_id_is_deterministic_per_lane() {
 
 #[test]
 fn url_contract() {
-    for ok in ["https://github.com/x/y/pull/1", "HtTpS://h", "http://h?q", "http://h#x"] {
+    for ok in [
+        "https://github.com/x/y/pull/1",
+        "HtTpS://h",
+        "http://h?q",
+        "http://h#x",
+    ] {
         assert!(is_http_url(ok), "{ok}");
     }
-    for bad in ["ftp://h", "https://", "https:///x", "https://h x", "github.com/x", "javascript:alert(1)"] {
+    for bad in [
+        "ftp://h",
+        "https://",
+        "https:///x",
+        "https://h x",
+        "github.com/x",
+        "javascript:alert(1)",
+    ] {
         assert!(!is_http_url(bad), "{bad}");
     }
 }
@@ -72,13 +88,28 @@ fn url_contract() {
 #[test]
 fn terminal_release_closes_claim_lane_and_event_in_one_plan() {
     let mut snap = state();
-    let plan = decide(&snap, &req(Entry::Release, "worker-a", "50"), &ctx(Some("box"))).unwrap();
+    let plan = decide(
+        &snap,
+        &req(Entry::Release, "worker-a", "50"),
+        &ctx(Some("box")),
+    )
+    .unwrap();
     assert_eq!(plan.outcome, Closed::Released);
     let paths: Vec<_> = plan.state.iter().map(|(p, _)| p.as_str()).collect();
-    assert_eq!(paths, ["events/b2/lane_closed-5694d08a2e53ffca.json", "claims/acme/app/50.json", "batches/b2.json"]);
+    assert_eq!(
+        paths,
+        [
+            "events/b2/lane_closed-5694d08a2e53ffca.json",
+            "claims/acme/app/50.json",
+            "batches/b2.json"
+        ]
+    );
     let event = &plan.state[0].1;
     assert_eq!(event["schema_version"], json!(2));
-    assert_eq!(event["closed_by"], json!({"agent_id": "worker-a", "machine": "box"}));
+    assert_eq!(
+        event["closed_by"],
+        json!({"agent_id": "worker-a", "machine": "box"})
+    );
     assert_eq!(event["host"], json!("codex"), "carried over from the claim");
     assert!(audit::is_valid_terminal_marker(event));
     let claim = &plan.state[1].1;
@@ -88,13 +119,19 @@ fn terminal_release_closes_claim_lane_and_event_in_one_plan() {
     let lane = &plan.state[2].1["lanes"][0];
     assert_eq!(lane["terminal"], json!("done"));
     assert_eq!(lane["status"], json!("done"));
-    assert!(plan.state[2].1.get("status").is_none(), "one lane is still open");
+    assert!(
+        plan.state[2].1.get("status").is_none(),
+        "one lane is still open"
+    );
 
     // An identical retry changes nothing.
     apply(&mut snap, &plan);
     let again = decide(&snap, &req(Entry::Release, "worker-a", "50"), &ctx(None)).unwrap();
     assert_eq!(again.outcome, Closed::AlreadyClosed);
-    assert!(again.is_empty(), "machine attribution never fences a replay");
+    assert!(
+        again.is_empty(),
+        "machine attribution never fences a replay"
+    );
 
     // A different closeout is refused.
     let mut other = req(Entry::Release, "worker-a", "50");
@@ -108,12 +145,25 @@ fn terminal_release_closes_claim_lane_and_event_in_one_plan() {
 #[test]
 fn last_lane_completes_the_batch_via_record_event() {
     let mut snap = state();
-    let first = decide(&snap, &req(Entry::RecordEvent, "worker-a", "50"), &ctx(Some("m"))).unwrap();
+    let first = decide(
+        &snap,
+        &req(Entry::RecordEvent, "worker-a", "50"),
+        &ctx(Some("m")),
+    )
+    .unwrap();
     apply(&mut snap, &first);
-    let plan = decide(&snap, &req(Entry::RecordEvent, "worker-b", "51"), &ctx(Some("m"))).unwrap();
+    let plan = decide(
+        &snap,
+        &req(Entry::RecordEvent, "worker-b", "51"),
+        &ctx(Some("m")),
+    )
+    .unwrap();
     assert_eq!(
         plan.outcome,
-        Closed::Recorded { batch: "b2".into(), event_id: event_id("docs") }
+        Closed::Recorded {
+            batch: "b2".into(),
+            event_id: event_id("docs")
+        }
     );
     let batch = &plan.state.last().unwrap().1;
     assert_eq!(batch["status"], json!("completed"));
@@ -124,13 +174,34 @@ fn last_lane_completes_the_batch_via_record_event() {
 fn refusals() {
     let snap = state();
     let cases: [(fn(&mut CloseoutRequest), &str); 7] = [
-        (|r| r.terminal = "finished".into(), "--terminal must be one of: done, abandoned, superseded"),
-        (|r| r.workspace = Some(String::new()), "--workspace must not be empty for terminal closeout"),
-        (|r| r.evidence_url = Some("ftp://x".into()), "--evidence-url must be an HTTP(S) URL with a host"),
-        (|r| r.batch = Some("nope".parse().unwrap()), "batch nope not found for terminal closeout"),
-        (|r| r.repo = "acme/web".parse().unwrap(), "terminal closeout repo does not match batch b2"),
-        (|r| r.target = "99".parse().unwrap(), "terminal closeout does not match exactly one lane in batch b2"),
-        (|r| r.lane = Some("docs".parse().unwrap()), "terminal closeout target does not match lane docs"),
+        (
+            |r| r.terminal = "finished".into(),
+            "--terminal must be one of: done, abandoned, superseded",
+        ),
+        (
+            |r| r.workspace = Some(String::new()),
+            "--workspace must not be empty for terminal closeout",
+        ),
+        (
+            |r| r.evidence_url = Some("ftp://x".into()),
+            "--evidence-url must be an HTTP(S) URL with a host",
+        ),
+        (
+            |r| r.batch = Some("nope".parse().unwrap()),
+            "batch nope not found for terminal closeout",
+        ),
+        (
+            |r| r.repo = "acme/web".parse().unwrap(),
+            "terminal closeout repo does not match batch b2",
+        ),
+        (
+            |r| r.target = "99".parse().unwrap(),
+            "terminal closeout does not match exactly one lane in batch b2",
+        ),
+        (
+            |r| r.lane = Some("docs".parse().unwrap()),
+            "terminal closeout target does not match lane docs",
+        ),
     ];
     for (setup, want) in cases {
         let mut r = req(Entry::RecordEvent, "worker-a", "50");
@@ -139,7 +210,13 @@ fn refusals() {
     }
     // Not the owner and not a lineage-admitted claimant.
     assert_eq!(
-        decide(&snap, &req(Entry::RecordEvent, "intruder", "50"), &ctx(None)).unwrap_err().to_string(),
+        decide(
+            &snap,
+            &req(Entry::RecordEvent, "intruder", "50"),
+            &ctx(None)
+        )
+        .unwrap_err()
+        .to_string(),
         "terminal closeout agent does not match lane code"
     );
 }
@@ -153,7 +230,10 @@ fn lineage_admitted_claimant_may_close() {
                 "batch_id": "b2", "status": "active", "expires_at": "2026-07-12T04:00:00Z"}),
     );
     let closing = req(Entry::RecordEvent, "rescuer", "50");
-    assert!(decide(&snap, &closing, &ctx(None)).is_err(), "no admission event yet");
+    assert!(
+        decide(&snap, &closing, &ctx(None)).is_err(),
+        "no admission event yet"
+    );
     snap.put(
         "events/b2/20260712T005000.000000Z-00000001.json",
         &json!({"schema_version": 1, "event_id": "20260712T005000.000000Z-00000001", "batch_id": "b2",
@@ -166,9 +246,14 @@ fn lineage_admitted_claimant_may_close() {
 #[test]
 fn terminal_release_needs_a_batch_claim() {
     let mut snap = state();
-    snap.put("claims/acme/app/50.json", &json!({"agent_id": "worker-a", "status": "active"}));
+    snap.put(
+        "claims/acme/app/50.json",
+        &json!({"agent_id": "worker-a", "status": "active"}),
+    );
     assert_eq!(
-        decide(&snap, &req(Entry::Release, "worker-a", "50"), &ctx(None)).unwrap_err().to_string(),
+        decide(&snap, &req(Entry::Release, "worker-a", "50"), &ctx(None))
+            .unwrap_err()
+            .to_string(),
         "terminal release requires a claim with batch_id"
     );
 }

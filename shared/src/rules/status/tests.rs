@@ -419,11 +419,14 @@ const UNKNOWN_NAME: &str = "UNKNOWN";
 #[test]
 fn batch_scope_notes_malformed_lanes_and_dependencies() {
     let mut snap = MemorySnapshot::default();
-    snap.put("batches/b.json", &json!({"batch_id": "b", "lanes": [
-        {"name": "feature:login", "owner": "w9"},
-        {"name": "docs", "owner": "w1", "depends_on": ["backend", "bad/batch:x", "bad..batch:x",
-            "a:missing", "gone:api", "a:api", "gone:other", "b:feature:login"]}
-    ]}));
+    snap.put(
+        "batches/b.json",
+        &json!({"batch_id": "b", "lanes": [
+            {"name": "feature:login", "owner": "w9"},
+            {"name": "docs", "owner": "w1", "depends_on": ["backend", "bad/batch:x", "bad..batch:x",
+                "a:missing", "gone:api", "a:api", "gone:other", "b:feature:login"]}
+        ]}),
+    );
     snap.put(
         "batches/a.json",
         &json!({"lanes": [{"name": "api", "owner": "w2", "status": "done"}]}),
@@ -611,10 +614,13 @@ fn store_failures_on_owner_heartbeats_propagate() {
 #[test]
 fn text_rendering() {
     let mut snap = MemorySnapshot::default();
-    snap.put("batches/b.json", &json!({"batch_id": "b", "lanes": [
-        {"name": "docs", "owner": "w-docs", "targets": ["3972", ""], "depends_on": ["b:api"]},
-        {"name": "api", "owner": "w-api", "targets": []}
-    ]}));
+    snap.put(
+        "batches/b.json",
+        &json!({"batch_id": "b", "lanes": [
+            {"name": "docs", "owner": "w-docs", "targets": ["3972", ""], "depends_on": ["b:api"]},
+            {"name": "api", "owner": "w-api", "targets": []}
+        ]}),
+    );
     snap.put(
         "batches/empty.json",
         &json!({"batch_id": "empty", "lanes": []}),
