@@ -157,6 +157,11 @@ impl Context {
         Ok((store, notices))
     }
 
+    /// Returns `AGENT_COORD_MACHINE_ID`, if set.
+    pub(crate) fn machine_override(&self) -> Option<String> {
+        self.env.machine_id.clone()
+    }
+
     /// Returns the attribution stamped on writes from this machine.
     pub(crate) fn identity(&self, store: &Store) -> Identity {
         let (session_id, session_source) = match (&self.env.session_id, &self.env.codex_thread_id) {

@@ -5,8 +5,10 @@
 mod command_error;
 mod commands;
 mod context;
+mod git_subprocess;
 mod output;
 mod store;
+mod sync;
 
 use std::ffi::OsString;
 use std::process::ExitCode;

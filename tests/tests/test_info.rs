@@ -53,6 +53,8 @@ fn help_tree() {
         "demo",
         "import",
         "export",
+        "sync",
+        "init",
     ] {
         let out = env.run([cmd, "--help"]).success();
         all.push_str(&format!("===== agent-coord {cmd} --help\n{}\n", out.stdout));

@@ -13,8 +13,10 @@ use serde_json::Value;
 use super::args::positive_ttl;
 use super::args::MetadataArgs;
 use super::stderr_lines;
-use super::write;
+use super::sync::SyncFlags;
+use super::write_synced;
 use crate::command_error::CommandError;
+use crate::command_error::ErrorKind;
 use crate::context::Context;
 use crate::output::Report;
 
@@ -45,6 +47,8 @@ pub(crate) struct ClaimArgs {
     ttl: i64,
     #[command(flatten)]
     metadata: MetadataArgs,
+    #[command(flatten)]
+    sync: SyncFlags,
     /// Print the result as JSON
     #[arg(long)]
     json: bool,
@@ -60,8 +64,29 @@ pub(crate) fn cmd_claim(cx: &Context, args: &ClaimArgs) -> Result<Report, Comman
         ttl_seconds: positive_ttl(args.ttl)?,
         metadata: args.metadata.to_record(),
     };
-    let (done, notices, _) = write(cx, |snap, ctx| claim::decide(snap, &request, ctx))?;
+    let (done, mut notices, _, synced) = write_synced(cx, &args.sync, |snap, ctx| {
+        claim::decide(snap, &request, ctx)
+    })?;
     let outcome = &done.plan.outcome;
+    if let Some(report) = &synced {
+        // Another machine published a claim on this target first: the remote's stands.
+        if let Some(lost) = report
+            .lost_claims
+            .iter()
+            .find(|l| l.path == outcome.path && l.local_holder == args.agent_id.as_str())
+        {
+            return Err(CommandError {
+                kind: ErrorKind::ClaimRefused,
+                message: format!(
+                    "CLAIM_REFUSED: active claim for {} held by {}; it reached remote {} first",
+                    lost.label,
+                    lost.remote_holder.as_deref().unwrap_or("another agent"),
+                    report.remote
+                ),
+            });
+        }
+        notices.push(format!("published to {}", report.remote));
+    }
     let expires = outcome
         .record
         .get("expires_at")

@@ -7,6 +7,8 @@ use agent_coord_shared::snapshot::Snapshot;
 use serde_json::json;
 use serde_json::Value;
 
+use super::sync::sync_info;
+use super::sync::sync_info_line;
 use crate::command_error::CommandError;
 use crate::command_error::ErrorKind;
 use crate::context::Context;
@@ -131,6 +133,7 @@ pub(crate) fn cmd_doctor(cx: &Context, args: &DoctorArgs) -> Result<Report, Comm
         "deep": args.deep,
         "status": status,
         "problems": problems,
+        "sync": sync_info(&store),
     });
     let mut report = if args.json {
         Report::json(&payload)
@@ -163,6 +166,10 @@ pub(crate) fn cmd_doctor(cx: &Context, args: &DoctorArgs) -> Result<Report, Comm
             if args.deep { "deep" } else { "lightweight" }
         ));
         out.push_str(&format!("status: {status}\n"));
+        if let Some(sync) = payload.get("sync").filter(|s| !s.is_null()) {
+            out.push_str(&sync_info_line(sync));
+            out.push('\n');
+        }
         for p in &problems {
             out.push_str(&format!("- {p}\n"));
         }

@@ -12,7 +12,8 @@ use serde_json::Value;
 use super::args::positive_ttl;
 use super::args::MetadataArgs;
 use super::stderr_lines;
-use super::write;
+use super::sync::SyncFlags;
+use super::write_synced;
 use crate::command_error::CommandError;
 use crate::context::Context;
 use crate::output::Report;
@@ -46,6 +47,8 @@ pub(crate) struct HeartbeatArgs {
     ttl: i64,
     #[command(flatten)]
     metadata: MetadataArgs,
+    #[command(flatten)]
+    sync: SyncFlags,
     /// Print the result as JSON
     #[arg(long)]
     json: bool,
@@ -62,7 +65,9 @@ pub(crate) fn cmd_heartbeat(cx: &Context, args: &HeartbeatArgs) -> Result<Report
         ttl_seconds: positive_ttl(args.ttl)?,
         metadata: args.metadata.to_record(),
     };
-    let (done, notices, store) = write(cx, |snap, ctx| heartbeat::decide(snap, &request, ctx))?;
+    let (done, notices, store, _) = write_synced(cx, &args.sync, |snap, ctx| {
+        heartbeat::decide(snap, &request, ctx)
+    })?;
     let record = &done.plan.outcome.record;
     let updated = record
         .get("updated_at")

@@ -20,6 +20,7 @@ use crate::output::Report;
 use crate::store::write::Committed;
 use crate::store::Store;
 use crate::store::TipSnapshot;
+use crate::sync::SyncReport;
 
 pub(crate) mod args;
 mod batch_audit;
@@ -28,11 +29,13 @@ mod demo;
 mod doctor;
 mod heartbeat;
 mod info;
+mod init;
 mod record_event;
 mod register_batch;
 mod release;
 mod status;
 mod status_stream;
+pub(crate) mod sync;
 mod transfer;
 
 /// Git-native coordination for fleets of AI coding agents.
@@ -73,6 +76,8 @@ pub(crate) enum Command {
     Demo(demo::DemoArgs),
     Import(transfer::ImportArgs),
     Export(transfer::ExportArgs),
+    Sync(sync::SyncArgs),
+    Init(init::InitArgs),
 }
 
 /// Parses `args` and runs the command.
@@ -116,6 +121,8 @@ fn run_command(cx: &Context, command: &Command) -> Result<Report, CommandError> 
         Command::Demo(a) => demo::cmd_demo(a),
         Command::Import(a) => transfer::cmd_import(cx, a),
         Command::Export(a) => transfer::cmd_export(cx, a),
+        Command::Sync(a) => sync::cmd_sync(cx, a),
+        Command::Init(a) => init::cmd_init(cx, a),
     }
 }
 
@@ -168,7 +175,22 @@ pub(crate) fn write<T>(
     cx: &Context,
     decide: impl Fn(&TipSnapshot<'_>, &Ctx) -> Result<Plan<T>, RuleError>,
 ) -> Result<(Committed<T>, Vec<String>, Store), CommandError> {
+    write_synced(cx, &sync::SyncFlags::default(), decide).map(|(c, n, s, _)| (c, n, s))
+}
+
+/// Like [`write`], and with `--sync` (or `agent-coord.sync=true`): sync first so the rule
+/// decides on the fleet's latest state, write, then publish. The write counts only once
+/// the remote accepted it; the returned report says what reconciliation decided.
+pub(crate) fn write_synced<T>(
+    cx: &Context,
+    flags: &sync::SyncFlags,
+    decide: impl Fn(&TipSnapshot<'_>, &Ctx) -> Result<Plan<T>, RuleError>,
+) -> Result<(Committed<T>, Vec<String>, Store, Option<SyncReport>), CommandError> {
     let (store, mut notices) = cx.open_store(true)?;
+    let remote = flags.remote(&store);
+    if let Some(remote) = &remote {
+        sync::run_sync(cx, &store, remote)?;
+    }
     let session = cx.identity(&store).session_id;
     let trailer: Vec<(&str, String)> = session
         .into_iter()
@@ -178,7 +200,16 @@ pub(crate) fn write<T>(
         Ok(decide(snap, &cx.rule_ctx(&store))?)
     })?;
     notices.extend(store.take_warnings());
-    Ok((committed, notices, store))
+    let report = match &remote {
+        Some(remote) => Some(sync::run_sync(cx, &store, remote).map_err(|e| {
+            CommandError::operational(format!(
+                "written locally but not published: {}; run `agent-coord sync` to publish it",
+                e.message
+            ))
+        })?),
+        None => None,
+    };
+    Ok((committed, notices, store, report))
 }
 
 /// Adds the plan's warnings to the notices, in order.

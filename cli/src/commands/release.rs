@@ -14,7 +14,8 @@ use serde_json::json;
 use super::args::MetadataArgs;
 use super::args::TerminalArgs;
 use super::stderr_lines;
-use super::write;
+use super::sync::SyncFlags;
+use super::write_synced;
 use crate::command_error::CommandError;
 use crate::context::Context;
 use crate::output::Report;
@@ -47,6 +48,8 @@ pub(crate) struct ReleaseArgs {
     terminal: TerminalArgs,
     #[command(flatten)]
     metadata: MetadataArgs,
+    #[command(flatten)]
+    sync: SyncFlags,
     /// Print the result as JSON
     #[arg(long)]
     json: bool,
@@ -67,7 +70,9 @@ pub(crate) fn cmd_release(cx: &Context, args: &ReleaseArgs) -> Result<Report, Co
             handoff_note: args.handoff_note.clone(),
             metadata: args.metadata.to_record(),
         };
-        let (done, notices, _) = write(cx, |snap, ctx| claim::release(snap, &request, ctx))?;
+        let (done, notices, _, _) = write_synced(cx, &args.sync, |snap, ctx| {
+            claim::release(snap, &request, ctx)
+        })?;
         let text = format!("released {label} by {}", args.agent_id);
         let report = if args.json {
             Report::json(
@@ -98,7 +103,9 @@ pub(crate) fn cmd_release(cx: &Context, args: &ReleaseArgs) -> Result<Report, Co
         metadata: args.metadata.to_record(),
     };
     closeout::validate_options(&request)?;
-    let (done, notices, _) = write(cx, |snap, ctx| closeout::decide(snap, &request, ctx))?;
+    let (done, notices, _, _) = write_synced(cx, &args.sync, |snap, ctx| {
+        closeout::decide(snap, &request, ctx)
+    })?;
     let (result, text) = match done.plan.outcome {
         Closed::AlreadyClosed => ("already_closed", format!("lane already closed for {label}")),
         _ => ("released", format!("released {label} by {}", args.agent_id)),

@@ -6,6 +6,8 @@ use agent_coord_shared::rules::status::Scope;
 use std::io::Write;
 
 use super::status_stream::JsonStream;
+use super::sync::sync_info;
+use super::sync::sync_info_line;
 use crate::command_error::CommandError;
 use crate::context::Context;
 use crate::output::Report;
@@ -44,10 +46,12 @@ pub(crate) fn cmd_status(cx: &Context, args: &StatusArgs) -> Result<Report, Comm
     .map_err(|e| CommandError::usage(e.to_string()))?;
     let (store, notices) = cx.open_store(false)?;
     let snap = store.snapshot()?;
+    let sync = sync_info(&store);
     if let (true, Scope::All { include_archived }) = (args.json, &scope) {
         // The full report can be megabytes: stream it straight to stdout.
         let stdout = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
-        let mut stream = JsonStream::new(stdout, env!("CARGO_PKG_VERSION"), *include_archived);
+        let mut stream = JsonStream::new(stdout, env!("CARGO_PKG_VERSION"), *include_archived)
+            .with_extra("sync", sync);
         status::stream_all(&snap, *include_archived, cx.now(), &mut |part| {
             stream.part(part)
         })?;
@@ -57,10 +61,19 @@ pub(crate) fn cmd_status(cx: &Context, args: &StatusArgs) -> Result<Report, Comm
     }
     let report = status::status(&snap, &scope, cx.now())?;
     let out = if args.json {
-        Report::json_owned(report.into_json(env!("CARGO_PKG_VERSION")))
+        let mut doc = report.into_json(env!("CARGO_PKG_VERSION"));
+        if let (Some(map), Some(sync)) = (doc.as_object_mut(), sync) {
+            map.shift_insert(4, "sync".to_owned(), sync);
+        }
+        Report::json_owned(doc)
     } else {
+        let mut text = report.to_text();
+        if let Some(sync) = &sync {
+            text.push_str(&sync_info_line(sync));
+            text.push('\n');
+        }
         Report {
-            stdout: report.to_text(),
+            stdout: text,
             ..Default::default()
         }
     };

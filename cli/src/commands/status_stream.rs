@@ -19,6 +19,8 @@ pub(crate) struct JsonStream<W: Write> {
     open: Option<usize>,
     rows_in_open: usize,
     events: Vec<((String, String), Vec<u8>)>,
+    /// An extra key written after `section_notes` (the `sync` summary).
+    extra: Option<(String, Value)>,
     error: Option<std::io::Error>,
 }
 
@@ -45,8 +47,15 @@ impl<W: Write> JsonStream<W> {
             open: None,
             rows_in_open: 0,
             events: Vec::new(),
+            extra: None,
             error: None,
         }
+    }
+
+    /// Adds a key written right after `section_notes`.
+    pub(crate) fn with_extra(mut self, key: &str, value: Option<Value>) -> Self {
+        self.extra = value.map(|v| (key.to_owned(), v));
+        self
     }
 
     fn write(&mut self, bytes: &[u8]) {
@@ -118,6 +127,10 @@ impl<W: Write> JsonStream<W> {
                     let value = doc.get(*key).cloned().unwrap_or(Value::Null);
                     let sep = if i == 0 { "\n  " } else { ",\n  " };
                     self.write(format!("{sep}\"{key}\": ").as_bytes());
+                    self.write(&pretty_at(&value, 2));
+                }
+                if let Some((key, value)) = self.extra.take() {
+                    self.write(format!(",\n  \"{key}\": ").as_bytes());
                     self.write(&pretty_at(&value, 2));
                 }
             }

@@ -21,6 +21,35 @@ pub(crate) use read::TipSnapshot;
 pub(crate) const DEFAULT_REF: &str = "refs/heads/agent-coord";
 /// Where machines' heartbeat refs live.
 pub(crate) const HEARTBEAT_PREFIX: &str = "refs/agent-coord/heartbeats/";
+/// Where fetched copies of a remote's refs live (`<remote>/state`, `<remote>/heartbeats/<m>`).
+pub(crate) const REMOTES_PREFIX: &str = "refs/agent-coord/remotes/";
+
+/// Returns the ref-safe name under which a remote's refs are tracked: a configured remote
+/// name as is, a URL or path as `url-<16 hex>` of a stable hash (FNV-1a) of it.
+pub(crate) fn tracking_name(remote: &str) -> String {
+    let plain = !remote.is_empty()
+        && remote
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_'))
+        && !remote.ends_with(".lock");
+    if plain {
+        return remote.to_owned();
+    }
+    let hash = remote.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    });
+    format!("url-{hash:016x}")
+}
+
+/// Returns the tracking ref of a remote's state branch.
+pub(crate) fn tracking_state_ref(remote: &str) -> String {
+    format!("{REMOTES_PREFIX}{}/state", tracking_name(remote))
+}
+
+/// Returns the tracking-ref prefix of a remote's heartbeat refs.
+pub(crate) fn tracking_heartbeat_prefix(remote: &str) -> String {
+    format!("{REMOTES_PREFIX}{}/heartbeats/", tracking_name(remote))
+}
 
 /// Why the store could not do what was asked.
 #[derive(Debug, thiserror::Error)]
@@ -178,19 +207,32 @@ impl Store {
         ref_target(&self.repo, &self.state_ref)
     }
 
-    /// Returns every heartbeat ref with its tip, sorted by name.
+    /// Returns every heartbeat ref with its tip, sorted by name: this machine's and other
+    /// machines' local refs, and the copies fetched from remotes.
     pub(crate) fn heartbeat_refs(&self) -> Result<Vec<(String, gix::ObjectId)>, StoreError> {
+        let mut out = self.refs_with_prefix(HEARTBEAT_PREFIX)?;
+        out.extend(
+            self.refs_with_prefix(REMOTES_PREFIX)?
+                .into_iter()
+                .filter(|(name, _)| name.contains("/heartbeats/")),
+        );
+        out.sort();
+        Ok(out)
+    }
+
+    /// Returns the refs below `prefix` with their peeled ids.
+    pub(crate) fn refs_with_prefix(
+        &self,
+        prefix: &str,
+    ) -> Result<Vec<(String, gix::ObjectId)>, StoreError> {
         let platform = self.repo.references().map_err(StoreError::git)?;
-        let iter = platform
-            .prefixed(HEARTBEAT_PREFIX)
-            .map_err(StoreError::git)?;
+        let iter = platform.prefixed(prefix).map_err(StoreError::git)?;
         let mut out = Vec::new();
         for r in iter {
             let mut r = r.map_err(StoreError::git)?;
             let id = r.peel_to_id().map_err(StoreError::git)?.detach();
             out.push((r.name().as_bstr().to_string(), id));
         }
-        out.sort();
         Ok(out)
     }
 

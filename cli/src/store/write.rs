@@ -122,7 +122,7 @@ impl Store {
                     trailer,
                     &plan.state,
                 );
-                let id = self.commit(&message, tree, snap.tip)?;
+                let id = self.commit(&message, tree, &snap.tip.into_iter().collect::<Vec<_>>())?;
                 edits.push(update(
                     &self.state_ref,
                     expect(snap.tip),
@@ -151,7 +151,7 @@ impl Store {
                 self.machine
             );
             // Parentless: a heartbeat ref's history is always exactly one commit.
-            let id = self.commit(&message, tree, None)?;
+            let id = self.commit(&message, tree, &[])?;
             edits.push(update(
                 &own,
                 expect(current.map(|h| h.commit)),
@@ -203,11 +203,12 @@ impl Store {
             .iter()
             .map(|(path, record)| (path.as_str(), to_bytes(record)))
             .collect::<Vec<_>>();
-        self.write_tree_bytes(base, blobs.iter().map(|(p, b)| (*p, b.as_slice())))
+        self.write_tree_bytes(base, blobs.iter().map(|(p, b)| (*p, Some(b.as_slice()))))
             .map_err(Attempt::Failed)
     }
 
-    /// Writes raw blobs at paths on top of `base` and returns the new root tree.
+    /// Writes raw blobs at paths (or removes the paths given `None`) on top of `base` and
+    /// returns the new root tree.
     ///
     /// Uses gix's object-level tree editor: the repository-level one checks that every
     /// entry of every rewritten tree exists, a `stat` per loose object, whereas here every
@@ -215,7 +216,7 @@ impl Store {
     pub(crate) fn write_tree_bytes<'a>(
         &self,
         base: ObjectId,
-        files: impl IntoIterator<Item = (&'a str, &'a [u8])>,
+        files: impl IntoIterator<Item = (&'a str, Option<&'a [u8]>)>,
     ) -> Result<ObjectId, StoreError> {
         let root: gix::objs::Tree = if base == ObjectId::empty_tree(self.repo.object_hash()) {
             gix::objs::Tree::empty()
@@ -226,14 +227,21 @@ impl Store {
         let mut editor =
             gix::objs::tree::Editor::new(root, &self.repo.objects, self.repo.object_hash());
         for (path, bytes) in files {
-            let blob = self
-                .repo
-                .write_blob(bytes)
-                .map_err(StoreError::git)?
-                .detach();
-            editor
-                .upsert(path.split('/'), EntryKind::Blob, blob)
-                .map_err(StoreError::git)?;
+            match bytes {
+                Some(bytes) => {
+                    let blob = self
+                        .repo
+                        .write_blob(bytes)
+                        .map_err(StoreError::git)?
+                        .detach();
+                    editor
+                        .upsert(path.split('/'), EntryKind::Blob, blob)
+                        .map_err(StoreError::git)?;
+                }
+                None => {
+                    editor.remove(path.split('/')).map_err(StoreError::git)?;
+                }
+            }
         }
         editor
             .write(|tree| self.repo.write_object(tree).map(|id| id.detach()))
@@ -262,20 +270,56 @@ impl Store {
     ///
     /// An explicit UTC signature also keeps gix from resolving the local time zone, which
     /// scans the whole zoneinfo database on every commit.
-    fn commit(
+    pub(crate) fn commit(
         &self,
         message: &str,
         tree: ObjectId,
-        parent: Option<ObjectId>,
-    ) -> Result<ObjectId, Attempt> {
+        parents: &[ObjectId],
+    ) -> Result<ObjectId, StoreError> {
         let signature = self.signature();
         let mut buf = gix::date::parse::TimeBuf::default();
         let sig = signature.to_ref(&mut buf);
         let commit = self
             .repo
-            .new_commit_as(sig, sig, message, tree, parent)
-            .map_err(|e| Attempt::Failed(StoreError::git(e)))?;
+            .new_commit_as(sig, sig, message, tree, parents.iter().copied())
+            .map_err(StoreError::git)?;
         Ok(commit.id)
+    }
+
+    /// Moves `name` from `expected` (`None`: must not exist) to `new`; `Ok(false)` when
+    /// someone else moved it first.
+    pub(crate) fn move_ref(
+        &self,
+        name: &str,
+        expected: Option<ObjectId>,
+        new: ObjectId,
+        message: &str,
+    ) -> Result<bool, StoreError> {
+        self.apply_edits(vec![update(name, expect(expected), new, message)?])
+    }
+
+    /// Points `name` at `new` whatever it was (for private tracking refs).
+    pub(crate) fn set_ref(
+        &self,
+        name: &str,
+        new: ObjectId,
+        message: &str,
+    ) -> Result<(), StoreError> {
+        self.apply_edits(vec![update(name, PreviousValue::Any, new, message)?])
+            .map(|_| ())
+    }
+
+    fn apply_edits(&self, edits: Vec<RefEdit>) -> Result<bool, StoreError> {
+        let signature = self.signature();
+        let mut buf = gix::date::parse::TimeBuf::default();
+        match self
+            .repo
+            .edit_references_as(edits, Some(signature.to_ref(&mut buf)))
+        {
+            Ok(_) => Ok(true),
+            Err(e) if cas::is_conflict(&e) => Ok(false),
+            Err(e) => Err(StoreError::git(e)),
+        }
     }
 
     /// Returns the bot signature for commits and reflogs: agent-coord at this machine, now, UTC.

@@ -18,6 +18,7 @@ pub mod deps;
 pub mod event;
 pub mod heartbeat;
 pub mod liveness;
+pub mod reconcile;
 pub mod status;
 pub mod vocab;
 

@@ -1,0 +1,173 @@
+//! `agent-coord sync` and the `--sync` flag of the write commands: share the state through
+//! a git remote, and report what reconciliation decided.
+
+use serde_json::json;
+use serde_json::Value;
+
+use crate::command_error::CommandError;
+use crate::context::Context;
+use crate::output::Report;
+use crate::store::Store;
+use crate::sync;
+use crate::sync::SyncReport;
+
+/// Fetch, reconcile and push the coordination state through a git remote
+///
+/// Fetches the state branch and every machine's heartbeat ref, merges diverged histories
+/// record by record (events are unioned; a claim changed on both sides keeps the remote
+/// version and the local holder is told it lost the claim; lane closures from either side
+/// stay), then pushes with a lease, retrying when another machine published first.
+#[derive(clap::Args, Debug)]
+pub(crate) struct SyncArgs {
+    /// The remote to sync with (a configured remote name, or a URL or path)
+    #[arg(long, value_name = "NAME")]
+    remote: Option<String>,
+    /// Print the result as JSON
+    #[arg(long)]
+    json: bool,
+}
+
+/// The `--sync`/`--no-sync` pair shared by claim, release and heartbeat.
+#[derive(clap::Args, Debug, Clone, Default)]
+#[command(next_help_heading = "Sync")]
+pub(crate) struct SyncFlags {
+    /// Publish through the remote: done only once the remote accepted the push (default
+    /// when the repository sets agent-coord.sync=true)
+    #[arg(long, conflicts_with = "no_sync")]
+    sync: bool,
+    /// Write locally only, even if agent-coord.sync=true
+    #[arg(long)]
+    no_sync: bool,
+    /// The remote for --sync [default: agent-coord.remote, else origin]
+    #[arg(long = "sync-remote", value_name = "NAME")]
+    remote: Option<String>,
+}
+
+impl SyncFlags {
+    /// Returns the remote to sync with, or `None` for a local-only write.
+    pub(crate) fn remote(&self, store: &Store) -> Option<String> {
+        let configured = store
+            .repo
+            .config_snapshot()
+            .boolean("agent-coord.sync")
+            .unwrap_or(false);
+        (self.sync || (configured && !self.no_sync))
+            .then(|| self.remote.clone().unwrap_or_else(|| default_remote(store)))
+    }
+}
+
+/// Returns the remote named by `agent-coord.remote`, else `origin`.
+pub(crate) fn default_remote(store: &Store) -> String {
+    store
+        .repo
+        .config_snapshot()
+        .string("agent-coord.remote")
+        .map(|s| s.to_string())
+        .unwrap_or_else(|| "origin".to_owned())
+}
+
+/// Runs a sync, mapping failures to exit 2.
+pub(crate) fn run_sync(
+    cx: &Context,
+    store: &Store,
+    remote: &str,
+) -> Result<SyncReport, CommandError> {
+    sync::sync(store, remote, &|| cx.rule_ctx(store))
+        .map_err(|e| CommandError::operational(e.to_string()))
+}
+
+/// Renders a sync report as text lines.
+pub(crate) fn report_lines(r: &SyncReport) -> Vec<String> {
+    let tip = r
+        .tip
+        .map(|t| t.to_hex_with_len(7).to_string())
+        .unwrap_or_else(|| "none".into());
+    let mut lines = vec![match r.outcome {
+        sync::BranchOutcome::Empty => format!("sync {}: nothing to sync yet", r.remote),
+        sync::BranchOutcome::UpToDate => format!("sync {}: up to date at {tip}", r.remote),
+        sync::BranchOutcome::FastForward => format!(
+            "sync {}: fast-forwarded to {tip} ({} remote changes)",
+            r.remote, r.remote_changes
+        ),
+        sync::BranchOutcome::Pushed => format!("sync {}: pushed {tip}", r.remote),
+        sync::BranchOutcome::Merged => format!(
+            "sync {}: merged {} local and {} remote changes; pushed {tip}",
+            r.remote, r.local_changes, r.remote_changes
+        ),
+    }];
+    for lost in &r.lost_claims {
+        let winner = lost
+            .remote_holder
+            .as_deref()
+            .unwrap_or("nobody (released on the remote)");
+        lines.push(format!(
+            "lost claim {}: {} no longer holds it; holder on the remote: {winner}",
+            lost.label, lost.local_holder
+        ));
+    }
+    for c in &r.conflicts {
+        lines.push(format!("conflict {}: {}", c.path, c.detail));
+    }
+    if r.heartbeat_pushed {
+        lines.push("heartbeats pushed".to_owned());
+    }
+    lines
+}
+
+/// Renders a sync report as JSON.
+pub(crate) fn report_json(r: &SyncReport) -> Value {
+    json!({
+        "remote": r.remote,
+        "result": r.outcome.as_str(),
+        "tip": r.tip.map(|t| t.to_string()),
+        "local_changes": r.local_changes,
+        "remote_changes": r.remote_changes,
+        "lost_claims": r.lost_claims.iter().map(|l| json!({
+            "path": l.path, "target": l.label, "local_holder": l.local_holder, "remote_holder": l.remote_holder,
+        })).collect::<Vec<_>>(),
+        "conflicts": r.conflicts.iter().map(|c| json!({"path": c.path, "detail": c.detail})).collect::<Vec<_>>(),
+        "heartbeat_pushed": r.heartbeat_pushed,
+        "rounds": r.rounds,
+    })
+}
+
+pub(crate) fn cmd_sync(cx: &Context, args: &SyncArgs) -> Result<Report, CommandError> {
+    let (store, _) = cx.open_store(true)?;
+    let remote = args
+        .remote
+        .clone()
+        .unwrap_or_else(|| default_remote(&store));
+    let report = run_sync(cx, &store, &remote)?;
+    Ok(if args.json {
+        Report::json_owned(report_json(&report))
+    } else {
+        Report::line(report_lines(&report).join("\n"))
+    })
+}
+
+/// Information about how the local state stands against a remote, for status and doctor.
+pub(crate) fn sync_info(store: &Store) -> Option<Value> {
+    if !store.has_remote() {
+        return None;
+    }
+    let remote = default_remote(store);
+    let ab = sync::ahead_behind(store, &remote).ok().flatten();
+    Some(json!({
+        "remote": remote,
+        "ahead": ab.map(|(a, _)| a),
+        "behind": ab.map(|(_, b)| b),
+        "last_synced": sync::last_synced(store, &remote),
+    }))
+}
+
+/// Renders [`sync_info`] as one line.
+pub(crate) fn sync_info_line(info: &Value) -> String {
+    let n = |k: &str| info[k].as_u64().map_or("?".to_owned(), |v| v.to_string());
+    let last = info["last_synced"].as_str().unwrap_or("never");
+    format!(
+        "sync: {} ahead, {} behind {} (as last fetched); last synced {last}",
+        n("ahead"),
+        n("behind"),
+        info["remote"].as_str().unwrap_or("?")
+    )
+}

@@ -1,0 +1,344 @@
+//! The only place the `git` executable is run: network transport (ls-remote, fetch, push)
+//! and remote configuration. gix stays the only writer of local refs and objects; gix
+//! cannot push, and using `git` for both directions keeps credentials and SSH config the
+//! same. Pushes always carry an explicit lease and never a `+` refspec.
+
+use std::io::Read;
+use std::path::Path;
+use std::path::PathBuf;
+use std::process::Command;
+use std::process::Stdio;
+use std::time::Duration;
+use std::time::Instant;
+
+/// How long one git network command may take before it is killed.
+const DEFAULT_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// Why a git command failed.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum GitError {
+    /// `git` could not be started.
+    #[error("cannot run git: {0}")]
+    Spawn(String),
+    /// The command ran past its timeout and was killed.
+    #[error("git {command} timed out after {secs} s")]
+    Timeout {
+        /// The git subcommand.
+        command: String,
+        /// The timeout.
+        secs: u64,
+    },
+    /// The command failed; `message` is git's first error line.
+    #[error("git {command} failed: {message}")]
+    Failed {
+        /// The git subcommand.
+        command: String,
+        /// What git said.
+        message: String,
+    },
+}
+
+/// A git runner bound to one repository.
+pub(crate) struct Git {
+    git_dir: PathBuf,
+    timeout: Duration,
+}
+
+/// One ref update to push, guarded by the value the remote must still have.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct PushUpdate {
+    /// The full ref name on the remote.
+    pub(crate) refname: String,
+    /// The object to set it to.
+    pub(crate) new: String,
+    /// What the remote ref must be now (`None`: it must not exist).
+    pub(crate) expected: Option<String>,
+}
+
+/// How the remote answered for one ref (`git push --porcelain`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct PushedRef {
+    /// The porcelain flag: ' ' fast-forward, '+' forced, '*' new, '=' up to date, '!' rejected.
+    pub(crate) flag: char,
+    /// The remote ref.
+    pub(crate) refname: String,
+    /// git's summary, e.g. `[rejected] (stale info)`.
+    pub(crate) summary: String,
+}
+
+impl PushedRef {
+    /// Reports whether the remote accepted (or already had) this update.
+    pub(crate) fn accepted(&self) -> bool {
+        self.flag != '!'
+    }
+}
+
+/// Parses `git push --porcelain` output into per-ref results.
+pub(crate) fn parse_push_porcelain(stdout: &str) -> Vec<PushedRef> {
+    stdout
+        .lines()
+        .filter_map(|line| {
+            let mut chars = line.chars();
+            let flag = chars.next()?;
+            let rest = line.get(flag.len_utf8()..)?.strip_prefix('\t')?;
+            let (spec, summary) = rest.split_once('\t').unwrap_or((rest, ""));
+            let refname = spec.rsplit_once(':').map_or(spec, |(_, to)| to);
+            Some(PushedRef {
+                flag,
+                refname: refname.to_owned(),
+                summary: summary.to_owned(),
+            })
+        })
+        .collect()
+}
+
+/// Parses `git ls-remote` output into `(ref, object id)` pairs.
+pub(crate) fn parse_ls_remote(stdout: &str) -> Vec<(String, String)> {
+    stdout
+        .lines()
+        .filter_map(|line| {
+            let (oid, name) = line.split_once('\t')?;
+            Some((name.trim().to_owned(), oid.trim().to_owned()))
+        })
+        .collect()
+}
+
+fn first_error_line(stderr: &str) -> String {
+    stderr
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .map(|l| {
+            l.strip_prefix("fatal: ")
+                .or_else(|| l.strip_prefix("error: "))
+                .unwrap_or(l)
+        })
+        .unwrap_or("no error output")
+        .to_owned()
+}
+
+impl Git {
+    /// Returns a runner for the repository at `git_dir`.
+    pub(crate) fn new(git_dir: &Path) -> Self {
+        let timeout = std::env::var("AGENT_COORD_GIT_TIMEOUT_SECS")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .map_or(DEFAULT_TIMEOUT, Duration::from_secs);
+        Git {
+            git_dir: git_dir.to_path_buf(),
+            timeout,
+        }
+    }
+
+    /// Runs `git --git-dir <dir> <args>`, returning (exit ok, stdout, stderr).
+    fn run(&self, args: &[&str]) -> Result<(bool, String, String), GitError> {
+        let command = args.first().copied().unwrap_or_default().to_owned();
+        let mut child = Command::new("git")
+            .arg("--git-dir")
+            .arg(&self.git_dir)
+            .args(args)
+            .env("GIT_TERMINAL_PROMPT", "0")
+            .env("LC_ALL", "C")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|e| GitError::Spawn(e.to_string()))?;
+        let pipe = |p: Option<Box<dyn Read + Send>>| {
+            std::thread::spawn(move || {
+                let mut buf = String::new();
+                if let Some(mut p) = p {
+                    let _ = p.read_to_string(&mut buf);
+                }
+                buf
+            })
+        };
+        let out = pipe(
+            child
+                .stdout
+                .take()
+                .map(|p| Box::new(p) as Box<dyn Read + Send>),
+        );
+        let err = pipe(
+            child
+                .stderr
+                .take()
+                .map(|p| Box::new(p) as Box<dyn Read + Send>),
+        );
+        let start = Instant::now();
+        let status = loop {
+            match child.try_wait() {
+                Ok(Some(status)) => break status,
+                Ok(None) if start.elapsed() < self.timeout => {
+                    std::thread::sleep(Duration::from_millis(2))
+                }
+                Ok(None) => {
+                    let _ = child.kill();
+                    let _ = child.wait();
+                    return Err(GitError::Timeout {
+                        command,
+                        secs: self.timeout.as_secs(),
+                    });
+                }
+                Err(e) => return Err(GitError::Spawn(e.to_string())),
+            }
+        };
+        let stdout = out.join().unwrap_or_default();
+        let stderr = err.join().unwrap_or_default();
+        Ok((status.success(), stdout, stderr))
+    }
+
+    fn run_ok(&self, args: &[&str]) -> Result<String, GitError> {
+        let (ok, stdout, stderr) = self.run(args)?;
+        if ok {
+            Ok(stdout)
+        } else {
+            let command = args.first().copied().unwrap_or_default().to_owned();
+            Err(GitError::Failed {
+                command,
+                message: first_error_line(&stderr),
+            })
+        }
+    }
+
+    /// Lists the remote refs matching `patterns`.
+    pub(crate) fn ls_remote(
+        &self,
+        remote: &str,
+        patterns: &[&str],
+    ) -> Result<Vec<(String, String)>, GitError> {
+        let mut args = vec!["ls-remote", remote];
+        args.extend_from_slice(patterns);
+        Ok(parse_ls_remote(&self.run_ok(&args)?))
+    }
+
+    /// Fetches `refspecs` from `remote` (into private tracking refs; pruning vanished ones).
+    pub(crate) fn fetch(&self, remote: &str, refspecs: &[String]) -> Result<(), GitError> {
+        let mut args = vec![
+            "fetch",
+            "--quiet",
+            "--no-tags",
+            "--no-write-fetch-head",
+            "--prune",
+            remote,
+        ];
+        args.extend(refspecs.iter().map(String::as_str));
+        self.run_ok(&args).map(|_| ())
+    }
+
+    /// Pushes `updates` atomically, each with its lease; a rejection is an ordinary result.
+    pub(crate) fn push(
+        &self,
+        remote: &str,
+        updates: &[PushUpdate],
+    ) -> Result<Vec<PushedRef>, GitError> {
+        let mut args: Vec<String> = vec![
+            "push".into(),
+            "--porcelain".into(),
+            "--atomic".into(),
+            "--no-verify".into(),
+        ];
+        for u in updates {
+            args.push(format!(
+                "--force-with-lease={}:{}",
+                u.refname,
+                u.expected.as_deref().unwrap_or("")
+            ));
+        }
+        args.push(remote.to_owned());
+        for u in updates {
+            args.push(format!("{}:{}", u.new, u.refname));
+        }
+        let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+        let (ok, stdout, stderr) = self.run(&refs)?;
+        let results = parse_push_porcelain(&stdout);
+        if results.is_empty() && !ok {
+            return Err(GitError::Failed {
+                command: "push".into(),
+                message: first_error_line(&stderr),
+            });
+        }
+        Ok(results)
+    }
+
+    /// Returns a config value of the repository (`None` if unset).
+    pub(crate) fn config_get(&self, key: &str) -> Result<Option<String>, GitError> {
+        let (ok, stdout, _) = self.run(&["config", "--get", key])?;
+        Ok(ok.then(|| stdout.trim().to_owned()))
+    }
+
+    /// Returns every value of a multi-valued config key.
+    pub(crate) fn config_get_all(&self, key: &str) -> Result<Vec<String>, GitError> {
+        let (_, stdout, _) = self.run(&["config", "--get-all", key])?;
+        Ok(stdout.lines().map(str::to_owned).collect())
+    }
+
+    /// Sets (`add: false`) or adds (`add: true`) a config value.
+    pub(crate) fn config_set(&self, key: &str, value: &str, add: bool) -> Result<(), GitError> {
+        let args: Vec<&str> = if add {
+            vec!["config", "--add", key, value]
+        } else {
+            vec!["config", key, value]
+        };
+        self.run_ok(&args).map(|_| ())
+    }
+
+    /// Packs loose objects when git thinks it is worth it (after syncs).
+    pub(crate) fn maintenance_auto(&self) {
+        let _ = self.run(&["gc", "--auto", "--quiet"]);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn push_porcelain_samples() {
+        // Captured from git 2.47: a new branch and ref, then an atomic push with a stale lease.
+        let created = "To /tmp/pp/r.git\n*\tb90347a8f9a7e04f1c9b2929e390a9191a4b8e7b:refs/heads/agent-coord\t[new branch]\n*\tb90347a8f9a7e04f1c9b2929e390a9191a4b8e7b:refs/agent-coord/heartbeats/m1\t[new reference]\nDone\n";
+        let parsed = parse_push_porcelain(created);
+        assert_eq!(parsed.len(), 2);
+        assert!(parsed.iter().all(PushedRef::accepted));
+        assert_eq!(parsed[1].refname, "refs/agent-coord/heartbeats/m1");
+
+        let rejected = "To /tmp/pp/r.git\n!\t28adfec5f4fe7ef0ed7b3207adf3ad0e990a16b1:refs/agent-coord/heartbeats/m1\t[rejected] (atomic push failed)\n!\t28adfec5f4fe7ef0ed7b3207adf3ad0e990a16b1:refs/heads/agent-coord\t[rejected] (stale info)\nDone\n";
+        let parsed = parse_push_porcelain(rejected);
+        assert_eq!(parsed.len(), 2);
+        assert!(parsed.iter().all(|r| !r.accepted()));
+        assert_eq!(parsed[1].summary, "[rejected] (stale info)");
+
+        let forced = "To /tmp/pp/r.git\n+\t28adfec5f4fe7ef0ed7b3207adf3ad0e990a16b1:refs/agent-coord/heartbeats/m1\tb90347a...28adfec (forced update)\nDone\n";
+        assert_eq!(parse_push_porcelain(forced)[0].flag, '+');
+        let same = "To /tmp/pp/r.git\n=\tb90347a8f9a7e04f1c9b2929e390a9191a4b8e7b:refs/heads/agent-coord\t[up to date]\nDone\n";
+        assert!(parse_push_porcelain(same)[0].accepted());
+        assert!(parse_push_porcelain("").is_empty());
+    }
+
+    #[test]
+    fn ls_remote_samples() {
+        let out = "b90347a8f9a7e04f1c9b2929e390a9191a4b8e7b\trefs/agent-coord/heartbeats/m1\nb90347a8f9a7e04f1c9b2929e390a9191a4b8e7b\trefs/heads/agent-coord\n";
+        assert_eq!(
+            parse_ls_remote(out),
+            [
+                (
+                    "refs/agent-coord/heartbeats/m1".to_owned(),
+                    "b90347a8f9a7e04f1c9b2929e390a9191a4b8e7b".to_owned()
+                ),
+                (
+                    "refs/heads/agent-coord".to_owned(),
+                    "b90347a8f9a7e04f1c9b2929e390a9191a4b8e7b".to_owned()
+                ),
+            ]
+        );
+    }
+
+    #[test]
+    fn error_lines() {
+        let stderr = "fatal: '/tmp/pp/nope.git' does not appear to be a git repository\nfatal: Could not read from remote repository.\n";
+        assert_eq!(
+            first_error_line(stderr),
+            "'/tmp/pp/nope.git' does not appear to be a git repository"
+        );
+    }
+}

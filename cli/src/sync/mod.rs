@@ -1,0 +1,388 @@
+//! Sync: share the state branch and heartbeat refs through a git remote.
+//!
+//! One round: ask the remote for its refs, fetch them into private tracking refs, bring
+//! the local branch level with the remote (fast-forward, or a record-level merge commit
+//! whose first parent is the remote tip), then push the branch and this machine's
+//! heartbeat ref in one atomic push, each with a lease on the value just fetched. A
+//! rejected push means someone else published first: fetch and go again. The push the
+//! remote accepts is the linearisation point.
+
+use std::collections::BTreeMap;
+use std::collections::BTreeSet;
+use std::time::Duration;
+
+use agent_coord_shared::record::from_bytes;
+use agent_coord_shared::record::Record;
+use agent_coord_shared::rules::reconcile;
+use agent_coord_shared::rules::reconcile::Conflict;
+use agent_coord_shared::rules::reconcile::LostClaim;
+use agent_coord_shared::rules::reconcile::PathChange;
+use agent_coord_shared::rules::Ctx;
+use gix::ObjectId;
+
+use crate::git_subprocess::Git;
+use crate::git_subprocess::GitError;
+use crate::git_subprocess::PushUpdate;
+use crate::store::ref_target;
+use crate::store::tracking_heartbeat_prefix;
+use crate::store::tracking_state_ref;
+use crate::store::Store;
+use crate::store::StoreError;
+use crate::store::HEARTBEAT_PREFIX;
+
+mod stamp;
+
+pub(crate) use stamp::last_synced;
+
+/// How many fetch-merge-push rounds a sync tries before giving up.
+const MAX_ROUNDS: u32 = 12;
+
+/// Why a sync failed.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum SyncError {
+    /// The remote could not be reached or refused us.
+    #[error("cannot sync with remote {remote}: {source}")]
+    Remote {
+        /// The remote name or URL.
+        remote: String,
+        /// What git said.
+        source: GitError,
+    },
+    /// Other machines kept publishing first.
+    #[error("sync contention: the remote {remote} moved {rounds} times while pushing; nothing was lost locally, try again")]
+    Contention {
+        /// The remote.
+        remote: String,
+        /// Rounds tried.
+        rounds: u32,
+    },
+    /// A local store failure.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// How the state branch ended up relative to the remote.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum BranchOutcome {
+    /// Neither side has a state branch yet.
+    Empty,
+    /// Both sides were already equal.
+    UpToDate,
+    /// The local branch caught up with the remote.
+    FastForward,
+    /// The remote caught up with the local branch.
+    Pushed,
+    /// Both sides had changes; a merge commit joined them and was pushed.
+    Merged,
+}
+
+impl BranchOutcome {
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            BranchOutcome::Empty => "empty",
+            BranchOutcome::UpToDate => "up_to_date",
+            BranchOutcome::FastForward => "fast_forward",
+            BranchOutcome::Pushed => "pushed",
+            BranchOutcome::Merged => "merged",
+        }
+    }
+}
+
+/// What a sync did.
+#[derive(Debug, Clone)]
+pub(crate) struct SyncReport {
+    pub(crate) remote: String,
+    pub(crate) outcome: BranchOutcome,
+    pub(crate) tip: Option<ObjectId>,
+    pub(crate) local_changes: usize,
+    pub(crate) remote_changes: usize,
+    pub(crate) lost_claims: Vec<LostClaim>,
+    pub(crate) conflicts: Vec<Conflict>,
+    pub(crate) heartbeat_pushed: bool,
+    pub(crate) rounds: u32,
+}
+
+/// Syncs the store with `remote`; `ctx` gives a fresh rule context (clock, identity).
+pub(crate) fn sync(
+    store: &Store,
+    remote: &str,
+    ctx: &dyn Fn() -> Ctx,
+) -> Result<SyncReport, SyncError> {
+    let git = Git::new(store.repo.git_dir());
+    let remote_err = |source| SyncError::Remote {
+        remote: remote.to_owned(),
+        source,
+    };
+    let own_hb = store.heartbeat_ref();
+    let mut report = SyncReport {
+        remote: remote.to_owned(),
+        outcome: BranchOutcome::Empty,
+        tip: None,
+        local_changes: 0,
+        remote_changes: 0,
+        lost_claims: Vec::new(),
+        conflicts: Vec::new(),
+        heartbeat_pushed: false,
+        rounds: 0,
+    };
+    for round in 1..=MAX_ROUNDS {
+        report.rounds = round;
+        let advertised: BTreeMap<String, String> = git
+            .ls_remote(remote, &[&store.state_ref, &format!("{HEARTBEAT_PREFIX}*")])
+            .map_err(remote_err)?
+            .into_iter()
+            .collect();
+        let mut refspecs = vec![format!(
+            "+{HEARTBEAT_PREFIX}*:{}*",
+            tracking_heartbeat_prefix(remote)
+        )];
+        if advertised.contains_key(&store.state_ref) {
+            refspecs.push(format!(
+                "+{}:{}",
+                store.state_ref,
+                tracking_state_ref(remote)
+            ));
+        }
+        git.fetch(remote, &refspecs).map_err(remote_err)?;
+        // What was fetched is what the leases expect, even if the remote moved since ls-remote.
+        let remote_tip = if advertised.contains_key(&store.state_ref) {
+            ref_target(&store.repo, &tracking_state_ref(remote))?
+        } else {
+            None
+        };
+        let remote_hb = ref_target(
+            &store.repo,
+            &format!("{}{}", tracking_heartbeat_prefix(remote), store.machine),
+        )?;
+
+        let (local_tip, outcome) = level_with_remote(store, remote_tip, &mut report, ctx)?;
+        let mut updates = Vec::new();
+        if let Some(local) = local_tip.filter(|l| Some(*l) != remote_tip) {
+            updates.push(PushUpdate {
+                refname: store.state_ref.clone(),
+                new: local.to_string(),
+                expected: remote_tip.map(|r| r.to_string()),
+            });
+        }
+        let own = ref_target(&store.repo, &own_hb)?;
+        if let Some(own) = own.filter(|o| Some(*o) != remote_hb) {
+            updates.push(PushUpdate {
+                refname: own_hb.clone(),
+                new: own.to_string(),
+                expected: remote_hb.map(|r| r.to_string()),
+            });
+        }
+        if updates.is_empty() {
+            report.outcome = outcome;
+            report.tip = local_tip;
+            finish(store, remote, &git);
+            return Ok(report);
+        }
+        let results = git.push(remote, &updates).map_err(remote_err)?;
+        if !results.is_empty() && results.iter().all(|r| r.accepted()) {
+            for u in &updates {
+                let tracking = if u.refname == store.state_ref {
+                    tracking_state_ref(remote)
+                } else {
+                    format!("{}{}", tracking_heartbeat_prefix(remote), store.machine)
+                };
+                if let Ok(id) = ObjectId::from_hex(u.new.as_bytes()) {
+                    store.set_ref(&tracking, id, "sync: pushed")?;
+                }
+            }
+            report.heartbeat_pushed |= updates.iter().any(|u| u.refname == own_hb);
+            report.outcome = match outcome {
+                BranchOutcome::Merged => BranchOutcome::Merged,
+                _ if updates.iter().any(|u| u.refname == store.state_ref) => BranchOutcome::Pushed,
+                other => other,
+            };
+            report.tip = local_tip;
+            finish(store, remote, &git);
+            return Ok(report);
+        }
+        // Someone published first: fetch again and re-level on top of what they pushed.
+        std::thread::sleep(Duration::from_millis(fastrand::u64(
+            5..=20 * u64::from(round),
+        )));
+    }
+    Err(SyncError::Contention {
+        remote: remote.to_owned(),
+        rounds: MAX_ROUNDS,
+    })
+}
+
+/// Records the sync time and lets git pack loose objects when it is worth it.
+fn finish(store: &Store, remote: &str, git: &Git) {
+    stamp::record(store, remote);
+    git.maintenance_auto();
+}
+
+/// Brings the local branch level with (or ahead of) `remote_tip`; returns the local tip.
+fn level_with_remote(
+    store: &Store,
+    remote_tip: Option<ObjectId>,
+    report: &mut SyncReport,
+    ctx: &dyn Fn() -> Ctx,
+) -> Result<(Option<ObjectId>, BranchOutcome), StoreError> {
+    loop {
+        let local_tip = store.tip()?;
+        let (local, remote) = match (local_tip, remote_tip) {
+            (None, None) => return Ok((None, BranchOutcome::Empty)),
+            (Some(l), None) => return Ok((Some(l), BranchOutcome::Pushed)),
+            (None, Some(r)) => {
+                if store.move_ref(&store.state_ref, None, r, "sync: fast-forward")? {
+                    return Ok((Some(r), BranchOutcome::FastForward));
+                }
+                continue;
+            }
+            (Some(l), Some(r)) if l == r => return Ok((Some(l), BranchOutcome::UpToDate)),
+            (Some(l), Some(r)) => (l, r),
+        };
+        let base = store
+            .repo
+            .merge_base(local, remote)
+            .map_err(StoreError::git)?
+            .map(|b| b.detach());
+        if base == Some(local) {
+            if store.move_ref(&store.state_ref, Some(local), remote, "sync: fast-forward")? {
+                report.remote_changes += 1;
+                return Ok((Some(remote), BranchOutcome::FastForward));
+            }
+            continue;
+        }
+        if base == Some(remote) {
+            return Ok((Some(local), BranchOutcome::Pushed));
+        }
+        let merged = merge(store, base, local, remote, report, &ctx())?;
+        if store.move_ref(&store.state_ref, Some(local), merged, "sync: merge")? {
+            return Ok((Some(merged), BranchOutcome::Merged));
+        }
+        // A local writer committed meanwhile: merge again from its new tip.
+    }
+}
+
+/// Returns `path → blob id` of every blob in a commit's tree.
+fn blobs_of(
+    store: &Store,
+    commit: Option<ObjectId>,
+) -> Result<BTreeMap<String, ObjectId>, StoreError> {
+    let Some(commit) = commit else {
+        return Ok(BTreeMap::new());
+    };
+    let snap = store.snapshot()?;
+    let tree = store
+        .repo
+        .find_commit(commit)
+        .map_err(StoreError::git)?
+        .tree_id()
+        .map_err(StoreError::git)?
+        .detach();
+    Ok(snap.blobs_below(tree, "")?.into_iter().collect())
+}
+
+fn read_record(store: &Store, id: Option<&ObjectId>) -> Result<Option<Record>, StoreError> {
+    let Some(id) = id else { return Ok(None) };
+    let obj = store.repo.find_object(*id).map_err(StoreError::git)?;
+    // An unparseable side cannot be merged record by record; treat it as an opaque value.
+    Ok(Some(from_bytes(&obj.data).unwrap_or_else(|e| {
+        let mut r = Record::new();
+        r.insert(
+            "unparseable".into(),
+            serde_json::Value::String(format!("{id}: {e}")),
+        );
+        r
+    })))
+}
+
+/// Writes the record-level merge of `local` into `remote` and returns the merge commit.
+fn merge(
+    store: &Store,
+    base: Option<ObjectId>,
+    local: ObjectId,
+    remote: ObjectId,
+    report: &mut SyncReport,
+    ctx: &Ctx,
+) -> Result<ObjectId, StoreError> {
+    let (b, l, r) = (
+        blobs_of(store, base)?,
+        blobs_of(store, Some(local))?,
+        blobs_of(store, Some(remote))?,
+    );
+    let paths: BTreeSet<&String> = b.keys().chain(l.keys()).chain(r.keys()).collect();
+    let mut changes = Vec::new();
+    for path in paths {
+        let (bb, lb, rb) = (b.get(path), l.get(path), r.get(path));
+        if lb == rb || (lb == bb && rb == bb) {
+            if lb == rb && lb != bb {
+                report.remote_changes += 1;
+            }
+            continue;
+        }
+        changes.push(PathChange {
+            path: path.clone(),
+            base: read_record(store, bb)?,
+            local: read_record(store, lb)?,
+            remote: read_record(store, rb)?,
+        });
+    }
+    let merged = reconcile::reconcile(changes, ctx);
+    report.local_changes += merged.local_applied;
+    report.remote_changes += merged.remote_taken;
+    report
+        .lost_claims
+        .extend(merged.lost_claims.iter().cloned());
+    report.conflicts.extend(merged.conflicts.iter().cloned());
+    let bytes: Vec<(String, Option<Vec<u8>>)> = merged
+        .writes
+        .iter()
+        .map(|(p, r)| {
+            (
+                p.clone(),
+                r.as_ref().map(agent_coord_shared::record::to_bytes),
+            )
+        })
+        .collect();
+    let remote_tree = store
+        .repo
+        .find_commit(remote)
+        .map_err(StoreError::git)?
+        .tree_id()
+        .map_err(StoreError::git)?
+        .detach();
+    let tree = store.write_tree_bytes(
+        remote_tree,
+        bytes.iter().map(|(p, b)| (p.as_str(), b.as_deref())),
+    )?;
+    let message = format!(
+        "sync: merge {} local and {} remote changes\n\nAgent-Coord-Op: sync-merge\nAgent-Coord-Machine: {}\nAgent-Coord-Lost-Claims: {}\nAgent-Coord-Conflicts: {}\n",
+        merged.local_applied,
+        merged.remote_taken,
+        store.machine,
+        merged.lost_claims.len(),
+        merged.conflicts.len(),
+    );
+    store.commit(&message, tree, &[remote, local])
+}
+
+/// Counts commits on the local branch not on the remote's tracking ref, and the reverse.
+pub(crate) fn ahead_behind(
+    store: &Store,
+    remote: &str,
+) -> Result<Option<(usize, usize)>, StoreError> {
+    let (Some(local), Some(tracking)) = (
+        store.tip()?,
+        ref_target(&store.repo, &tracking_state_ref(remote))?,
+    ) else {
+        return Ok(None);
+    };
+    let count = |from: ObjectId, hide: ObjectId| -> Result<usize, StoreError> {
+        let walk = store
+            .repo
+            .rev_walk([from])
+            .with_hidden([hide])
+            .all()
+            .map_err(StoreError::git)?;
+        Ok(walk.filter_map(Result::ok).count())
+    };
+    Ok(Some((count(local, tracking)?, count(tracking, local)?)))
+}

@@ -1,0 +1,277 @@
+//! Reconciling a diverged state branch: a record-level three-way merge of the paths that
+//! changed since the common base, never a textual one.
+//!
+//! The remote side was published first, so it is the base of the merge: one-sided local
+//! changes are applied on top of it, and where both sides changed a record the remote
+//! version stands, except that a batch keeps lane closures made on either side. Claims the
+//! local side lost are reported (and recorded as `claim.lost` events); every other clash is
+//! recorded as a `sync.conflict` event.
+
+use serde_json::json;
+use serde_json::Value;
+
+use super::batch::LANE_TERMINAL_FIELDS;
+use super::deps::lane_name;
+use super::Ctx;
+use crate::ids::paths;
+use crate::ids::BatchId;
+use crate::record::str_field;
+use crate::record::Record;
+use crate::time;
+
+/// The batch that holds sync events not tied to a batch of their own.
+pub const SYNC_BATCH: &str = "agent-coord-sync";
+
+/// One path that differs between the base and at least one side.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PathChange {
+    /// The record path.
+    pub path: String,
+    /// The record in the common base (`None`: absent).
+    pub base: Option<Record>,
+    /// The record on the local side.
+    pub local: Option<Record>,
+    /// The record on the remote side.
+    pub remote: Option<Record>,
+}
+
+/// A claim the local side held that the remote side decided otherwise.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LostClaim {
+    /// The claim path.
+    pub path: String,
+    /// `owner/repo#target`.
+    pub label: String,
+    /// The local holder who lost it.
+    pub local_holder: String,
+    /// Who holds it on the remote (`None` if the remote released or removed it).
+    pub remote_holder: Option<String>,
+    /// The batch of the local claim, where the `claim.lost` event goes.
+    pub batch: Option<String>,
+}
+
+/// A record both sides changed differently, resolved by keeping the remote version.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Conflict {
+    /// The record path.
+    pub path: String,
+    /// What happened, for humans.
+    pub detail: String,
+}
+
+/// The outcome of a reconciliation.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Reconciled {
+    /// Changes to apply on top of the remote tree (`None` deletes the path).
+    pub writes: Vec<(String, Option<Record>)>,
+    /// How many local changes were applied.
+    pub local_applied: usize,
+    /// How many remote changes were taken.
+    pub remote_taken: usize,
+    /// Claims the local side lost.
+    pub lost_claims: Vec<LostClaim>,
+    /// Clashes resolved in the remote's favour.
+    pub conflicts: Vec<Conflict>,
+}
+
+/// Merges the changed paths; `ctx` stamps the events the merge records.
+pub fn reconcile(changes: Vec<PathChange>, ctx: &Ctx) -> Reconciled {
+    let mut out = Reconciled::default();
+    for change in changes {
+        let local_changed = change.local != change.base;
+        let remote_changed = change.remote != change.base;
+        match (local_changed, remote_changed) {
+            (false, false) => {}
+            (true, false) => {
+                out.local_applied += 1;
+                out.writes.push((change.path, change.local));
+            }
+            (false, true) => out.remote_taken += 1,
+            (true, true) if change.local == change.remote => out.remote_taken += 1,
+            (true, true) => {
+                out.remote_taken += 1;
+                both_changed(change, &mut out);
+            }
+        }
+    }
+    record_events(&mut out, ctx);
+    out
+}
+
+fn both_changed(change: PathChange, out: &mut Reconciled) {
+    let PathChange {
+        path,
+        local,
+        remote,
+        ..
+    } = change;
+    if path.starts_with("claims/") {
+        let active = |r: &Option<Record>| {
+            r.as_ref()
+                .filter(|c| str_field(c, "status") == Some("active"))
+                .and_then(|c| str_field(c, "agent_id"))
+                .map(str::to_owned)
+        };
+        if let Some(holder) = active(&local) {
+            let remote_holder = active(&remote);
+            if remote_holder.as_deref() != Some(holder.as_str()) {
+                let label = local
+                    .as_ref()
+                    .map(claim_label)
+                    .unwrap_or_else(|| path.clone());
+                let batch = local
+                    .as_ref()
+                    .and_then(|c| str_field(c, "batch_id"))
+                    .map(str::to_owned);
+                out.lost_claims.push(LostClaim {
+                    path,
+                    label,
+                    local_holder: holder,
+                    remote_holder,
+                    batch,
+                });
+            }
+        }
+        return;
+    }
+    if path.starts_with("batches/") {
+        if let (Some(local), Some(remote)) = (&local, &remote) {
+            let (merged, clashes) = merge_batch(local, remote);
+            for detail in clashes {
+                out.conflicts.push(Conflict {
+                    path: path.clone(),
+                    detail,
+                });
+            }
+            if &merged != remote {
+                out.local_applied += 1;
+                out.writes.push((path, Some(merged)));
+            }
+            return;
+        }
+    }
+    let detail = if path.starts_with("events/") {
+        "two different events were written at the same path; the remote one is kept".to_owned()
+    } else {
+        "changed on both sides; the remote version is kept".to_owned()
+    };
+    out.conflicts.push(Conflict { path, detail });
+}
+
+fn claim_label(c: &Record) -> String {
+    format!(
+        "{}#{}",
+        str_field(c, "repo").unwrap_or("?"),
+        str_field(c, "target").unwrap_or("?")
+    )
+}
+
+/// Merges two versions of a batch manifest: remote fields, plus lane closures from either.
+///
+/// Returns the merged manifest and the lanes whose closures clash (the remote's stands).
+pub fn merge_batch(local: &Record, remote: &Record) -> (Record, Vec<String>) {
+    let mut merged = remote.clone();
+    let mut clashes = Vec::new();
+    let local_lanes: Vec<&Record> = local
+        .get("lanes")
+        .and_then(Value::as_array)
+        .map(|l| l.iter().filter_map(Value::as_object).collect())
+        .unwrap_or_default();
+    let Some(Value::Array(lanes)) = merged.get_mut("lanes") else {
+        return (merged, clashes);
+    };
+    for lane in lanes.iter_mut().filter_map(Value::as_object_mut) {
+        let name = lane_name(lane).into_owned();
+        let Some(theirs) = local_lanes.iter().find(|l| lane_name(l) == name) else {
+            continue;
+        };
+        match (lane.get("terminal"), theirs.get("terminal")) {
+            (None, Some(_)) => {
+                for key in LANE_TERMINAL_FIELDS {
+                    if let Some(v) = theirs.get(key) {
+                        lane.insert(key.to_owned(), v.clone());
+                    }
+                }
+            }
+            (Some(a), Some(b)) if a != b => clashes.push(format!(
+                "lane {name} was closed {a} on the remote and {b} locally; the remote closure is kept"
+            )),
+            _ => {}
+        }
+    }
+    let all_closed = lanes.iter().all(|l| l.get("terminal").is_some());
+    if all_closed && merged.get("status").and_then(Value::as_str) != Some("completed") {
+        merged.insert("status".into(), json!("completed"));
+        let completed_at = local
+            .get("completed_at")
+            .cloned()
+            .unwrap_or_else(|| merged.get("updated_at").cloned().unwrap_or(Value::Null));
+        merged.insert("completed_at".into(), completed_at);
+    }
+    (merged, clashes)
+}
+
+/// Appends `claim.lost` and `sync.conflict` events to the writes.
+fn record_events(out: &mut Reconciled, ctx: &Ctx) {
+    let mut events = Vec::new();
+    for claim in &out.lost_claims {
+        let mut fields = Record::new();
+        fields.insert("agent_id".into(), json!(claim.local_holder));
+        if let Some((repo, target)) = claim.label.split_once('#') {
+            fields.insert("repo".into(), json!(repo));
+            fields.insert("target".into(), json!(target));
+        }
+        let winner = claim
+            .remote_holder
+            .as_deref()
+            .unwrap_or("nobody (released on the remote)");
+        fields.insert(
+            "message".into(),
+            json!(format!("claim on {} lost to {winner}", claim.label)),
+        );
+        events.push((
+            claim.batch.clone().unwrap_or_else(|| SYNC_BATCH.to_owned()),
+            "claim.lost",
+            fields,
+        ));
+    }
+    for conflict in &out.conflicts {
+        let mut fields = Record::new();
+        fields.insert(
+            "message".into(),
+            json!(format!("{}: {}", conflict.path, conflict.detail)),
+        );
+        events.push((conflict_batch(&conflict.path), "sync.conflict", fields));
+    }
+    for (n, (batch, kind, mut fields)) in events.into_iter().enumerate() {
+        let batch = batch.parse::<BatchId>().unwrap_or_else(|_| sync_batch());
+        let id = time::event_id(ctx.now, ctx.nonce.wrapping_add(n as u32));
+        fields.insert("schema_version".into(), json!(1));
+        fields.insert("event_id".into(), json!(id));
+        fields.insert("batch_id".into(), json!(batch.as_str()));
+        fields.insert("type".into(), json!(kind));
+        fields.insert("at".into(), json!(time::format(ctx.now)));
+        ctx.identity.stamp(&mut fields);
+        out.writes.push((paths::event(&batch, &id), Some(fields)));
+    }
+}
+
+fn sync_batch() -> BatchId {
+    SYNC_BATCH
+        .parse()
+        .unwrap_or_else(|_| unreachable!("SYNC_BATCH is a valid batch id"))
+}
+
+/// Returns the batch a conflict at `path` belongs to.
+fn conflict_batch(path: &str) -> String {
+    if let Some(rest) = path.strip_prefix("events/") {
+        return rest.split('/').next().unwrap_or(SYNC_BATCH).to_owned();
+    }
+    if let Some(file) = path.strip_prefix("batches/") {
+        return file.trim_end_matches(".json").to_owned();
+    }
+    SYNC_BATCH.to_owned()
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,183 @@
+//! Unit tests for the record-level three-way merge.
+
+use serde_json::json;
+use serde_json::Value;
+
+use super::*;
+use crate::record::Identity;
+
+fn ctx() -> Ctx {
+    Ctx {
+        now: time::parse("2026-06-13T12:00:00Z").unwrap(),
+        nonce: 1,
+        identity: Identity {
+            machine_id: Some("box-a".into()),
+            ..Default::default()
+        },
+    }
+}
+
+fn rec(v: Value) -> Option<Record> {
+    Some(v.as_object().unwrap().clone())
+}
+
+fn change(
+    path: &str,
+    base: Option<Record>,
+    local: Option<Record>,
+    remote: Option<Record>,
+) -> PathChange {
+    PathChange {
+        path: path.into(),
+        base,
+        local,
+        remote,
+    }
+}
+
+fn claim(agent: &str, status: &str) -> Option<Record> {
+    rec(
+        json!({"repo": "acme/app", "target": "7", "agent_id": agent, "status": status, "batch_id": "b1"}),
+    )
+}
+
+#[test]
+fn one_sided_changes_and_event_union() {
+    let out = reconcile(
+        vec![
+            change("events/b1/1.json", None, rec(json!({"type": "x"})), None),
+            change("events/b1/2.json", None, None, rec(json!({"type": "y"}))),
+            change(
+                "events/b1/3.json",
+                None,
+                rec(json!({"type": "same"})),
+                rec(json!({"type": "same"})),
+            ),
+            change(
+                "claims/acme/app/9.json",
+                claim("a", "active"),
+                claim("a", "released"),
+                claim("a", "active"),
+            ),
+        ],
+        &ctx(),
+    );
+    let paths: Vec<&str> = out.writes.iter().map(|(p, _)| p.as_str()).collect();
+    assert_eq!(paths, ["events/b1/1.json", "claims/acme/app/9.json"]);
+    assert_eq!((out.local_applied, out.remote_taken), (2, 2));
+    assert!(out.conflicts.is_empty() && out.lost_claims.is_empty());
+}
+
+#[test]
+fn claim_changed_on_both_sides_keeps_remote_and_reports_the_loser() {
+    let out = reconcile(
+        vec![change(
+            "claims/acme/app/7.json",
+            None,
+            claim("a", "active"),
+            claim("b", "active"),
+        )],
+        &ctx(),
+    );
+    assert_eq!(
+        out.lost_claims,
+        [LostClaim {
+            path: "claims/acme/app/7.json".into(),
+            label: "acme/app#7".into(),
+            local_holder: "a".into(),
+            remote_holder: Some("b".into()),
+            batch: Some("b1".into()),
+        }]
+    );
+    // No write of the claim itself: the remote version stands. One claim.lost event.
+    assert_eq!(out.writes.len(), 1);
+    let (path, event) = &out.writes[0];
+    assert!(path.starts_with("events/b1/"), "{path}");
+    let event = event.as_ref().unwrap();
+    assert_eq!(event["type"], json!("claim.lost"));
+    assert_eq!(event["message"], json!("claim on acme/app#7 lost to b"));
+    assert_eq!(event["machine_id"], json!("box-a"));
+
+    // The same holder renewing on both sides loses nothing.
+    let out = reconcile(
+        vec![change(
+            "claims/acme/app/7.json",
+            claim("a", "active"),
+            rec(json!({"agent_id": "a", "status": "active", "expires_at": "1"})),
+            rec(json!({"agent_id": "a", "status": "active", "expires_at": "2"})),
+        )],
+        &ctx(),
+    );
+    assert!(out.lost_claims.is_empty());
+    assert!(out.writes.is_empty());
+}
+
+#[test]
+fn different_events_at_one_path_keep_remote_and_record_a_conflict() {
+    let out = reconcile(
+        vec![change(
+            "events/b1/lane_closed-x.json",
+            None,
+            rec(json!({"terminal": "done"})),
+            rec(json!({"terminal": "abandoned"})),
+        )],
+        &ctx(),
+    );
+    assert_eq!(out.conflicts.len(), 1);
+    assert_eq!(out.writes.len(), 1);
+    let event = out.writes[0].1.as_ref().unwrap();
+    assert_eq!(event["type"], json!("sync.conflict"));
+    assert_eq!(event["batch_id"], json!("b1"));
+}
+
+#[test]
+fn batch_lane_closures_merge_from_either_side() {
+    let base = rec(json!({"batch_id": "b1", "lanes": [{"name": "x"}, {"name": "y"}]}));
+    let local = rec(
+        json!({"batch_id": "b1", "lanes": [{"name": "x", "terminal": "done", "status": "done"}, {"name": "y"}]}),
+    );
+    let remote = rec(
+        json!({"batch_id": "b1", "objective": "new", "updated_at": "t", "lanes": [{"name": "x"}, {"name": "y", "terminal": "abandoned", "status": "abandoned"}]}),
+    );
+    let out = reconcile(vec![change("batches/b1.json", base, local, remote)], &ctx());
+    let merged = out.writes[0].1.as_ref().unwrap();
+    assert_eq!(
+        merged["objective"],
+        json!("new"),
+        "other fields: remote wins"
+    );
+    assert_eq!(
+        merged["lanes"][0]["terminal"],
+        json!("done"),
+        "closed locally stays closed"
+    );
+    assert_eq!(merged["lanes"][1]["terminal"], json!("abandoned"));
+    assert_eq!(merged["status"], json!("completed"));
+    assert!(out.conflicts.is_empty());
+
+    let (_, clashes) = merge_batch(
+        rec(json!({"lanes": [{"name": "x", "terminal": "done"}]}))
+            .as_ref()
+            .unwrap(),
+        rec(json!({"lanes": [{"name": "x", "terminal": "superseded"}]}))
+            .as_ref()
+            .unwrap(),
+    );
+    assert_eq!(clashes, ["lane x was closed \"superseded\" on the remote and \"done\" locally; the remote closure is kept"]);
+}
+
+#[test]
+fn other_two_sided_changes_keep_remote() {
+    let out = reconcile(
+        vec![change(
+            "coordinator/tasks/a/b/1.json",
+            rec(json!({"v": 0})),
+            rec(json!({"v": 1})),
+            rec(json!({"v": 2})),
+        )],
+        &ctx(),
+    );
+    assert_eq!(out.conflicts.len(), 1);
+    assert_eq!(out.writes.len(), 1, "only the conflict event");
+    assert!(out.writes[0].0.starts_with("events/agent-coord-sync/"));
+}
