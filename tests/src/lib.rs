@@ -3,3 +3,4 @@
 
 pub mod env;
 pub mod fleet;
+pub mod remote;

@@ -45,13 +45,13 @@ pub(crate) struct ClaimArgs {
     /// Seconds until the claim expires without renewal
     #[arg(long, value_name = "SECONDS", default_value_t = claim::DEFAULT_TTL_SECONDS)]
     ttl: i64,
+    /// Print the result as JSON
+    #[arg(long)]
+    json: bool,
     #[command(flatten)]
     metadata: MetadataArgs,
     #[command(flatten)]
     sync: SyncFlags,
-    /// Print the result as JSON
-    #[arg(long)]
-    json: bool,
 }
 
 pub(crate) fn cmd_claim(cx: &Context, args: &ClaimArgs) -> Result<Report, CommandError> {

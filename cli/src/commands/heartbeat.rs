@@ -45,13 +45,13 @@ pub(crate) struct HeartbeatArgs {
     /// Seconds the beat stays live
     #[arg(long, value_name = "SECONDS", default_value_t = heartbeat::DEFAULT_TTL_SECONDS)]
     ttl: i64,
+    /// Print the result as JSON
+    #[arg(long)]
+    json: bool,
     #[command(flatten)]
     metadata: MetadataArgs,
     #[command(flatten)]
     sync: SyncFlags,
-    /// Print the result as JSON
-    #[arg(long)]
-    json: bool,
 }
 
 pub(crate) fn cmd_heartbeat(cx: &Context, args: &HeartbeatArgs) -> Result<Report, CommandError> {

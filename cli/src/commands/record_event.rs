@@ -80,13 +80,13 @@ pub(crate) struct RecordEventArgs {
     /// human_intervention: takeover, supersede, manual-fix or drain
     #[arg(long = "kind", value_name = "KIND", help_heading = "Typed events")]
     kind_of_intervention: Option<String>,
+    /// Print the result as JSON
+    #[arg(long)]
+    json: bool,
     #[command(flatten)]
     terminal: TerminalArgs,
     #[command(flatten)]
     metadata: MetadataArgs,
-    /// Print the result as JSON
-    #[arg(long)]
-    json: bool,
 }
 
 pub(crate) fn cmd_record_event(

@@ -44,15 +44,15 @@ pub(crate) struct ReleaseArgs {
     /// Note for whoever picks the work up
     #[arg(long, value_name = "TEXT")]
     handoff_note: Option<String>,
+    /// Print the result as JSON
+    #[arg(long)]
+    json: bool,
     #[command(flatten)]
     terminal: TerminalArgs,
     #[command(flatten)]
     metadata: MetadataArgs,
     #[command(flatten)]
     sync: SyncFlags,
-    /// Print the result as JSON
-    #[arg(long)]
-    json: bool,
 }
 
 pub(crate) fn cmd_release(cx: &Context, args: &ReleaseArgs) -> Result<Report, CommandError> {

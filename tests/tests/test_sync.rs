@@ -1,0 +1,399 @@
+//! `sync`, `init` and `--sync`: several clones sharing one bare remote.
+
+use agent_coord_tests::remote::Fleet;
+use serde_json::json;
+
+fn claim<'a>(agent: &'a str, target: &'a str) -> Vec<&'a str> {
+    vec![
+        "claim",
+        "--agent-id",
+        agent,
+        "--repo",
+        "acme/app",
+        "--target",
+        target,
+        "--batch-id",
+        "b1",
+    ]
+}
+
+#[test]
+fn three_clones_converge_without_losing_events() {
+    let fleet = Fleet::new(3);
+    for (i, m) in fleet.machines.iter().enumerate() {
+        m.run(claim(&format!("w{i}"), &format!("{i}"))).success();
+        for e in 0..3 {
+            m.run([
+                "record-event",
+                "--batch-id",
+                "b1",
+                "--type",
+                "note",
+                "--message",
+                &format!("m{i} e{e}"),
+            ])
+            .success();
+        }
+    }
+    for _ in 0..2 {
+        for m in &fleet.machines {
+            m.run(["sync"]).success();
+        }
+    }
+    let tips: Vec<_> = fleet.machines.iter().map(|m| m.state_tip()).collect();
+    assert!(tips.iter().all(|t| *t == tips[0]), "{tips:?}");
+    assert_eq!(tips[0], fleet.remote_tip("refs/heads/agent-coord"));
+    let m = &fleet.machines[1];
+    let notes = m
+        .paths("events/b1")
+        .iter()
+        .filter(|p| m.record(p).unwrap()["type"] == json!("note"))
+        .count();
+    assert_eq!(notes, 9, "every event from every clone");
+    assert_eq!(m.paths("claims/acme/app").len(), 3);
+    let status = m.run(["status", "--json"]).success().json();
+    assert_eq!(status["sync"]["ahead"], json!(0));
+    assert_eq!(status["sync"]["behind"], json!(0));
+}
+
+#[test]
+fn claim_race_across_clones_has_one_winner_and_the_loser_is_told() {
+    let fleet = Fleet::new(2);
+    let (a, b) = (&fleet.machines[0], &fleet.machines[1]);
+    a.run(claim("wa", "7")).success();
+    b.run(claim("wb", "7")).success();
+    a.run(["sync"]).success();
+    let out = b.run(["sync", "--json"]).success().json();
+    assert_eq!(out["result"], json!("merged"));
+    assert_eq!(
+        out["lost_claims"],
+        json!([{"path": "claims/acme/app/7.json", "target": "acme/app#7", "local_holder": "wb", "remote_holder": "wa"}])
+    );
+    a.run(["sync"]).success();
+    for m in [a, b] {
+        assert_eq!(
+            m.record("claims/acme/app/7.json").unwrap()["agent_id"],
+            json!("wa")
+        );
+    }
+    let lost: Vec<_> = b
+        .paths("events/b1")
+        .into_iter()
+        .filter(|p| b.record(p).unwrap()["type"] == json!("claim.lost"))
+        .collect();
+    assert_eq!(lost.len(), 1);
+    assert_eq!(b.record(&lost[0]).unwrap()["agent_id"], json!("wb"));
+}
+
+#[test]
+fn claim_sync_race_from_many_clones_has_exactly_one_winner() {
+    let fleet = Fleet::new(4);
+    for round in 0..3 {
+        let target = format!("{}", 100 + round);
+        let children: Vec<_> = fleet
+            .machines
+            .iter()
+            .enumerate()
+            .map(|(i, m)| {
+                m.command([
+                    "claim",
+                    "--sync",
+                    "--agent-id",
+                    &format!("r{i}"),
+                    "--repo",
+                    "acme/app",
+                    "--target",
+                    &target,
+                ])
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap()
+            })
+            .collect();
+        let outs: Vec<_> = children
+            .into_iter()
+            .map(|c| c.wait_with_output().unwrap())
+            .collect();
+        let codes: Vec<i32> = outs.iter().map(|o| o.status.code().unwrap_or(-1)).collect();
+        let winners: Vec<usize> = codes
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| **c == 0)
+            .map(|(i, _)| i)
+            .collect();
+        let detail: Vec<String> = outs
+            .iter()
+            .map(|o| String::from_utf8_lossy(&o.stderr).into_owned())
+            .collect();
+        assert_eq!(winners.len(), 1, "round {round}: {codes:?} {detail:?}");
+        assert!(
+            codes.iter().all(|c| *c == 0 || *c == 3),
+            "round {round}: {codes:?} {detail:?}"
+        );
+        // The remote agrees with the winner.
+        let m = &fleet.machines[winners[0]];
+        m.run(["sync"]).success();
+        let holder =
+            m.record(&format!("claims/acme/app/{target}.json")).unwrap()["agent_id"].clone();
+        assert_eq!(holder, json!(format!("r{}", winners[0])), "round {round}");
+        for (i, o) in outs.iter().enumerate().filter(|(i, _)| *i != winners[0]) {
+            let err = String::from_utf8_lossy(&o.stderr);
+            assert!(
+                err.contains(&format!(
+                    "CLAIM_REFUSED: active claim for acme/app#{target} held by r{}",
+                    winners[0]
+                )),
+                "machine {i}: {err}"
+            );
+        }
+    }
+}
+
+#[test]
+fn offline_divergence_of_a_hundred_writes_each_converges_exactly() {
+    let fleet = Fleet::new(2);
+    let bin = agent_coord_tests::env::binary();
+    for (i, m) in fleet.machines.iter().enumerate() {
+        let script = format!(
+            "for n in $(seq 1 100); do \"{}\" record-event --batch-id b{i} --type note --message $n >/dev/null || exit 1; done",
+            bin.display()
+        );
+        assert!(m.shell(&script).status().unwrap().success());
+    }
+    for m in fleet.machines.iter().chain(fleet.machines.iter()) {
+        m.run(["sync"]).success();
+    }
+    let (a, b) = (&fleet.machines[0], &fleet.machines[1]);
+    assert_eq!(a.state_tip(), b.state_tip());
+    assert_eq!(a.paths("events/b0").len(), 100);
+    assert_eq!(a.paths("events/b1").len(), 100);
+    assert_eq!(b.paths("events").len(), 200);
+}
+
+#[test]
+fn unreachable_remote_is_exit_2_and_leaves_local_state_alone() {
+    let fleet = Fleet::new(1);
+    let m = &fleet.machines[0];
+    m.run(claim("w", "1")).success();
+    let tip = m.state_tip();
+    let missing = m.root().join("gone.git");
+    let out = m
+        .run(["sync", "--remote", missing.to_str().unwrap()])
+        .code(2);
+    assert!(out.stderr.starts_with("cannot sync with remote"), "{out}");
+    assert!(
+        out.stderr
+            .contains("does not appear to be a git repository"),
+        "{out}"
+    );
+    assert_eq!(m.state_tip(), tip);
+    let out = m
+        .run([
+            "claim",
+            "--sync",
+            "--sync-remote",
+            missing.to_str().unwrap(),
+            "--agent-id",
+            "w",
+            "--repo",
+            "acme/app",
+            "--target",
+            "2",
+        ])
+        .code(2);
+    assert!(out.stderr.starts_with("cannot sync with remote"), "{out}");
+    assert_eq!(m.state_tip(), tip, "a failed pre-sync writes nothing");
+}
+
+#[test]
+fn heartbeats_travel_and_drive_takeover_but_are_never_overwritten() {
+    let fleet = Fleet::new(2);
+    let (a, b) = (&fleet.machines[0], &fleet.machines[1]);
+    a.run(claim("wa", "7")).success();
+    a.run(["heartbeat", "--agent-id", "wa", "--ttl", "60", "--sync"])
+        .success();
+    b.run(["sync"]).success();
+    let out = b
+        .run([
+            "claim",
+            "--sync",
+            "--agent-id",
+            "wb",
+            "--repo",
+            "acme/app",
+            "--target",
+            "7",
+        ])
+        .code(3);
+    assert!(out.stderr.contains("held by wa; heartbeat live"), "{out}");
+    let a_ref = fleet.remote_tip("refs/agent-coord/heartbeats/box-0");
+    assert!(a_ref.is_some());
+    b.run(["heartbeat", "--agent-id", "wb", "--sync"]).success();
+    assert_eq!(
+        fleet.remote_tip("refs/agent-coord/heartbeats/box-0"),
+        a_ref,
+        "box-1 never writes box-0's ref"
+    );
+    assert!(fleet
+        .remote_tip("refs/agent-coord/heartbeats/box-1")
+        .is_some());
+    // Five minutes later wa's beat is dead everywhere: wb takes over, through the remote.
+    a.at(300);
+    b.at(300);
+    b.run([
+        "claim",
+        "--sync",
+        "--agent-id",
+        "wb",
+        "--repo",
+        "acme/app",
+        "--target",
+        "7",
+    ])
+    .success();
+    a.run(["sync"]).success();
+    assert_eq!(
+        a.record("claims/acme/app/7.json").unwrap()["agent_id"],
+        json!("wb")
+    );
+}
+
+#[test]
+fn a_thousand_heartbeats_add_no_commits() {
+    let fleet = Fleet::new(1);
+    let m = &fleet.machines[0];
+    m.run(["sync"]).success();
+    let before = m.commit_count();
+    let bin = agent_coord_tests::env::binary();
+    let script = format!(
+        "for n in $(seq 1 1000); do \"{}\" heartbeat --agent-id a$((n % 20)) >/dev/null || exit 1; done",
+        bin.display()
+    );
+    assert!(m.shell(&script).status().unwrap().success());
+    m.run(["sync"]).success();
+    assert_eq!(m.commit_count(), before);
+    assert_eq!(
+        m.git(&["rev-list", "--count", "refs/agent-coord/heartbeats/box-0"]),
+        "1"
+    );
+    assert_eq!(
+        fleet.remote_tip("refs/agent-coord/heartbeats/box-0"),
+        m.tip("refs/agent-coord/heartbeats/box-0")
+    );
+}
+
+#[test]
+fn init_is_idempotent_and_takes_the_fleets_branch() {
+    let fleet = Fleet::new(2);
+    let (a, b) = (&fleet.machines[0], &fleet.machines[1]);
+    assert_eq!(
+        a.state_tip(),
+        b.state_tip(),
+        "the second machine fetched the first one's branch"
+    );
+    let remote = fleet.remote.to_str().unwrap();
+    let again = a
+        .run(["init", "--remote", remote, "--json"])
+        .success()
+        .json();
+    assert_eq!(again["branch"], json!("existing"));
+    assert_eq!(
+        a.git(&["config", "--get-all", "remote.origin.fetch"])
+            .lines()
+            .count(),
+        2
+    );
+    let out = a.run(["init", "--remote", "/elsewhere.git"]).code(1);
+    assert!(
+        out.stderr.starts_with("remote origin already points at"),
+        "{out}"
+    );
+    a.run(["init", "--sync-by-default"]).success();
+    // With agent-coord.sync=true a plain claim publishes; --no-sync keeps it local.
+    a.run([
+        "claim",
+        "--agent-id",
+        "w",
+        "--repo",
+        "acme/app",
+        "--target",
+        "1",
+    ])
+    .success();
+    assert_eq!(fleet.remote_tip("refs/heads/agent-coord"), a.state_tip());
+    a.run([
+        "claim",
+        "--no-sync",
+        "--agent-id",
+        "w",
+        "--repo",
+        "acme/app",
+        "--target",
+        "2",
+    ])
+    .success();
+    assert_ne!(fleet.remote_tip("refs/heads/agent-coord"), a.state_tip());
+    let doctor = a.run(["doctor", "--json"]).success().json();
+    assert_eq!(doctor["sync"]["ahead"], json!(1));
+    assert_eq!(doctor["mode"], json!("shared"));
+}
+
+#[test]
+fn concurrent_syncs_retry_rejected_pushes() {
+    let fleet = Fleet::new(3);
+    for (i, m) in fleet.machines.iter().enumerate() {
+        for e in 0..5 {
+            m.run([
+                "record-event",
+                "--batch-id",
+                "b1",
+                "--type",
+                "note",
+                "--message",
+                &format!("m{i} e{e}"),
+            ])
+            .success();
+        }
+    }
+    let children: Vec<_> = fleet
+        .machines
+        .iter()
+        .map(|m| {
+            m.command(["sync", "--json"])
+                .stdout(std::process::Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    let outs: Vec<_> = children
+        .into_iter()
+        .map(|c| c.wait_with_output().unwrap())
+        .collect();
+    assert!(
+        outs.iter().all(|o| o.status.success()),
+        "every sync succeeds despite racing pushes"
+    );
+    let rounds: Vec<u64> = outs
+        .iter()
+        .map(|o| {
+            serde_json::from_slice::<serde_json::Value>(&o.stdout).unwrap()["rounds"]
+                .as_u64()
+                .unwrap()
+        })
+        .collect();
+    // Everything each machine wrote reached the remote: one more sync each levels the clones.
+    for m in &fleet.machines {
+        m.run(["sync"]).success();
+    }
+    let m = &fleet.machines[0];
+    assert_eq!(
+        m.paths("events/b1").len(),
+        15,
+        "rounds per machine: {rounds:?}"
+    );
+    assert!(fleet
+        .machines
+        .iter()
+        .all(|x| x.state_tip() == m.state_tip()));
+}
