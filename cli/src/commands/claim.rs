@@ -15,6 +15,7 @@ use super::args::MetadataArgs;
 use super::stderr_lines;
 use super::sync::SyncFlags;
 use super::write_synced;
+use super::Written;
 use crate::command_error::CommandError;
 use crate::command_error::ErrorKind;
 use crate::context::Context;
@@ -64,7 +65,12 @@ pub(crate) fn cmd_claim(cx: &Context, args: &ClaimArgs) -> Result<Report, Comman
         ttl_seconds: positive_ttl(args.ttl)?,
         metadata: args.metadata.to_record(),
     };
-    let (done, mut notices, _, synced) = write_synced(cx, &args.sync, |snap, ctx| {
+    let Written {
+        done,
+        mut notices,
+        synced,
+        ..
+    } = write_synced(cx, &args.sync, |snap, ctx| {
         claim::decide(snap, &request, ctx)
     })?;
     let outcome = &done.plan.outcome;

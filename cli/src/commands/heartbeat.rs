@@ -14,6 +14,7 @@ use super::args::MetadataArgs;
 use super::stderr_lines;
 use super::sync::SyncFlags;
 use super::write_synced;
+use super::Written;
 use crate::command_error::CommandError;
 use crate::context::Context;
 use crate::output::Report;
@@ -65,7 +66,12 @@ pub(crate) fn cmd_heartbeat(cx: &Context, args: &HeartbeatArgs) -> Result<Report
         ttl_seconds: positive_ttl(args.ttl)?,
         metadata: args.metadata.to_record(),
     };
-    let (done, notices, store, _) = write_synced(cx, &args.sync, |snap, ctx| {
+    let Written {
+        done,
+        notices,
+        store,
+        ..
+    } = write_synced(cx, &args.sync, |snap, ctx| {
         heartbeat::decide(snap, &request, ctx)
     })?;
     let record = &done.plan.outcome.record;

@@ -170,12 +170,21 @@ fn first_line(e: &clap::Error) -> String {
     format!("{line} (see --help)")
 }
 
+/// What a write produced: the committed plan, notices for stderr, the store it was written
+/// to, and (with `--sync`) what the publishing sync decided.
+pub(crate) struct Written<T> {
+    pub(crate) done: Committed<T>,
+    pub(crate) notices: Vec<String>,
+    pub(crate) store: Store,
+    pub(crate) synced: Option<SyncReport>,
+}
+
 /// Opens the store and runs a write rule in a CAS transaction on it.
 pub(crate) fn write<T>(
     cx: &Context,
     decide: impl Fn(&TipSnapshot<'_>, &Ctx) -> Result<Plan<T>, RuleError>,
-) -> Result<(Committed<T>, Vec<String>, Store), CommandError> {
-    write_synced(cx, &sync::SyncFlags::default(), decide).map(|(c, n, s, _)| (c, n, s))
+) -> Result<Written<T>, CommandError> {
+    write_synced(cx, &sync::SyncFlags::default(), decide)
 }
 
 /// Like [`write`], and with `--sync` (or `agent-coord.sync=true`): sync first so the rule
@@ -185,7 +194,7 @@ pub(crate) fn write_synced<T>(
     cx: &Context,
     flags: &sync::SyncFlags,
     decide: impl Fn(&TipSnapshot<'_>, &Ctx) -> Result<Plan<T>, RuleError>,
-) -> Result<(Committed<T>, Vec<String>, Store, Option<SyncReport>), CommandError> {
+) -> Result<Written<T>, CommandError> {
     let (store, mut notices) = cx.open_store(true)?;
     let remote = flags.remote(&store);
     if let Some(remote) = &remote {
@@ -209,7 +218,12 @@ pub(crate) fn write_synced<T>(
         })?),
         None => None,
     };
-    Ok((committed, notices, store, report))
+    Ok(Written {
+        done: committed,
+        notices,
+        store,
+        synced: report,
+    })
 }
 
 /// Adds the plan's warnings to the notices, in order.

@@ -21,6 +21,7 @@ use super::args::MetadataArgs;
 use super::args::TerminalArgs;
 use super::stderr_lines;
 use super::write;
+use super::Written;
 use crate::command_error::CommandError;
 use crate::context::Context;
 use crate::output::Report;
@@ -142,7 +143,7 @@ pub(crate) fn cmd_record_event(
         &request.typed,
         args.message.as_deref(),
     )?;
-    let (done, notices, _) = write(cx, |snap, ctx| event::decide(snap, &request, ctx))?;
+    let Written { done, notices, .. } = write(cx, |snap, ctx| event::decide(snap, &request, ctx))?;
     let out = &done.plan.outcome;
     let report = if args.json {
         let event = done
@@ -186,7 +187,8 @@ fn lane_closed(
         metadata: args.metadata.to_record(),
     };
     closeout::validate_options(&request)?;
-    let (done, notices, _) = write(cx, |snap, ctx| closeout::decide(snap, &request, ctx))?;
+    let Written { done, notices, .. } =
+        write(cx, |snap, ctx| closeout::decide(snap, &request, ctx))?;
     let (result, text) = match &done.plan.outcome {
         Closed::Recorded { batch, event_id } => {
             ("recorded", format!("recorded event {batch} {event_id}"))

@@ -9,6 +9,7 @@ use serde_json::json;
 
 use super::stderr_lines;
 use super::write;
+use super::Written;
 use crate::command_error::CommandError;
 use crate::context::Context;
 use crate::output::Report;
@@ -61,7 +62,8 @@ pub(crate) fn cmd_register_batch(
     };
     // Validate before opening the store so bad input never creates anything.
     batch::validate(&request.manifest, request.batch_id.as_deref())?;
-    let (done, notices, _) = write(cx, |snap, ctx| batch::register(snap, &request, ctx))?;
+    let Written { done, notices, .. } =
+        write(cx, |snap, ctx| batch::register(snap, &request, ctx))?;
     let outcome = &done.plan.outcome;
     let report = if args.json {
         Report::json(

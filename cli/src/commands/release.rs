@@ -16,6 +16,7 @@ use super::args::TerminalArgs;
 use super::stderr_lines;
 use super::sync::SyncFlags;
 use super::write_synced;
+use super::Written;
 use crate::command_error::CommandError;
 use crate::context::Context;
 use crate::output::Report;
@@ -70,7 +71,7 @@ pub(crate) fn cmd_release(cx: &Context, args: &ReleaseArgs) -> Result<Report, Co
             handoff_note: args.handoff_note.clone(),
             metadata: args.metadata.to_record(),
         };
-        let (done, notices, _, _) = write_synced(cx, &args.sync, |snap, ctx| {
+        let Written { done, notices, .. } = write_synced(cx, &args.sync, |snap, ctx| {
             claim::release(snap, &request, ctx)
         })?;
         let text = format!("released {label} by {}", args.agent_id);
@@ -103,7 +104,7 @@ pub(crate) fn cmd_release(cx: &Context, args: &ReleaseArgs) -> Result<Report, Co
         metadata: args.metadata.to_record(),
     };
     closeout::validate_options(&request)?;
-    let (done, notices, _, _) = write_synced(cx, &args.sync, |snap, ctx| {
+    let Written { done, notices, .. } = write_synced(cx, &args.sync, |snap, ctx| {
         closeout::decide(snap, &request, ctx)
     })?;
     let (result, text) = match done.plan.outcome {

@@ -16,6 +16,7 @@ use agent_coord_shared::snapshot::Snapshot;
 use serde_json::json;
 
 use super::write;
+use super::Written;
 use crate::command_error::CommandError;
 use crate::context::Context;
 use crate::output::Report;
@@ -141,7 +142,7 @@ pub(crate) fn cmd_import(cx: &Context, args: &ImportArgs) -> Result<Report, Comm
         }
     }
     let total = records.len();
-    let (done, notices, _) = write(cx, |snap, _| {
+    let Written { done, notices, .. } = write(cx, |snap, _| {
         let mut existing: BTreeMap<String, Record> = BTreeMap::new();
         for family in FAMILIES {
             existing.extend(snap.list(family)?);

@@ -1,6 +1,6 @@
 //! Whole-process benchmarks of the release binary on a generated fleet.
 //!
-//! Usage: `bench [--scales 1,10] [--runs N]` (the Makefile's `make bench`), or
+//! Usage: `bench [--scales 1,10] [--runs N] [--no-day]` (the Makefile's `make bench`), or
 //! `bench fleet DIR SCALE` to only write a generated state root. Prints median
 //! wall times per command, peak memory (max RSS) of `status --json`, import time, and the
 //! throughput of 16 concurrent writers × 50 claims. Figures, not assertions: these machines
@@ -272,6 +272,232 @@ fn bench_concurrency() {
     );
 }
 
+/// Runs the CLI against `repo` as `machine` at `now`, asserting success.
+fn at(repo: &Path, machine: &str, now: &str, args: &[&str]) {
+    let out = Command::new(binary())
+        .args(args)
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("AGENT_COORD_GIT_DIR", repo)
+        .env("AGENT_COORD_MACHINE_ID", machine)
+        .env("AGENT_COORD_NOW", now)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .output()
+        .expect("agent-coord runs");
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+fn timed(repo: &Path, machine: &str, args: &[&str]) -> Duration {
+    let start = Instant::now();
+    at(repo, machine, NOW, args);
+    start.elapsed()
+}
+
+/// Two machines, each 100 writes ahead of a local bare remote, then sync both.
+fn bench_sync() {
+    let root = tempfile::tempdir().expect("temp dir");
+    let dir = root.path();
+    assert!(git(dir, &["init", "--quiet", "--bare", "remote.git"])
+        .status
+        .success());
+    let remote = dir.join("remote.git");
+    let remote = remote.to_str().expect("utf-8");
+    let machines = [("a.git", "box-a"), ("b.git", "box-b")];
+    for (repo, machine) in machines {
+        assert!(git(dir, &["init", "--quiet", "--bare", repo])
+            .status
+            .success());
+        at(&dir.join(repo), machine, NOW, &["init", "--remote", remote]);
+    }
+    for (repo, machine) in machines {
+        for i in 0..50 {
+            let target = format!("{machine}-{i}");
+            at(
+                &dir.join(repo),
+                machine,
+                NOW,
+                &[
+                    "claim",
+                    "--agent-id",
+                    machine,
+                    "--repo",
+                    "acme/app",
+                    "--target",
+                    &target,
+                    "--batch-id",
+                    "b1",
+                ],
+            );
+            at(
+                &dir.join(repo),
+                machine,
+                NOW,
+                &[
+                    "record-event",
+                    "--batch-id",
+                    "b1",
+                    "--type",
+                    "note",
+                    "--message",
+                    &target,
+                ],
+            );
+        }
+    }
+    let push = timed(&dir.join("a.git"), "box-a", &["sync"]);
+    let merge = timed(&dir.join("b.git"), "box-b", &["sync"]);
+    let ff = timed(&dir.join("a.git"), "box-a", &["sync"]);
+    println!("\n## sync: two clones, each 100 writes ahead, through a local bare remote");
+    println!("| step | wall time |");
+    println!("|---|---|");
+    println!("| first clone pushes its 100 | {} |", ms(push));
+    println!(
+        "| second clone merges 100 + 100 and pushes | {} |",
+        ms(merge)
+    );
+    println!("| first clone fast-forwards | {} |", ms(ff));
+    println!("total {:.2} s", (push + merge + ff).as_secs_f64());
+}
+
+/// A simulated day: 20 agents beating every 5 minutes, each doing 8 tasks (claim, three
+/// phase changes, an event, a release), syncing every 5 minutes.
+fn bench_day() {
+    let root = tempfile::tempdir().expect("temp dir");
+    let dir = root.path();
+    assert!(git(dir, &["init", "--quiet", "--bare", "remote.git"])
+        .status
+        .success());
+    assert!(git(dir, &["init", "--quiet", "--bare", "m.git"])
+        .status
+        .success());
+    let repo = dir.join("m.git");
+    let remote = dir.join("remote.git");
+    at(
+        &repo,
+        "box-1",
+        NOW,
+        &["init", "--remote", remote.to_str().expect("utf-8")],
+    );
+    let start = chrono::DateTime::parse_from_rfc3339(NOW)
+        .expect("now")
+        .to_utc();
+    let phases = ["implementing", "validating", "pushing"];
+    let began = Instant::now();
+    let mut heartbeats = 0;
+    for tick in 0..288_i64 {
+        let now = (start + chrono::Duration::minutes(5 * tick))
+            .to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+        for agent in 0..20 {
+            let id = format!("agent-{agent:02}");
+            let task = tick / 36; // 8 tasks a day, 3 hours each
+            let step = tick % 36;
+            let target = format!("{}", 1000 + agent * 10 + task);
+            let batch = format!("day-{task}");
+            if step == 0 {
+                at(
+                    &repo,
+                    "box-1",
+                    &now,
+                    &[
+                        "claim",
+                        "--agent-id",
+                        &id,
+                        "--repo",
+                        "acme/app",
+                        "--target",
+                        &target,
+                        "--batch-id",
+                        &batch,
+                    ],
+                );
+            }
+            let phase = phases[(step as usize * 3 / 36).min(2)];
+            at(
+                &repo,
+                "box-1",
+                &now,
+                &[
+                    "heartbeat",
+                    "--agent-id",
+                    &id,
+                    "--repo",
+                    "acme/app",
+                    "--target",
+                    &target,
+                    "--batch-id",
+                    &batch,
+                    "--phase",
+                    phase,
+                ],
+            );
+            heartbeats += 1;
+            if step == 20 {
+                at(
+                    &repo,
+                    "box-1",
+                    &now,
+                    &[
+                        "record-event",
+                        "--batch-id",
+                        &batch,
+                        "--type",
+                        "qa.validation_requested",
+                        "--agent-id",
+                        &id,
+                    ],
+                );
+            }
+            if step == 35 {
+                at(
+                    &repo,
+                    "box-1",
+                    &now,
+                    &[
+                        "release",
+                        "--agent-id",
+                        &id,
+                        "--repo",
+                        "acme/app",
+                        "--target",
+                        &target,
+                    ],
+                );
+            }
+        }
+        at(&repo, "box-1", &now, &["sync"]);
+    }
+    let took = began.elapsed();
+    let repo_s = repo.to_str().expect("utf-8");
+    let count = git(
+        dir,
+        &[
+            "--git-dir",
+            repo_s,
+            "rev-list",
+            "--count",
+            "refs/heads/agent-coord",
+        ],
+    );
+    let commits = String::from_utf8_lossy(&count.stdout).trim().to_owned();
+    // Replaced heartbeat commits are unreachable at once; git would keep them two weeks.
+    git(dir, &["--git-dir", repo_s, "gc", "--quiet", "--prune=now"]);
+    let objects = git(dir, &["--git-dir", repo_s, "count-objects", "-v"]);
+    let size_pack = String::from_utf8_lossy(&objects.stdout)
+        .lines()
+        .find_map(|l| l.strip_prefix("size-pack: ").map(str::to_owned))
+        .unwrap_or_default();
+    println!(
+        "\n## a simulated day: 20 agents, heartbeat every 5 min, 8 tasks each, sync every 5 min"
+    );
+    println!("{heartbeats} heartbeats, {commits} commits on the state branch, {size_pack} KiB packed after git gc ({:.0} s to simulate)", took.as_secs_f64());
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.first().map(String::as_str) == Some("rss") {
@@ -297,6 +523,7 @@ fn main() {
                     .unwrap_or(scales)
             }
             "--runs" => runs = it.next().and_then(|n| n.parse().ok()).unwrap_or(runs),
+            "--no-day" => {}
             other => {
                 eprintln!("usage: bench [--scales 1,10] [--runs N] (unknown: {other})");
                 std::process::exit(1);
@@ -317,4 +544,8 @@ fn main() {
         bench_scale(scale, runs);
     }
     bench_concurrency();
+    bench_sync();
+    if !args.iter().any(|a| a == "--no-day") {
+        bench_day();
+    }
 }
