@@ -5,6 +5,7 @@
 mod test_batch;
 mod test_claim;
 mod test_concurrency;
+mod test_gc;
 mod test_info;
 mod test_release;
 mod test_status;

@@ -55,6 +55,7 @@ fn help_tree() {
         "export",
         "sync",
         "init",
+        "gc",
     ] {
         let out = env.run([cmd, "--help"]).success();
         all.push_str(&format!("===== agent-coord {cmd} --help\n{}\n", out.stdout));

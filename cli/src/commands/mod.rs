@@ -27,6 +27,7 @@ mod batch_audit;
 mod claim;
 mod demo;
 mod doctor;
+mod gc;
 mod heartbeat;
 mod info;
 mod init;
@@ -78,6 +79,7 @@ pub(crate) enum Command {
     Export(transfer::ExportArgs),
     Sync(sync::SyncArgs),
     Init(init::InitArgs),
+    Gc(gc::GcArgs),
 }
 
 /// Parses `args` and runs the command.
@@ -123,6 +125,7 @@ fn run_command(cx: &Context, command: &Command) -> Result<Report, CommandError> 
         Command::Export(a) => transfer::cmd_export(cx, a),
         Command::Sync(a) => sync::cmd_sync(cx, a),
         Command::Init(a) => init::cmd_init(cx, a),
+        Command::Gc(a) => gc::cmd_gc(cx, a),
     }
 }
 

@@ -109,11 +109,11 @@ impl Store {
     ) -> Result<Option<ObjectId>, Attempt> {
         let mut edits = Vec::new();
         let mut commit = None;
-        if !plan.state.is_empty() {
+        if !plan.state.is_empty() || !plan.removals.is_empty() {
             let base = snap
                 .tree
                 .unwrap_or_else(|| ObjectId::empty_tree(self.repo.object_hash()));
-            let tree = self.write_tree(base, &plan.state)?;
+            let tree = self.write_tree(base, &plan.state, &plan.removals)?;
             if tree != base {
                 let message = commit_message(
                     &plan.summary,
@@ -133,7 +133,7 @@ impl Store {
             }
         }
         let own = self.heartbeat_ref();
-        if !plan.heartbeats.is_empty() {
+        if !plan.heartbeats.is_empty() || !plan.heartbeat_removals.is_empty() {
             let current = snap.heartbeats.iter().find(|h| h.name == own);
             let base = current
                 .map(|h| h.tree)
@@ -143,7 +143,12 @@ impl Store {
                 .iter()
                 .map(|(agent, record)| (format!("heartbeats/{agent}.json"), record.clone()))
                 .collect();
-            let tree = self.write_tree(base, &records)?;
+            let removed: Vec<String> = plan
+                .heartbeat_removals
+                .iter()
+                .map(|agent| format!("heartbeats/{agent}.json"))
+                .collect();
+            let tree = self.write_tree(base, &records, &removed)?;
             let agents: Vec<String> = plan.heartbeats.iter().map(|(a, _)| a.to_string()).collect();
             let message = format!(
                 "heartbeat {}\n\nAgent-Coord-Op: heartbeat\nAgent-Coord-Machine: {}\n",
@@ -160,12 +165,15 @@ impl Store {
             )?);
         }
         if snap.consulted_heartbeats() && commit.is_some() {
-            // Fence: the decision read these heartbeats; if any moved, decide again.
-            for hb in snap
-                .heartbeats
-                .iter()
-                .filter(|h| plan.heartbeats.is_empty() || h.name != own)
-            {
+            // Fence: the decision read these heartbeats; if any moved, decide again. A ref
+            // this commit already updates is checked by that update itself.
+            for hb in &snap.heartbeats {
+                if edits
+                    .iter()
+                    .any(|e: &RefEdit| e.name.as_bstr() == hb.name.as_str())
+                {
+                    continue;
+                }
                 let expected = PreviousValue::MustExistAndMatch(Target::Object(hb.commit));
                 edits.push(update(&hb.name, expected, hb.commit, "fence")?);
             }
@@ -193,18 +201,23 @@ impl Store {
         }
     }
 
-    /// Writes the blobs and the changed trees for `records` on top of `base`.
+    /// Writes the blobs and the changed trees for `records` (and without `removals`) on
+    /// top of `base`.
     pub(crate) fn write_tree(
         &self,
         base: ObjectId,
         records: &[(String, Record)],
+        removals: &[String],
     ) -> Result<ObjectId, Attempt> {
         let blobs = records
             .iter()
             .map(|(path, record)| (path.as_str(), to_bytes(record)))
             .collect::<Vec<_>>();
-        self.write_tree_bytes(base, blobs.iter().map(|(p, b)| (*p, Some(b.as_slice()))))
-            .map_err(Attempt::Failed)
+        let files = blobs
+            .iter()
+            .map(|(p, b)| (*p, Some(b.as_slice())))
+            .chain(removals.iter().map(|p| (p.as_str(), None)));
+        self.write_tree_bytes(base, files).map_err(Attempt::Failed)
     }
 
     /// Writes raw blobs at paths (or removes the paths given `None`) on top of `base` and

@@ -30,6 +30,7 @@ use crate::store::Store;
 use crate::store::StoreError;
 use crate::store::HEARTBEAT_PREFIX;
 
+pub(crate) mod epoch;
 mod stamp;
 
 pub(crate) use stamp::last_synced;
@@ -143,6 +144,9 @@ pub(crate) fn sync(
                 tracking_state_ref(remote)
             ));
         }
+        // What this machine last saw of the remote: the base for replaying onto a new epoch
+        // whose cut commit never reached us.
+        let last_seen = ref_target(&store.repo, &tracking_state_ref(remote))?;
         git.fetch(remote, &refspecs).map_err(remote_err)?;
         // What was fetched is what the leases expect, even if the remote moved since ls-remote.
         let remote_tip = if advertised.contains_key(&store.state_ref) {
@@ -155,7 +159,8 @@ pub(crate) fn sync(
             &format!("{}{}", tracking_heartbeat_prefix(remote), store.machine),
         )?;
 
-        let (local_tip, outcome) = level_with_remote(store, remote_tip, &mut report, ctx)?;
+        let (local_tip, outcome) =
+            level_with_remote(store, remote_tip, last_seen, &mut report, ctx)?;
         let mut updates = Vec::new();
         if let Some(local) = local_tip.filter(|l| Some(*l) != remote_tip) {
             updates.push(PushUpdate {
@@ -221,6 +226,7 @@ fn finish(store: &Store, remote: &str, git: &Git) {
 fn level_with_remote(
     store: &Store,
     remote_tip: Option<ObjectId>,
+    last_seen: Option<ObjectId>,
     report: &mut SyncReport,
     ctx: &dyn Fn() -> Ctx,
 ) -> Result<(Option<ObjectId>, BranchOutcome), StoreError> {
@@ -253,12 +259,108 @@ fn level_with_remote(
         if base == Some(remote) {
             return Ok((Some(local), BranchOutcome::Pushed));
         }
-        let merged = merge(store, base, local, remote, report, &ctx())?;
+        let merged = if base.is_some() {
+            merge(
+                store,
+                base,
+                local,
+                remote,
+                &[remote, local],
+                true,
+                report,
+                &ctx(),
+            )?
+        } else {
+            match across_epochs(store, local, remote, last_seen, report, ctx)? {
+                Some(Across::Publish) => return Ok((Some(local), BranchOutcome::Pushed)),
+                Some(Across::Replayed(commit)) => commit,
+                // Unrelated histories of one epoch (two machines that started separately).
+                None => merge(
+                    store,
+                    None,
+                    local,
+                    remote,
+                    &[remote, local],
+                    true,
+                    report,
+                    &ctx(),
+                )?,
+            }
+        };
         if store.move_ref(&store.state_ref, Some(local), merged, "sync: merge")? {
-            return Ok((Some(merged), BranchOutcome::Merged));
+            let outcome = if merged == remote {
+                BranchOutcome::FastForward
+            } else {
+                BranchOutcome::Merged
+            };
+            return Ok((Some(merged), outcome));
         }
         // A local writer committed meanwhile: merge again from its new tip.
     }
+}
+
+/// What to do with histories that a new epoch separated.
+enum Across {
+    /// The remote is exactly what our new epoch was cut from: push the epoch.
+    Publish,
+    /// One side's later changes were replayed onto the newer epoch as this commit.
+    Replayed(ObjectId),
+}
+
+/// Handles a local and a remote tip with no common history when one side started a newer
+/// epoch: the other side's changes since the epoch's cut are replayed onto it, with the
+/// newer epoch as the only parent, so the old history is never merged back in.
+fn across_epochs(
+    store: &Store,
+    local: ObjectId,
+    remote: ObjectId,
+    last_seen: Option<ObjectId>,
+    report: &mut SyncReport,
+    ctx: &dyn Fn() -> Ctx,
+) -> Result<Option<Across>, StoreError> {
+    let (le, re) = (
+        epoch::of_commit(store, local)?,
+        epoch::of_commit(store, remote)?,
+    );
+    if re.number > le.number {
+        // The remote compacted: replay what we wrote since its cut onto it.
+        if re.previous_tip == Some(local) {
+            return Ok(Some(Across::Replayed(remote)));
+        }
+        // The cut is usually unknown here (it is unreachable on the remote now): then the
+        // last remote state this machine saw is what its own changes are relative to.
+        let reference = re
+            .previous_tip
+            .filter(|cut| store.repo.find_commit(*cut).is_ok())
+            .or(last_seen);
+        let base = match reference {
+            Some(r) => store
+                .repo
+                .merge_base(local, r)
+                .map_err(StoreError::git)?
+                .map(|b| b.detach()),
+            None => None,
+        };
+        let commit = merge(store, base, local, remote, &[remote], true, report, &ctx())?;
+        return Ok(Some(Across::Replayed(commit)));
+    }
+    if le.number > re.number {
+        // We compacted: publish, or replay what others pushed since our cut onto our epoch.
+        if le.previous_tip == Some(remote) {
+            return Ok(Some(Across::Publish));
+        }
+        let base = match le.previous_tip {
+            Some(cut) => store
+                .repo
+                .merge_base(remote, cut)
+                .map_err(StoreError::git)?
+                .map(|b| b.detach()),
+            None => None,
+        };
+        let commit = merge(store, base, remote, local, &[local], false, report, &ctx())?;
+        return Ok(Some(Across::Replayed(commit)));
+    }
+    Ok(None)
 }
 
 /// Returns `path → blob id` of every blob in a commit's tree.
@@ -294,12 +396,17 @@ fn read_record(store: &Store, id: Option<&ObjectId>) -> Result<Option<Record>, S
     })))
 }
 
-/// Writes the record-level merge of `local` into `remote` and returns the merge commit.
+/// Writes the record-level merge of `local`'s changes (since `base`) onto `remote` as a
+/// commit with `parents`; `remote` wins clashes. `report_losses` is false when the roles
+/// are swapped (replaying the remote's changes onto a local epoch).
+#[allow(clippy::too_many_arguments)]
 fn merge(
     store: &Store,
     base: Option<ObjectId>,
     local: ObjectId,
     remote: ObjectId,
+    parents: &[ObjectId],
+    report_losses: bool,
     report: &mut SyncReport,
     ctx: &Ctx,
 ) -> Result<ObjectId, StoreError> {
@@ -328,9 +435,11 @@ fn merge(
     let merged = reconcile::reconcile(changes, ctx);
     report.local_changes += merged.local_applied;
     report.remote_changes += merged.remote_taken;
-    report
-        .lost_claims
-        .extend(merged.lost_claims.iter().cloned());
+    if report_losses {
+        report
+            .lost_claims
+            .extend(merged.lost_claims.iter().cloned());
+    }
     report.conflicts.extend(merged.conflicts.iter().cloned());
     let bytes: Vec<(String, Option<Vec<u8>>)> = merged
         .writes
@@ -361,7 +470,7 @@ fn merge(
         merged.lost_claims.len(),
         merged.conflicts.len(),
     );
-    store.commit(&message, tree, &[remote, local])
+    store.commit(&message, tree, parents)
 }
 
 /// Counts commits on the local branch not on the remote's tracking ref, and the reverse.

@@ -188,6 +188,8 @@ pub fn register(
         summary: format!("register batch {batch}"),
         state: vec![(path, record.clone())],
         heartbeats: Vec::new(),
+        removals: Vec::new(),
+        heartbeat_removals: Vec::new(),
         op: "register-batch",
         warnings: Vec::new(),
         outcome: Registered {

@@ -232,6 +232,8 @@ pub fn decide(
         summary: format!("claim {label} by {me}"),
         state: Vec::new(),
         heartbeats: Vec::new(),
+        removals: Vec::new(),
+        heartbeat_removals: Vec::new(),
         op: "claim",
         warnings: Vec::new(),
         outcome: Claimed {
@@ -421,6 +423,8 @@ pub fn release(
         summary: format!("release {}#{} by {}", req.repo, req.target, req.agent),
         state: vec![(path.clone(), record.clone())],
         heartbeats: Vec::new(),
+        removals: Vec::new(),
+        heartbeat_removals: Vec::new(),
         op: "release",
         warnings: Vec::new(),
         outcome: Released {

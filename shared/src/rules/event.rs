@@ -326,6 +326,8 @@ pub fn decide(
         summary: format!("record event {} {} ({})", req.batch, event_id, req.kind),
         state: vec![(path.clone(), event)],
         heartbeats: Vec::new(),
+        removals: Vec::new(),
+        heartbeat_removals: Vec::new(),
         op: "record-event",
         warnings,
         outcome: Recorded {

@@ -162,6 +162,8 @@ pub fn decide(
         summary: format!("heartbeat {}", req.agent),
         state: Vec::new(),
         heartbeats: Vec::new(),
+        removals: Vec::new(),
+        heartbeat_removals: Vec::new(),
         op: "heartbeat",
         warnings,
         outcome: Beat {

@@ -16,6 +16,7 @@ pub mod claim;
 pub mod closeout;
 pub mod deps;
 pub mod event;
+pub mod gc;
 pub mod heartbeat;
 pub mod liveness;
 pub mod reconcile;
@@ -38,8 +39,12 @@ pub struct Ctx {
 pub struct Plan<T> {
     /// Upserts on the state branch, by path.
     pub state: Vec<(String, Record)>,
+    /// Paths removed from the state branch (retention only: records are otherwise kept).
+    pub removals: Vec<String>,
     /// Upserts of agents' heartbeats on this machine's heartbeat ref.
     pub heartbeats: Vec<(AgentId, Record)>,
+    /// Agents whose heartbeat leaves this machine's heartbeat ref (retention only).
+    pub heartbeat_removals: Vec<AgentId>,
     /// The one-line commit summary.
     pub summary: String,
     /// The operation name recorded in the commit trailer.
@@ -55,7 +60,9 @@ impl<T> Plan<T> {
     pub fn nothing(op: &'static str, outcome: T) -> Self {
         Plan {
             state: Vec::new(),
+            removals: Vec::new(),
             heartbeats: Vec::new(),
+            heartbeat_removals: Vec::new(),
             summary: String::new(),
             op,
             warnings: Vec::new(),
@@ -65,7 +72,10 @@ impl<T> Plan<T> {
 
     /// Reports whether the plan writes anything.
     pub fn is_empty(&self) -> bool {
-        self.state.is_empty() && self.heartbeats.is_empty()
+        self.state.is_empty()
+            && self.removals.is_empty()
+            && self.heartbeats.is_empty()
+            && self.heartbeat_removals.is_empty()
     }
 }
 

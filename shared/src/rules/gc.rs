@@ -1,0 +1,562 @@
+//! Retention (`gc`): archive finished records, compact finished event trails, and delete
+//! archives past their retention, as one plan over one snapshot.
+//!
+//! Eligibility is decided per family first; a synthetic record's shorter window only
+//! shortens the wait. Archives use the published envelope contract (`archived_record`,
+//! `compacted_events`) so readers of archives keep working. Heartbeats can only leave
+//! this machine's own heartbeat ref: other machines' refs have one writer each.
+
+use std::collections::BTreeMap;
+use std::collections::BTreeSet;
+
+use chrono::Duration;
+use serde_json::json;
+use serde_json::Value;
+use sha2::Digest;
+use sha2::Sha256;
+
+use super::audit::is_valid_terminal_marker;
+use super::liveness;
+use super::liveness::Liveness;
+use super::vocab;
+use super::Plan;
+use super::RuleError;
+use crate::ids::AgentId;
+use crate::record::str_field;
+use crate::record::Record;
+use crate::snapshot::Snapshot;
+use crate::time;
+use crate::time::Instant;
+
+/// The largest envelope gc writes (serialized JSON bytes).
+pub const MAX_ENVELOPE_BYTES: usize = 1_048_576;
+
+/// The families `--prefix` can select.
+pub const FAMILIES: [&str; 4] = ["claims", "heartbeats", "batches", "events"];
+
+/// Retention windows in days.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Policy {
+    /// How long finished records stay hot.
+    pub hot_days: i64,
+    /// How long archives are kept.
+    pub archive_days: i64,
+    /// How long finished synthetic records stay hot.
+    pub synthetic_hot_days: i64,
+}
+
+impl Default for Policy {
+    fn default() -> Self {
+        Policy {
+            hot_days: 7,
+            archive_days: 30,
+            synthetic_hot_days: 1,
+        }
+    }
+}
+
+/// One planned retention action.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Action {
+    /// `archive`, `replace_archive`, `compact` or `delete`.
+    pub action: &'static str,
+    /// The record archived or deleted.
+    pub source_path: Option<String>,
+    /// The events a compaction consumes.
+    pub source_paths: Vec<String>,
+    /// Where the envelope goes.
+    pub archive_path: Option<String>,
+    /// Why.
+    pub reason: &'static str,
+    /// When the record became eligible.
+    pub eligible_at: Option<String>,
+}
+
+impl Action {
+    /// Returns the action as the `gc --json` row.
+    pub fn to_json(&self) -> Value {
+        let mut row = serde_json::Map::new();
+        row.insert("action".into(), json!(self.action));
+        if let Some(p) = &self.source_path {
+            row.insert("source_path".into(), json!(p));
+        }
+        if !self.source_paths.is_empty() {
+            row.insert("source_paths".into(), json!(self.source_paths));
+        }
+        if let Some(p) = &self.archive_path {
+            row.insert("archive_path".into(), json!(p));
+        }
+        row.insert("reason".into(), json!(self.reason));
+        if let Some(t) = &self.eligible_at {
+            row.insert("eligible_at".into(), json!(t));
+        }
+        Value::Object(row)
+    }
+
+    /// Returns the `gc` text line.
+    pub fn to_line(&self) -> String {
+        let source = self
+            .source_path
+            .clone()
+            .unwrap_or_else(|| self.source_paths.join(","));
+        let dest = self
+            .archive_path
+            .as_ref()
+            .map(|a| format!(" -> {a}"))
+            .unwrap_or_default();
+        format!("- {} {source}{dest} ({})", self.action, self.reason)
+    }
+
+    fn sort_key(&self) -> String {
+        self.source_path
+            .clone()
+            .or_else(|| self.source_paths.first().cloned())
+            .or_else(|| self.archive_path.clone())
+            .unwrap_or_default()
+    }
+}
+
+/// The retention plan: actions to report and the writes that carry them out.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GcOutcome {
+    /// The actions, sorted by source path.
+    pub actions: Vec<Action>,
+}
+
+fn op(msg: String) -> RuleError {
+    RuleError::Operational(msg)
+}
+
+fn days(n: i64) -> Duration {
+    Duration::days(n)
+}
+
+/// Returns the first present of the record-time fields (`updated_at, at, released_at,
+/// completed_at, expires_at`), checked.
+fn record_time(path: &str, r: &Record) -> Result<Instant, RuleError> {
+    let key = [
+        "updated_at",
+        "at",
+        "released_at",
+        "completed_at",
+        "expires_at",
+    ]
+    .into_iter()
+    .find(|k| r.get(*k).is_some_and(|v| !v.is_null()))
+    .ok_or_else(|| {
+        op(format!(
+            "gc record is missing a retention timestamp at {path}"
+        ))
+    })?;
+    let raw = &r[key];
+    raw.as_str().and_then(time::parse).ok_or_else(|| {
+        op(format!(
+            "gc record has invalid retention timestamp at {path}: {raw}"
+        ))
+    })
+}
+
+fn is_synthetic(r: &Record) -> bool {
+    r.get("synthetic") == Some(&Value::Bool(true))
+}
+
+/// Returns how many days a record waits once eligible.
+fn window(policy: &Policy, r: &Record) -> i64 {
+    if is_synthetic(r) {
+        policy.synthetic_hot_days.min(policy.hot_days)
+    } else {
+        policy.hot_days
+    }
+}
+
+/// Returns `(reason, eligible_at)` when a hot record's family says it is finished.
+fn finished(
+    family: &str,
+    path: &str,
+    r: &Record,
+    now: Instant,
+) -> Result<Option<(&'static str, Instant)>, RuleError> {
+    let status = str_field(r, "status");
+    let terminal_claim =
+        str_field(r, "terminal").is_some_and(|t| ["done", "abandoned", "superseded"].contains(&t));
+    match family {
+        "claims" if status == Some("released") || terminal_claim => {
+            Ok(Some(("terminal_claim", record_time(path, r)?)))
+        }
+        "heartbeats" if status.is_some_and(|s| vocab::TERMINAL.contains(&s)) => {
+            Ok(Some(("terminal_heartbeat", record_time(path, r)?)))
+        }
+        "heartbeats" if liveness::of_record(r, now) == Liveness::Dead => {
+            let ts = |k: &str| str_field(r, k).and_then(time::parse);
+            let at = match (ts("updated_at"), ts("expires_at")) {
+                (Some(u), Some(e)) if e > u => u + (e - u) * liveness::DEAD_AFTER_TTL_MULTIPLIER,
+                _ => record_time(path, r)?,
+            };
+            Ok(Some(("dead_heartbeat", at)))
+        }
+        "batches" if status == Some("completed") => {
+            let at = match str_field(r, "completed_at") {
+                Some(raw) => time::parse(raw).ok_or_else(|| {
+                    op(format!(
+                        "gc record has invalid retention timestamp at {path}: \"{raw}\""
+                    ))
+                })?,
+                None => record_time(path, r)?,
+            };
+            Ok(Some(("completed_batch", at)))
+        }
+        _ => Ok(None),
+    }
+}
+
+/// Returns the archive envelope of one record.
+fn envelope(source: &str, reason: &str, data: &Record, now: Instant, policy: &Policy) -> Record {
+    let v = json!({
+        "schema_version": 1,
+        "record_family": "archived_record",
+        "source_path": source,
+        "reason": reason,
+        "synthetic": is_synthetic(data),
+        "archived_at": time::format(now),
+        "delete_after": time::format(now + days(policy.archive_days)),
+        "data": data,
+    });
+    v.as_object().cloned().unwrap_or_default()
+}
+
+/// Serializes `v` with keys sorted recursively and no whitespace.
+pub fn canonical_json(v: &Value) -> String {
+    match v {
+        Value::Object(map) => {
+            let sorted: BTreeMap<&String, &Value> = map.iter().collect();
+            let body: Vec<String> = sorted
+                .into_iter()
+                .map(|(k, v)| format!("{}:{}", Value::String(k.clone()), canonical_json(v)))
+                .collect();
+            format!("{{{}}}", body.join(","))
+        }
+        Value::Array(items) => format!(
+            "[{}]",
+            items
+                .iter()
+                .map(canonical_json)
+                .collect::<Vec<_>>()
+                .join(",")
+        ),
+        other => other.to_string(),
+    }
+}
+
+fn sha16(s: &str) -> String {
+    Sha256::digest(s.as_bytes())
+        .iter()
+        .take(8)
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// Plans retention over `snap`. `own_heartbeats` are the agents on this machine's ref.
+pub fn plan(
+    snap: &impl Snapshot,
+    policy: &Policy,
+    families: &[&str],
+    own_heartbeats: &BTreeSet<String>,
+    now: Instant,
+) -> Result<Plan<GcOutcome>, RuleError> {
+    let mut plan = Plan::nothing(
+        "gc",
+        GcOutcome {
+            actions: Vec::new(),
+        },
+    );
+    let archive: BTreeMap<String, Record> = snap.list("archive")?.into_iter().collect();
+    let mut protected = BTreeSet::new();
+
+    for family in FAMILIES
+        .iter()
+        .filter(|f| families.contains(f) && **f != "events")
+    {
+        for (path, record) in snap.list(family)? {
+            if *family == "heartbeats" {
+                let agent = path
+                    .trim_start_matches("heartbeats/")
+                    .trim_end_matches(".json");
+                if !own_heartbeats.contains(agent) {
+                    continue;
+                }
+            }
+            let Some((reason, at)) = finished(family, &path, &record, now)? else {
+                continue;
+            };
+            if at > now - days(window(policy, &record)) {
+                continue;
+            }
+            let archive_path = format!("archive/{path}");
+            let fresh = envelope(&path, reason, &record, now, policy);
+            let (action, reason) = match archive.get(&archive_path) {
+                None => ("archive", reason),
+                Some(old)
+                    if old.get("record_family") == Some(&json!("archived_record"))
+                        && old.get("source_path") == Some(&json!(path))
+                        && old.get("data") == Some(&Value::Object(record.clone())) =>
+                {
+                    // The same envelope exists (an interrupted run): reuse it, drop the source.
+                    protected.insert(archive_path.clone());
+                    push_removal(&mut plan, &path);
+                    plan.outcome.actions.push(Action {
+                        action: "archive",
+                        source_path: Some(path.clone()),
+                        source_paths: Vec::new(),
+                        archive_path: Some(archive_path),
+                        reason,
+                        eligible_at: Some(time::format(at)),
+                    });
+                    continue;
+                }
+                Some(old) if delete_after(&archive_path, old)? > now => continue,
+                Some(_) => ("replace_archive", "expired_archive_replacement"),
+            };
+            protected.insert(archive_path.clone());
+            check_size(&archive_path, &fresh)?;
+            plan.state.push((archive_path.clone(), fresh));
+            push_removal(&mut plan, &path);
+            plan.outcome.actions.push(Action {
+                action,
+                source_path: Some(path),
+                source_paths: Vec::new(),
+                archive_path: Some(archive_path),
+                reason,
+                eligible_at: Some(time::format(at)),
+            });
+        }
+    }
+    if families.contains(&"events") {
+        compact_events(snap, policy, now, &archive, &mut protected, &mut plan)?;
+    }
+    for (path, record) in &archive {
+        if protected.contains(path) {
+            continue;
+        }
+        match record.get("record_family").and_then(Value::as_str) {
+            Some("archived_record" | "compacted_events") => {}
+            _ => return Err(op(format!("archive record has unknown family at {path}"))),
+        }
+        if delete_after(path, record)? <= now {
+            plan.removals.push(path.clone());
+            plan.outcome.actions.push(Action {
+                action: "delete",
+                source_path: Some(path.clone()),
+                source_paths: Vec::new(),
+                archive_path: None,
+                reason: "archive_expired",
+                eligible_at: None,
+            });
+        }
+    }
+    plan.outcome.actions.sort_by_key(Action::sort_key);
+    plan.summary = format!("gc: {} retention actions", plan.outcome.actions.len());
+    Ok(plan)
+}
+
+fn push_removal(plan: &mut Plan<GcOutcome>, path: &str) {
+    match path
+        .strip_prefix("heartbeats/")
+        .and_then(|p| p.strip_suffix(".json"))
+        .map(str::parse::<AgentId>)
+    {
+        Some(Ok(agent)) => plan.heartbeat_removals.push(agent),
+        _ => plan.removals.push(path.to_owned()),
+    }
+}
+
+fn delete_after(path: &str, r: &Record) -> Result<Instant, RuleError> {
+    str_field(r, "delete_after")
+        .and_then(time::parse)
+        .ok_or_else(|| op(format!("archive record has invalid delete_after at {path}")))
+}
+
+fn check_size(archive_path: &str, envelope: &Record) -> Result<(), RuleError> {
+    let size = serde_json::to_vec(envelope)
+        .map(|b| b.len())
+        .unwrap_or(usize::MAX);
+    if size > MAX_ENVELOPE_BYTES {
+        return Err(op(format!(
+            "gc archive envelope exceeds {MAX_ENVELOPE_BYTES} bytes at {archive_path}"
+        )));
+    }
+    Ok(())
+}
+
+/// One event with what grouping and retention need.
+struct Ev {
+    path: String,
+    data: Record,
+    at: Option<Instant>,
+    terminal: bool,
+}
+
+fn compact_events(
+    snap: &impl Snapshot,
+    policy: &Policy,
+    now: Instant,
+    archive: &BTreeMap<String, Record>,
+    protected: &mut BTreeSet<String>,
+    plan: &mut Plan<GcOutcome>,
+) -> Result<(), RuleError> {
+    // Provenance (batch, repo, target) → lane → events.
+    type Key = (String, String, String);
+    let mut groups: BTreeMap<(Key, Option<String>), Vec<Ev>> = BTreeMap::new();
+    let events = snap.list("events")?;
+    let mut terminal_lanes: BTreeMap<Key, BTreeSet<String>> = BTreeMap::new();
+    let mut parsed = Vec::new();
+    for (path, data) in events {
+        let batch = str_field(&data, "batch_id")
+            .map(str::to_owned)
+            .unwrap_or_else(|| path.split('/').nth(1).unwrap_or_default().to_owned());
+        let key = (
+            batch,
+            str_field(&data, "repo").unwrap_or_default().to_owned(),
+            str_field(&data, "target").unwrap_or_default().to_owned(),
+        );
+        let lane = str_field(&data, "lane").map(str::to_owned);
+        let terminal = is_valid_terminal_marker(&data);
+        if let (true, Some(l)) = (terminal, &lane) {
+            terminal_lanes
+                .entry(key.clone())
+                .or_default()
+                .insert(l.clone());
+        }
+        let at = str_field(&data, "at").and_then(time::parse);
+        parsed.push((
+            key,
+            lane,
+            Ev {
+                path,
+                data,
+                at,
+                terminal,
+            },
+        ));
+    }
+    for (key, lane, ev) in parsed {
+        // A lane-less event joins the sole terminal lane of its provenance, if exactly one.
+        let lane = lane.or_else(|| match terminal_lanes.get(&key) {
+            Some(lanes) if lanes.len() == 1 => lanes.iter().next().cloned(),
+            _ => None,
+        });
+        groups.entry((key, lane)).or_default().push(ev);
+    }
+    for ((key, lane), mut evs) in groups {
+        let terminals: Vec<Instant> = evs
+            .iter()
+            .filter(|e| e.terminal)
+            .filter_map(|e| e.at)
+            .collect();
+        let (reason, eligible) = if let Some(latest) = terminals.iter().max() {
+            ("terminal_target_events", *latest)
+        } else if evs.iter().all(|e| is_synthetic(&e.data)) {
+            let Some(latest) = evs.iter().filter_map(|e| e.at).max() else {
+                continue;
+            };
+            ("synthetic_orphan_events", latest)
+        } else {
+            continue;
+        };
+        let group_window = if reason == "synthetic_orphan_events" {
+            policy.synthetic_hot_days.min(policy.hot_days)
+        } else {
+            policy.hot_days
+        };
+        if eligible > now - days(group_window) {
+            continue;
+        }
+        // Every event must itself have passed its window; a fresh one defers the group.
+        let all_cold = evs.iter().all(|e| {
+            e.at.is_some_and(|at| at <= now - days(window(policy, &e.data)))
+        });
+        if !all_cold {
+            continue;
+        }
+        evs.sort_by(|a, b| (a.at, a.terminal, &a.path).cmp(&(b.at, b.terminal, &b.path)));
+        let kept = retained(&evs);
+        let mut source_paths: Vec<String> = evs.iter().map(|e| e.path.clone()).collect();
+        source_paths.sort();
+        let ident = canonical_json(&json!({"lane": lane, "repo": key.1, "target": key.2}));
+        let mut by_path: Vec<&Ev> = evs.iter().collect();
+        by_path.sort_by(|a, b| a.path.cmp(&b.path));
+        let content = canonical_json(&Value::Array(
+            by_path
+                .iter()
+                .map(|e| json!({"path": e.path, "data": e.data}))
+                .collect(),
+        ));
+        let archive_path = format!(
+            "archive/events/{}/compact-{}-{}.json",
+            key.0,
+            sha16(&ident),
+            sha16(&content)
+        );
+        let env = json!({
+            "schema_version": 1,
+            "record_family": "compacted_events",
+            "source_paths": source_paths,
+            "reason": reason,
+            "synthetic": evs.iter().all(|e| is_synthetic(&e.data)),
+            "archived_at": time::format(now),
+            "delete_after": time::format(now + days(policy.archive_days)),
+            "records": kept.iter().map(|e| Value::Object(e.data.clone())).collect::<Vec<_>>(),
+        });
+        let env = env.as_object().cloned().unwrap_or_default();
+        match archive.get(&archive_path) {
+            Some(old)
+                if old.get("source_paths") == env.get("source_paths")
+                    && old.get("records") == env.get("records") => {}
+            Some(_) => {
+                return Err(op(format!(
+                    "event compaction destination conflict at {archive_path}"
+                )))
+            }
+            None => {
+                check_size(&archive_path, &env)?;
+                plan.state.push((archive_path.clone(), env));
+            }
+        }
+        protected.insert(archive_path.clone());
+        plan.removals.extend(source_paths.iter().cloned());
+        plan.outcome.actions.push(Action {
+            action: "compact",
+            source_path: None,
+            source_paths,
+            archive_path: Some(archive_path),
+            reason,
+            eligible_at: Some(time::format(eligible)),
+        });
+    }
+    Ok(())
+}
+
+/// Keeps the first and last events, every terminal, and each change of phase.
+fn retained(evs: &[Ev]) -> Vec<&Ev> {
+    if evs.len() <= 2 {
+        return evs.iter().collect();
+    }
+    let mut keep = BTreeSet::new();
+    keep.insert(0);
+    keep.insert(evs.len() - 1);
+    let mut last_phase: Option<&str> = None;
+    for (i, e) in evs.iter().enumerate() {
+        if e.terminal {
+            keep.insert(i);
+        }
+        if let Some(p) = str_field(&e.data, "phase").filter(|p| !p.is_empty()) {
+            if last_phase != Some(p) {
+                keep.insert(i);
+            }
+            last_phase = Some(p);
+        }
+    }
+    keep.into_iter().map(|i| &evs[i]).collect()
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,191 @@
+//! `gc`: retention in one commit, and epochs that restart history across machines.
+
+use agent_coord_tests::env::TestEnv;
+use agent_coord_tests::remote::Fleet;
+use serde_json::json;
+
+#[test]
+fn gc_plans_then_executes_in_one_commit() {
+    let env = TestEnv::new();
+    env.run([
+        "claim",
+        "--agent-id",
+        "a",
+        "--repo",
+        "acme/app",
+        "--target",
+        "1",
+    ])
+    .success();
+    env.run([
+        "release",
+        "--agent-id",
+        "a",
+        "--repo",
+        "acme/app",
+        "--target",
+        "1",
+    ])
+    .success();
+    env.run([
+        "claim",
+        "--agent-id",
+        "a",
+        "--repo",
+        "acme/app",
+        "--target",
+        "2",
+    ])
+    .success();
+    env.run(["heartbeat", "--agent-id", "a", "--status", "done"])
+        .success();
+    env.at(8 * 86_400);
+    let dry = env.run(["gc", "--dry-run"]).success();
+    assert_eq!(
+        dry.stdout,
+        "gc dry-run hot=7d archive=30d synthetic_hot=1d\n\
+         - archive claims/acme/app/1.json -> archive/claims/acme/app/1.json (terminal_claim)\n\
+         - archive heartbeats/a.json -> archive/heartbeats/a.json (terminal_heartbeat)\n"
+    );
+    let before = env.commit_count();
+    let out = env.run(["gc", "--execute", "--json"]).success().json();
+    assert_eq!(out["mode"], json!("execute"));
+    assert_eq!(out["actions"].as_array().unwrap().len(), 2);
+    assert_eq!(
+        env.commit_count(),
+        before + 1,
+        "all retention actions are one commit"
+    );
+    assert!(env.record("claims/acme/app/1.json").is_none());
+    assert_eq!(
+        env.record("archive/claims/acme/app/1.json").unwrap()["data"]["status"],
+        json!("released")
+    );
+    assert!(
+        env.record("claims/acme/app/2.json").is_some(),
+        "active claims stay"
+    );
+    assert_eq!(
+        env.git(&[
+            "ls-tree",
+            "-r",
+            "--name-only",
+            "refs/agent-coord/heartbeats/box-1"
+        ]),
+        ""
+    );
+    assert_eq!(
+        env.run(["gc", "--dry-run"]).success().stdout.lines().nth(1),
+        Some("- no actions")
+    );
+
+    // Thirty days later the archives expire.
+    env.at(40 * 86_400);
+    let out = env.run(["gc", "--execute"]).success();
+    assert!(
+        out.stdout
+            .contains("- delete archive/claims/acme/app/1.json (archive_expired)"),
+        "{out}"
+    );
+    assert!(env.paths("archive").is_empty());
+}
+
+#[test]
+fn gc_flag_errors() {
+    let env = TestEnv::new();
+    let cases: [(&[&str], &str); 4] = [
+        (&["gc"], "gc requires exactly one of --dry-run or --execute"),
+        (
+            &["gc", "--dry-run", "--execute"],
+            "gc requires exactly one of --dry-run or --execute",
+        ),
+        (
+            &["gc", "--dry-run", "--hot-days", "-1"],
+            "--hot-days must be zero or greater",
+        ),
+        (
+            &["gc", "--dry-run", "--prefix", "archive"],
+            "--prefix must be one of: claims, heartbeats, batches, events",
+        ),
+    ];
+    for (args, message) in cases {
+        assert_eq!(env.run(args).code(1).stderr.trim(), message, "{args:?}");
+    }
+    env.run(["gc", "--dry-run", "--new-epoch"]).code(1);
+}
+
+#[test]
+fn a_new_epoch_restarts_history_and_other_machines_replay_onto_it() {
+    let fleet = Fleet::new(2);
+    let (a, b) = (&fleet.machines[0], &fleet.machines[1]);
+    for t in 0..5 {
+        a.run([
+            "claim",
+            "--agent-id",
+            "wa",
+            "--repo",
+            "acme/app",
+            "--target",
+            &format!("{t}"),
+            "--batch-id",
+            "b1",
+        ])
+        .success();
+        a.run([
+            "release",
+            "--agent-id",
+            "wa",
+            "--repo",
+            "acme/app",
+            "--target",
+            &format!("{t}"),
+        ])
+        .success();
+    }
+    a.run(["sync"]).success();
+    b.run(["sync"]).success();
+    // b writes while a compacts.
+    b.run([
+        "record-event",
+        "--batch-id",
+        "b2",
+        "--type",
+        "note",
+        "--message",
+        "written before b saw the epoch",
+    ])
+    .success();
+    a.at(8 * 86_400);
+    let out = a
+        .run(["gc", "--execute", "--new-epoch", "--prefix", "claims"])
+        .success();
+    assert!(out.stdout.contains("started epoch 1"), "{out}");
+    assert_eq!(a.commit_count(), 1, "the branch restarts from one commit");
+    assert_eq!(fleet.remote_tip("refs/heads/agent-coord"), a.state_tip());
+    assert_eq!(a.record("meta/epoch.json").unwrap()["epoch"], json!(1));
+
+    b.at(8 * 86_400);
+    b.run(["sync"]).success();
+    assert_eq!(
+        b.git(&[
+            "rev-list",
+            "--count",
+            "--max-parents=0",
+            "refs/heads/agent-coord"
+        ]),
+        "1"
+    );
+    assert_eq!(
+        b.commit_count(),
+        2,
+        "b's change is replayed onto the epoch, not merged with old history"
+    );
+    assert!(
+        b.record("claims/acme/app/0.json").is_none(),
+        "archived claims are not resurrected"
+    );
+    assert!(b.record("archive/claims/acme/app/0.json").is_some());
+    assert_eq!(b.paths("events/b2").len(), 1, "b's own write survives");
+    a.run(["sync"]).success();
+    assert_eq!(a.state_tip(), b.state_tip());
+}
