@@ -397,3 +397,38 @@ fn concurrent_syncs_retry_rejected_pushes() {
         .iter()
         .all(|x| x.state_tip() == m.state_tip()));
 }
+
+#[test]
+fn concurrent_syncs_on_one_clone_take_turns() {
+    let fleet = Fleet::new(1);
+    let m = &fleet.machines[0];
+    for e in 0..3 {
+        m.run([
+            "record-event",
+            "--batch-id",
+            "b1",
+            "--type",
+            "note",
+            "--message",
+            &format!("{e}"),
+        ])
+        .success();
+    }
+    let children: Vec<_> = (0..4)
+        .map(|_| {
+            m.command(["sync"])
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for c in children {
+        let out = c.wait_with_output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    assert_eq!(fleet.remote_tip("refs/heads/agent-coord"), m.state_tip());
+}

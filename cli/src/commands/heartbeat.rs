@@ -71,7 +71,7 @@ pub(crate) fn cmd_heartbeat(cx: &Context, args: &HeartbeatArgs) -> Result<Report
         notices,
         store,
         ..
-    } = write_synced(cx, &args.sync, |snap, ctx| {
+    } = write_synced(cx, &args.sync.for_publishing(), |snap, ctx| {
         heartbeat::decide(snap, &request, ctx)
     })?;
     let record = &done.plan.outcome.record;

@@ -200,7 +200,8 @@ pub(crate) fn write_synced<T>(
 ) -> Result<Written<T>, CommandError> {
     let (store, mut notices) = cx.open_store(true)?;
     let remote = flags.remote(&store);
-    if let Some(remote) = &remote {
+    if let (Some(remote), false) = (&remote, flags.publish_only) {
+        // Decide on the fleet's latest state, not on what this clone last fetched.
         sync::run_sync(cx, &store, remote)?;
     }
     let session = cx.identity(&store).session_id;

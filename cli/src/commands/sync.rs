@@ -41,9 +41,20 @@ pub(crate) struct SyncFlags {
     /// The remote for --sync [default: agent-coord.remote, else origin]
     #[arg(long = "sync-remote", value_name = "NAME")]
     remote: Option<String>,
+    /// Set for writes that only publish (a heartbeat): no sync before deciding.
+    #[arg(skip)]
+    pub(crate) publish_only: bool,
 }
 
 impl SyncFlags {
+    /// Returns these flags for a write that only publishes (no sync before deciding).
+    pub(crate) fn for_publishing(&self) -> Self {
+        SyncFlags {
+            publish_only: true,
+            ..self.clone()
+        }
+    }
+
     /// Returns the remote to sync with, or `None` for a local-only write.
     pub(crate) fn remote(&self, store: &Store) -> Option<String> {
         let configured = store

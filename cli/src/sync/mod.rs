@@ -114,6 +114,16 @@ pub(crate) fn sync(
         remote: remote.to_owned(),
         source,
     };
+    // One sync per repository at a time: concurrent fetches would fight over the tracking
+    // refs. The kernel releases the lock if the holder dies; correctness still comes from
+    // the leases, so a lock that cannot be taken only means we go without it.
+    let _one_at_a_time = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(store.repo.git_dir().join("agent-coord-sync.lock"))
+        .ok()
+        .filter(|f| f.lock().is_ok());
     let own_hb = store.heartbeat_ref();
     let mut report = SyncReport {
         remote: remote.to_owned(),
