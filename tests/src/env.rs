@@ -182,6 +182,29 @@ impl TestEnv {
         String::from_utf8_lossy(&out.stdout).trim().to_owned()
     }
 
+    /// Runs `git` against the coordination repository with `input` on standard input
+    /// (for plumbing such as `mktree` and `hash-object --stdin`).
+    pub fn git_stdin(&self, args: &[&str], input: &str) -> String {
+        use std::io::Write;
+        let mut child = Command::new("git")
+            .arg("--git-dir")
+            .arg(&self.repo)
+            .args(args)
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("git runs");
+        child
+            .stdin
+            .take()
+            .expect("stdin")
+            .write_all(input.as_bytes())
+            .expect("write stdin");
+        let out = child.wait_with_output().expect("git finishes");
+        String::from_utf8_lossy(&out.stdout).trim().to_owned()
+    }
+
     /// Returns the id a ref points at, if it exists.
     pub fn tip(&self, name: &str) -> Option<String> {
         let out = self.git(&["rev-parse", "--verify", "--quiet", name]);

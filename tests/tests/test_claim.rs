@@ -261,32 +261,12 @@ fn malformed_claim_is_state_unreadable_not_a_crash() {
     let env = TestEnv::new();
     env.run(CLAIM_A).success();
     // Corrupt the record with plain git plumbing, as a bad manual edit would.
-    let blob = {
-        let out = std::process::Command::new("git")
-            .args([
-                "--git-dir",
-                env.repo.to_str().unwrap(),
-                "hash-object",
-                "-w",
-                "--stdin",
-            ])
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .env("GIT_CONFIG_GLOBAL", "/dev/null")
-            .spawn()
-            .and_then(|mut c| {
-                use std::io::Write;
-                c.stdin.take().unwrap().write_all(b"{not json")?;
-                c.wait_with_output()
-            })
-            .unwrap();
-        String::from_utf8(out.stdout).unwrap().trim().to_owned()
-    };
+    let blob = env.git_stdin(&["hash-object", "-w", "--stdin"], "{not json");
     let tree_line = format!("100644 blob {blob}\t7.json\n");
-    let inner = pipe(&env, &["mktree"], &tree_line);
-    let app = pipe(&env, &["mktree"], &format!("040000 tree {inner}\tapp\n"));
-    let acme = pipe(&env, &["mktree"], &format!("040000 tree {app}\tacme\n"));
-    let root = pipe(&env, &["mktree"], &format!("040000 tree {acme}\tclaims\n"));
+    let inner = env.git_stdin(&["mktree"], &tree_line);
+    let app = env.git_stdin(&["mktree"], &format!("040000 tree {inner}\tapp\n"));
+    let acme = env.git_stdin(&["mktree"], &format!("040000 tree {app}\tacme\n"));
+    let root = env.git_stdin(&["mktree"], &format!("040000 tree {acme}\tclaims\n"));
     let parent = env.state_tip().unwrap();
     let commit = env.git(&[
         "-c",
@@ -312,29 +292,6 @@ fn malformed_claim_is_state_unreadable_not_a_crash() {
     env.run(["status"]).code(2);
     env.run(["status", "--repo", "acme/app", "--target", "7"])
         .code(2);
-}
-
-fn pipe(env: &TestEnv, args: &[&str], input: &str) -> String {
-    use std::io::Write;
-    let mut child = std::process::Command::new("git")
-        .arg("--git-dir")
-        .arg(&env.repo)
-        .args(args)
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.as_bytes())
-        .unwrap();
-    String::from_utf8(child.wait_with_output().unwrap().stdout)
-        .unwrap()
-        .trim()
-        .to_owned()
 }
 
 #[test]

@@ -189,3 +189,47 @@ fn a_new_epoch_restarts_history_and_other_machines_replay_onto_it() {
     a.run(["sync"]).success();
     assert_eq!(a.state_tip(), b.state_tip());
 }
+
+#[test]
+fn status_lists_archives_on_request() {
+    let env = TestEnv::new();
+    env.run([
+        "claim",
+        "--agent-id",
+        "a",
+        "--repo",
+        "acme/app",
+        "--target",
+        "1",
+    ])
+    .success();
+    env.run([
+        "release",
+        "--agent-id",
+        "a",
+        "--repo",
+        "acme/app",
+        "--target",
+        "1",
+    ])
+    .success();
+    env.at(8 * 86_400);
+    env.run(["gc", "--execute"]).success();
+    let status = env
+        .run(["status", "--json", "--include-archived"])
+        .success()
+        .json();
+    assert_eq!(status["claims"], json!([]));
+    assert_eq!(
+        status["archive"],
+        json!([{"path": "archive/claims/acme/app/1.json", "record_family": "archived_record",
+                "source_path": "claims/acme/app/1.json", "reason": "terminal_claim", "synthetic": false,
+                "archived_at": "2026-06-21T12:00:00Z", "delete_after": "2026-07-21T12:00:00Z"}])
+    );
+    assert!(env
+        .run(["status", "--json"])
+        .success()
+        .json()
+        .get("archive")
+        .is_none());
+}

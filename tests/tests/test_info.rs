@@ -206,3 +206,54 @@ fn zero_config_default_repository() {
     let refs = String::from_utf8_lossy(&refs.stdout);
     assert_eq!(refs.lines().count(), 1, "{refs}");
 }
+
+#[test]
+fn doctor_deep_finds_unreadable_records_and_a_custom_ref_is_separate_state() {
+    let env = TestEnv::new();
+    env.run([
+        "claim",
+        "--agent-id",
+        "a",
+        "--repo",
+        "acme/app",
+        "--target",
+        "7",
+        "--ref",
+        "fleet-b",
+    ])
+    .success();
+    assert!(env.tip("refs/heads/fleet-b").is_some());
+    assert!(env.state_tip().is_none(), "the default branch is untouched");
+    let other = env
+        .run(["status", "--json", "--ref", "refs/heads/fleet-b"])
+        .success()
+        .json();
+    assert_eq!(other["claims"][0]["agent_id"], json!("a"));
+
+    // Corrupt one event with plain git and check that only --deep notices.
+    let bad = env.write_file("bad.json", "{oops");
+    let bad_blob = env.git(&["hash-object", "-w", bad.to_str().unwrap()]);
+    let events = env.git_stdin(&["mktree"], &format!("100644 blob {bad_blob}\tx.json\n"));
+    let b1 = env.git_stdin(&["mktree"], &format!("040000 tree {events}\tb1\n"));
+    let root = env.git_stdin(&["mktree"], &format!("040000 tree {b1}\tevents\n"));
+    let commit = env.git(&[
+        "-c",
+        "user.name=t",
+        "-c",
+        "user.email=t@t",
+        "commit-tree",
+        &root,
+        "-m",
+        "bad",
+    ]);
+    env.git(&["update-ref", "refs/heads/agent-coord", &commit]);
+    env.run(["doctor"]).success();
+    let out = env.run(["doctor", "--deep", "--json"]).code(2);
+    assert_eq!(out.json()["status"], json!("error"));
+    assert!(
+        out.stderr
+            .trim()
+            .starts_with("state unreadable: events/b1/x.json:"),
+        "{out}"
+    );
+}

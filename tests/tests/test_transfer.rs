@@ -225,3 +225,57 @@ fn killed_writers_leave_a_consistent_repository() {
     assert!(!lock.exists());
     env.run(["status", "--json"]).success();
 }
+
+#[test]
+fn imported_half_finished_closeout_is_repaired_idempotently() {
+    // A predecessor state where the lane_closed reservation exists but the batch was never
+    // stamped (its non-atomic closeout stopped half-way).
+    let env = TestEnv::new();
+    let src = env.root().join("legacy");
+    let write = |path: &str, v: serde_json::Value| {
+        let p = src.join(path);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, serde_json::to_vec_pretty(&v).unwrap()).unwrap();
+    };
+    write(
+        "batches/b2.json",
+        json!({"schema_version": 1, "batch_id": "b2", "repo": "acme/app",
+        "lanes": [{"name": "code", "owner": "worker-a", "targets": ["50"]}]}),
+    );
+    write(
+        "events/b2/lane_closed-5694d08a2e53ffca.json",
+        json!({"schema_version": 2,
+        "event_id": "lane_closed-5694d08a2e53ffca", "batch_id": "b2", "lane": "code", "type": "lane_closed",
+        "repo": "acme/app", "target": "50", "terminal": "done", "workspace": "default",
+        "closed_by": {"agent_id": "worker-a", "machine": "old-box"}, "at": "2026-06-13T11:00:00Z"}),
+    );
+    env.run(["import", "--from", src.to_str().unwrap()])
+        .success();
+    let args = [
+        "record-event",
+        "--batch-id",
+        "b2",
+        "--type",
+        "lane_closed",
+        "--terminal",
+        "done",
+        "--agent-id",
+        "worker-a",
+        "--repo",
+        "acme/app",
+        "--target",
+        "50",
+    ];
+    let out = env.run(args).success();
+    assert_eq!(out.stdout, "reconciled terminal closeout for acme/app#50\n");
+    let batch = env.record("batches/b2.json").unwrap();
+    assert_eq!(batch["lanes"][0]["terminal"], json!("done"));
+    assert_eq!(
+        batch["lanes"][0]["closed_by"]["machine"],
+        json!("old-box"),
+        "the first closeout is authoritative"
+    );
+    assert_eq!(batch["status"], json!("completed"));
+    let out = env.run(args).success();
+    assert_eq!(out.stdout, "lane already closed for acme/app#50\n");
+}
