@@ -160,7 +160,35 @@ fn bad_input_is_refused_and_nothing_is_written() {
     let env = TestEnv::new();
     env.run(CLAIM_A).success();
     let tip = env.state_tip();
-    let cases: [(&[&str], &str); 8] = [
+    let cases: [(&[&str], &str); 10] = [
+        (
+            &[
+                "claim",
+                "--agent-id",
+                "a",
+                "--repo",
+                "acme/app",
+                "--target",
+                "7",
+                "--ttl",
+                "abc",
+            ],
+            "invalid argument: --ttl abc",
+        ),
+        (
+            &[
+                "claim",
+                "--agent-id",
+                "a",
+                "--repo",
+                "acme/app",
+                "--target",
+                "7",
+                "--ttl",
+                "-5",
+            ],
+            "--ttl must be positive",
+        ),
         (
             &["claim", "--agent-id", "a", "--repo", "a/.", "--target", "7"],
             "invalid target repo: a/.",

@@ -176,7 +176,11 @@ fn terminal_option_rules() {
         "--target",
         "50",
     ];
-    let cases: [(&[&str], &str); 5] = [
+    let cases: [(&[&str], &str); 6] = [
+        (
+            &["--terminal", "bogus", "--handoff-note", "x"],
+            "--terminal must be one of: done, abandoned, superseded",
+        ),
         (&["--pr-state", "merged"], "--pr-state requires --terminal"),
         (&["--workspace", "w"], "--workspace requires --terminal"),
         (

@@ -44,7 +44,7 @@ pub(crate) struct ClaimArgs {
     #[arg(long, value_name = "BRANCH")]
     branch: Option<String>,
     /// Seconds until the claim expires without renewal
-    #[arg(long, value_name = "SECONDS", default_value_t = claim::DEFAULT_TTL_SECONDS)]
+    #[arg(long, allow_negative_numbers = true, value_name = "SECONDS", default_value_t = claim::DEFAULT_TTL_SECONDS)]
     ttl: i64,
     /// Print the result as JSON
     #[arg(long)]

@@ -44,7 +44,7 @@ pub(crate) struct HeartbeatArgs {
     #[arg(long, value_name = "STATUS")]
     status: Option<String>,
     /// Seconds the beat stays live
-    #[arg(long, value_name = "SECONDS", default_value_t = heartbeat::DEFAULT_TTL_SECONDS)]
+    #[arg(long, allow_negative_numbers = true, value_name = "SECONDS", default_value_t = heartbeat::DEFAULT_TTL_SECONDS)]
     ttl: i64,
     /// Print the result as JSON
     #[arg(long)]

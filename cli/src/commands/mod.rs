@@ -144,9 +144,25 @@ fn clap_outcome(e: clap::Error, args: &[OsString]) -> Result<Report, CommandErro
         _ => {}
     }
     let message = match (e.kind(), e.get(ContextKind::InvalidArg)) {
-        (ClapKind::ValueValidation, _) => match std::error::Error::source(&e) {
-            Some(src) => src.to_string(),
-            None => first_line(&e),
+        (ClapKind::ValueValidation, _) => {
+            match std::error::Error::source(&e).map(ToString::to_string) {
+                // Our identifier types already say `invalid <field>: <value>`.
+                Some(msg) if msg.starts_with("invalid ") && msg.contains(": ") => msg,
+                _ => match (
+                    e.get(ContextKind::InvalidArg),
+                    e.get(ContextKind::InvalidValue),
+                ) {
+                    (Some(ContextValue::String(arg)), Some(ContextValue::String(value))) => {
+                        let flag = arg.split(' ').next().unwrap_or(arg);
+                        format!("invalid argument: {flag} {value}")
+                    }
+                    _ => first_line(&e),
+                },
+            }
+        }
+        (ClapKind::InvalidSubcommand, _) => match e.get(ContextKind::InvalidSubcommand) {
+            Some(ContextValue::String(cmd)) => format!("unknown command: {cmd} (see --help)"),
+            _ => first_line(&e),
         },
         (ClapKind::MissingRequiredArgument, Some(ContextValue::Strings(missing))) => {
             let flag = missing

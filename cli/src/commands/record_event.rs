@@ -168,9 +168,19 @@ fn lane_closed(
             .ok_or_else(|| CommandError::usage(format!("missing required {flag}")))
     };
     let terminal = need(&args.terminal.terminal, "--terminal")?;
-    let agent: AgentId = need(&args.agent_id, "--agent-id")?.parse()?;
-    let repo = RepoSlug::parse_as(&need(&args.repo, "--repo")?, "terminal closeout repo")?;
-    let target: Target = need(&args.target, "--target")?.parse()?;
+    let (agent, repo, target) = (
+        need(&args.agent_id, "--agent-id")?,
+        need(&args.repo, "--repo")?,
+        need(&args.target, "--target")?,
+    );
+    if !closeout::TERMINALS.contains(&terminal.as_str()) {
+        return Err(CommandError::usage(
+            "--terminal must be one of: done, abandoned, superseded",
+        ));
+    }
+    let agent: AgentId = agent.parse()?;
+    let repo = RepoSlug::parse_as(&repo, "terminal closeout repo")?;
+    let target: Target = target.parse()?;
     let label = format!("{repo}#{target}");
     let request = CloseoutRequest {
         entry: Entry::RecordEvent,

@@ -84,6 +84,11 @@ pub(crate) fn cmd_release(cx: &Context, args: &ReleaseArgs) -> Result<Report, Co
         };
         return Ok(report.with_stderr(stderr_lines(notices, &done.plan)));
     };
+    if !closeout::TERMINALS.contains(&terminal.as_str()) {
+        return Err(CommandError::usage(
+            "--terminal must be one of: done, abandoned, superseded",
+        ));
+    }
     if args.handoff_to.is_some() || args.handoff_note.is_some() {
         return Err(CommandError::usage(
             "--terminal cannot be combined with --handoff-to or --handoff-note",

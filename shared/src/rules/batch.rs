@@ -34,6 +34,11 @@ pub const LANE_TERMINAL_FIELDS: [&str; 8] = [
     "evidence_url",
 ];
 
+/// Reports whether a lane carries a terminal stamp (`null` does not count).
+pub fn is_closed(lane: &Record) -> bool {
+    lane.get("terminal").is_some_and(|t| !t.is_null())
+}
+
 /// A `register-batch` request.
 #[derive(Debug, Clone)]
 pub struct RegisterRequest {
@@ -65,7 +70,9 @@ pub fn validate(manifest: &Value, batch_id: Option<&str>) -> Result<(BatchId, Re
     let Value::Object(manifest) = manifest else {
         return Err(usage("batch manifest must be a JSON object"));
     };
-    let id = match (manifest.get("batch_id"), batch_id) {
+    // `null` reads as absent, as in the predecessor.
+    let field = |k: &str| manifest.get(k).filter(|v| !v.is_null());
+    let id = match (field("batch_id"), batch_id) {
         (Some(m), Some(b)) if m.as_str() != Some(b) => {
             return Err(usage("--batch-id does not match batch manifest batch_id"))
         }
@@ -77,7 +84,7 @@ pub fn validate(manifest: &Value, batch_id: Option<&str>) -> Result<(BatchId, Re
     let batch: BatchId = id
         .parse()
         .map_err(|e: crate::ids::IdError| usage(e.to_string()))?;
-    if let Some(repo) = manifest.get("repo") {
+    if let Some(repo) = field("repo") {
         let text = scalar_string(repo).unwrap_or_else(|| repo.to_string());
         RepoSlug::parse_as(&text, "batch repo").map_err(|e| usage(e.to_string()))?;
     }
@@ -94,7 +101,8 @@ pub fn validate(manifest: &Value, batch_id: Option<&str>) -> Result<(BatchId, Re
         let Value::Object(lane) = lane else {
             return Err(usage(format!("batch lane {n} must be a JSON object")));
         };
-        let name = match lane.get("name").or_else(|| lane.get("id")) {
+        let present = |k: &str| lane.get(k).filter(|v| !v.is_null());
+        let name = match present("name").or_else(|| present("id")) {
             None => return Err(usage(format!("batch lane {n} missing name"))),
             Some(Value::String(s)) => s.clone(),
             Some(_) => return Err(usage(format!("batch lane {n} name must be a string"))),
@@ -102,7 +110,7 @@ pub fn validate(manifest: &Value, batch_id: Option<&str>) -> Result<(BatchId, Re
         if name.contains(':') {
             return Err(usage(format!("batch lane {name} cannot contain ':'")));
         }
-        match lane.get("owner").or_else(|| lane.get("agent_id")) {
+        match present("owner").or_else(|| present("agent_id")) {
             None => return Err(usage(format!("batch lane {name} missing owner"))),
             Some(Value::String(o)) if is_segment(o) => {}
             Some(Value::String(o)) => return Err(usage(format!("invalid lane owner: {o}"))),
@@ -134,8 +142,13 @@ pub fn validate(manifest: &Value, batch_id: Option<&str>) -> Result<(BatchId, Re
         }
         let mut lane = lane.clone();
         // Targets are stored as strings: a number and its digits are one target.
-        if lane.contains_key("targets") {
+        if lane.get("targets").is_some_and(|t| !t.is_null()) {
             lane.insert("targets".into(), Value::from(targets));
+        } else if let Some(Value::Number(n)) = lane.get("target") {
+            let text = n.to_string();
+            lane.insert("target".into(), Value::String(text));
+        } else if let Some(Value::Array(_)) = lane.get("target") {
+            lane.insert("target".into(), Value::from(targets));
         }
         normalized.push(Value::Object(lane));
     }
@@ -223,14 +236,14 @@ fn carry_over(existing: &Record, record: &mut Record, req: &RegisterRequest) {
     if let Some(Value::Array(lanes)) = record.get_mut("lanes") {
         for lane in lanes.iter_mut().filter_map(Value::as_object_mut) {
             let old = old_lanes.iter().find(|o| lane_name(o) == lane_name(lane));
-            if let Some(old) = old.filter(|o| o.contains_key("terminal")) {
+            if let Some(old) = old.filter(|o| is_closed(o)) {
                 for key in LANE_TERMINAL_FIELDS {
                     if let Some(v) = old.get(key) {
                         lane.insert(key.into(), v.clone());
                     }
                 }
             }
-            all_terminal &= lane.contains_key("terminal");
+            all_terminal &= is_closed(lane);
         }
     }
     if all_terminal && str_field(existing, "status") == Some("completed") {

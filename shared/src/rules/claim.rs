@@ -169,8 +169,10 @@ pub fn decide(
         previous_holder = Some(holder.to_owned());
     }
 
+    // Same lane unless a batch or branch is given that differs from a stored one; adding
+    // one the claim lacked is still a renewal.
     let same_lane = |c: &Record, key: &str, given: Option<&str>| {
-        given.is_none_or(|g| str_field(c, key) == Some(g))
+        given.is_none_or(|g| str_field(c, key).is_none_or(|stored| stored == g))
     };
     let mine = existing
         .as_ref()

@@ -11,6 +11,7 @@ use sha2::Digest;
 use sha2::Sha256;
 
 use super::audit;
+use super::batch::is_closed;
 use super::claim;
 use super::deps::lane_name;
 use super::deps::lane_targets;
@@ -427,19 +428,10 @@ fn stamp_batch(
     else {
         return Ok(None);
     };
-    if lane.contains_key("terminal") {
-        // The lane's stamp stands for its own closeout; a different one conflicts.
-        let existing = [
-            lane.get("terminal").cloned().unwrap_or(Value::Null),
-            lane.get("workspace")
-                .cloned()
-                .unwrap_or_else(|| json!("default")),
-            lane.get("closed_by")
-                .and_then(|c| c.get("agent_id"))
-                .cloned()
-                .unwrap_or(Value::Null),
-        ];
-        if existing[..] != semantics(event)[..3] {
+    if is_closed(lane) {
+        // The lane's stamp stands for its own closeout (even when the reservation event is
+        // gone, e.g. compacted): a closeout that differs in any conflict field is refused.
+        if semantics(lane) != semantics(event) {
             return Err(conflicting(lane_name));
         }
         return Ok(None);
@@ -462,7 +454,8 @@ fn stamp_batch(
         }
     }
     let now = json!(time::format(ctx.now));
-    let all_closed = lanes.iter().all(|l| l.get("terminal").is_some());
+    let all_closed = lanes.iter().filter_map(Value::as_object).all(is_closed)
+        && lanes.iter().all(Value::is_object);
     if all_closed {
         stamped.insert("status".into(), json!("completed"));
         stamped.entry("completed_at").or_insert_with(|| now.clone());

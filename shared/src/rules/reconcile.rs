@@ -185,7 +185,7 @@ pub fn merge_batch(local: &Record, remote: &Record) -> (Record, Vec<String>) {
         let Some(theirs) = local_lanes.iter().find(|l| lane_name(l) == name) else {
             continue;
         };
-        match (lane.get("terminal"), theirs.get("terminal")) {
+        match (lane.get("terminal").filter(|t| !t.is_null()), theirs.get("terminal").filter(|t| !t.is_null())) {
             (None, Some(_)) => {
                 for key in LANE_TERMINAL_FIELDS {
                     if let Some(v) = theirs.get(key) {
@@ -199,7 +199,9 @@ pub fn merge_batch(local: &Record, remote: &Record) -> (Record, Vec<String>) {
             _ => {}
         }
     }
-    let all_closed = lanes.iter().all(|l| l.get("terminal").is_some());
+    let all_closed = lanes
+        .iter()
+        .all(|l| l.as_object().is_some_and(super::batch::is_closed));
     if all_closed && merged.get("status").and_then(Value::as_str) != Some("completed") {
         merged.insert("status".into(), json!("completed"));
         let completed_at = local

@@ -287,3 +287,31 @@ fn release_rules() {
     assert!(plan.state[0].1.get("handoff_to").is_none());
     assert!(plan.state[0].1.get("release_mode").is_none());
 }
+
+#[test]
+fn adding_a_batch_or_branch_the_claim_lacked_is_still_a_renewal() {
+    let mut snap = MemorySnapshot::default();
+    snap.put(
+        "claims/acme/app/7.json",
+        &json!({"schema_version": 1, "repo": "acme/app", "target": "7", "agent_id": "a", "status": "active",
+                "claimed_at": at(-10), "updated_at": at(-10), "expires_at": at(230), "phase": "implementing"}),
+    );
+    let mut r = req("a");
+    r.batch = Some("b1".parse().unwrap());
+    r.branch = Some("feature".into());
+    let plan = decide(&snap, &r, &ctx()).unwrap();
+    assert_eq!(plan.outcome.kind, ClaimKind::Renewed);
+    let rec = &plan.outcome.record;
+    assert_eq!(
+        rec["claimed_at"],
+        json!(at(-10)),
+        "a renewal keeps claimed_at"
+    );
+    assert_eq!(
+        rec["phase"],
+        json!("implementing"),
+        "and the lane's metadata"
+    );
+    assert_eq!(rec["batch_id"], json!("b1"));
+    assert_eq!(plan.state.len(), 1, "no claim.acquired for a renewal");
+}

@@ -257,3 +257,36 @@ fn terminal_release_needs_a_batch_claim() {
         "terminal release requires a claim with batch_id"
     );
 }
+
+#[test]
+fn a_stamped_lane_refuses_a_different_closeout_even_without_its_event() {
+    // The reservation event is gone (compacted or never imported); the lane stamp stands.
+    let mut snap = state();
+    snap.put(
+        "batches/b2.json",
+        &json!({"schema_version": 1, "batch_id": "b2", "repo": "acme/app",
+                "lanes": [{"name": "code", "owner": "worker-a", "targets": ["50"], "terminal": "done", "status": "done",
+                           "workspace": "default", "closed_by": {"agent_id": "worker-a", "machine": "m"},
+                           "pr_url": "https://github.com/acme/app/pull/1"},
+                          {"name": "docs", "owner": "worker-b", "targets": ["51"], "terminal": null}]}),
+    );
+    let mut other = req(Entry::RecordEvent, "worker-a", "50");
+    other.pr_state = None;
+    other
+        .metadata
+        .insert("pr_url".into(), json!("https://github.com/acme/app/pull/2"));
+    assert_eq!(
+        decide(&snap, &other, &ctx(None)).unwrap_err().to_string(),
+        "conflicting terminal closeout for lane code; first closeout is authoritative"
+    );
+    // `"terminal": null` is not closed: closing docs works, and only then is the batch complete.
+    let plan = decide(
+        &snap,
+        &req(Entry::RecordEvent, "worker-b", "51"),
+        &ctx(None),
+    )
+    .unwrap();
+    let batch = &plan.state.last().unwrap().1;
+    assert_eq!(batch["lanes"][1]["terminal"], json!("done"));
+    assert_eq!(batch["status"], json!("completed"));
+}
