@@ -71,6 +71,22 @@ impl PushedRef {
     pub(crate) fn accepted(&self) -> bool {
         self.flag != '!'
     }
+
+    /// Reports whether a rejection means the remote moved first (fetch and try again), as
+    /// opposed to a refusal (a hook, a protected branch) that retrying cannot fix.
+    pub(crate) fn lost_race(&self) -> bool {
+        [
+            "stale info",
+            "fetch first",
+            "non-fast-forward",
+            "atomic push failed",
+            "atomic transaction failed",
+            "failed to update ref",
+            "failed to lock",
+        ]
+        .iter()
+        .any(|s| self.summary.contains(s))
+    }
 }
 
 /// Parses `git push --porcelain` output into per-ref results.
@@ -128,6 +144,17 @@ impl Git {
             git_dir: git_dir.to_path_buf(),
             timeout,
         }
+    }
+
+    /// Refuses a remote that git would read as an option (`--upload-pack=…`).
+    fn check_remote(remote: &str) -> Result<(), GitError> {
+        if remote.starts_with('-') {
+            return Err(GitError::Failed {
+                command: "remote".into(),
+                message: format!("a remote cannot start with '-': {remote}"),
+            });
+        }
+        Ok(())
     }
 
     /// Runs `git --git-dir <dir> <args>`, returning (exit ok, stdout, stderr).
@@ -207,6 +234,7 @@ impl Git {
         remote: &str,
         patterns: &[&str],
     ) -> Result<Vec<(String, String)>, GitError> {
+        Self::check_remote(remote)?;
         let mut args = vec!["ls-remote", remote];
         args.extend_from_slice(patterns);
         Ok(parse_ls_remote(&self.run_ok(&args)?))
@@ -214,6 +242,7 @@ impl Git {
 
     /// Fetches `refspecs` from `remote` (into private tracking refs; pruning vanished ones).
     pub(crate) fn fetch(&self, remote: &str, refspecs: &[String]) -> Result<(), GitError> {
+        Self::check_remote(remote)?;
         let mut args = vec![
             "fetch",
             "--quiet",
@@ -232,6 +261,7 @@ impl Git {
         remote: &str,
         updates: &[PushUpdate],
     ) -> Result<Vec<PushedRef>, GitError> {
+        Self::check_remote(remote)?;
         let mut args: Vec<String> = vec![
             "push".into(),
             "--porcelain".into(),

@@ -432,3 +432,93 @@ fn concurrent_syncs_on_one_clone_take_turns() {
     }
     assert_eq!(fleet.remote_tip("refs/heads/agent-coord"), m.state_tip());
 }
+
+#[test]
+fn a_claim_published_during_anothers_compaction_wins_over_the_epoch() {
+    let fleet = Fleet::new(2);
+    let (a, b) = (&fleet.machines[0], &fleet.machines[1]);
+    a.run(["sync"]).success();
+    b.run(["sync"]).success();
+    // a compacts while cut off from the remote; meanwhile b publishes a claim on X.
+    let url = a.git(&["config", "remote.origin.url"]);
+    a.git(&["config", "--remove-section", "remote.origin"]);
+    a.run(["gc", "--execute", "--new-epoch"]).success();
+    b.run([
+        "claim",
+        "--sync",
+        "--agent-id",
+        "wb",
+        "--repo",
+        "acme/app",
+        "--target",
+        "9",
+    ])
+    .success();
+    a.run([
+        "claim",
+        "--agent-id",
+        "wa",
+        "--repo",
+        "acme/app",
+        "--target",
+        "9",
+    ])
+    .success();
+    a.git(&["config", "remote.origin.url", &url]);
+    let out = a.run(["sync", "--json"]).success().json();
+    assert_eq!(out["lost_claims"][0]["remote_holder"], json!("wb"), "{out}");
+    assert_eq!(
+        a.record("claims/acme/app/9.json").unwrap()["agent_id"],
+        json!("wb")
+    );
+    assert_eq!(
+        a.record("meta/epoch.json").unwrap()["epoch"],
+        json!(1),
+        "the epoch is published"
+    );
+    assert_eq!(
+        a.git(&[
+            "rev-list",
+            "--count",
+            "--max-parents=0",
+            "refs/heads/agent-coord"
+        ]),
+        "1"
+    );
+    b.run(["sync"]).success();
+    assert_eq!(b.state_tip(), a.state_tip());
+    assert_eq!(
+        b.record("claims/acme/app/9.json").unwrap()["agent_id"],
+        json!("wb")
+    );
+}
+
+#[test]
+fn a_push_refused_by_the_remote_fails_at_once() {
+    let fleet = Fleet::new(1);
+    let m = &fleet.machines[0];
+    m.run(["record-event", "--batch-id", "b1", "--type", "note"])
+        .success();
+    let hook = fleet.remote.join("hooks/pre-receive");
+    std::fs::write(
+        &hook,
+        "#!/bin/sh\necho 'coordination pushes are frozen' >&2\nexit 1\n",
+    )
+    .unwrap();
+    std::process::Command::new("chmod")
+        .arg("+x")
+        .arg(&hook)
+        .status()
+        .unwrap();
+    let out = m.run(["sync", "--json"]).code(2);
+    assert!(out.stderr.contains("pre-receive hook declined"), "{out}");
+    assert!(
+        !out.stderr.contains("contention"),
+        "a refusal is not a lost race: {out}"
+    );
+    let out = m.run(["sync", "--remote=-upload-pack=touch"]).code(2);
+    assert!(
+        out.stderr.contains("a remote cannot start with '-'"),
+        "{out}"
+    );
+}

@@ -7,6 +7,7 @@ use agent_coord_shared::ids::Target;
 use agent_coord_shared::rules::claim;
 use agent_coord_shared::rules::claim::ClaimKind;
 use agent_coord_shared::rules::claim::ClaimRequest;
+use agent_coord_shared::snapshot::Snapshot;
 use serde_json::json;
 use serde_json::Value;
 
@@ -69,24 +70,27 @@ pub(crate) fn cmd_claim(cx: &Context, args: &ClaimArgs) -> Result<Report, Comman
         done,
         mut notices,
         synced,
-        ..
+        store,
     } = write_synced(cx, &args.sync, |snap, ctx| {
         claim::decide(snap, &request, ctx)
     })?;
     let outcome = &done.plan.outcome;
     if let Some(report) = &synced {
-        // Another machine published a claim on this target first: the remote's stands.
-        if let Some(lost) = report
-            .lost_claims
-            .iter()
-            .find(|l| l.path == outcome.path && l.local_holder == args.agent_id.as_str())
-        {
+        // The claim stands only if it is still ours in the state the remote accepted, however
+        // that state came about (this process's merge, or another sync that ran meanwhile).
+        let published = store.snapshot()?.read(&outcome.path)?;
+        let holder = published
+            .as_ref()
+            .filter(|c| c.get("status").and_then(Value::as_str) == Some("active"))
+            .and_then(|c| c.get("agent_id").and_then(Value::as_str));
+        if holder != Some(args.agent_id.as_str()) {
             return Err(CommandError {
                 kind: ErrorKind::ClaimRefused,
                 message: format!(
-                    "CLAIM_REFUSED: active claim for {} held by {}; it reached remote {} first",
-                    lost.label,
-                    lost.remote_holder.as_deref().unwrap_or("another agent"),
+                    "CLAIM_REFUSED: active claim for {}#{} held by {}; it reached remote {} first",
+                    args.repo,
+                    args.target,
+                    holder.unwrap_or("another agent (since released)"),
                     report.remote
                 ),
             });

@@ -102,11 +102,16 @@ pub(crate) fn cmd_init(cx: &Context, args: &InitArgs) -> Result<Report, CommandE
             store.machine
         );
         let commit = store.commit(&message, empty, &[])?;
-        store.move_ref(&store.state_ref, None, commit, "init")?;
+        // Another process may have created the branch meanwhile: then it exists, and is kept.
+        let created = store.move_ref(&store.state_ref, None, commit, "init")?;
         if let Some(remote) = &remote {
             run_sync(cx, &store, remote)?;
         }
-        "created"
+        if created {
+            "created"
+        } else {
+            "existing"
+        }
     };
     let sync_default = store
         .repo

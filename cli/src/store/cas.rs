@@ -7,15 +7,10 @@
 use gix::refs::file::transaction::prepare::MustNotExist;
 use gix::refs::file::transaction::prepare::ReferenceOutOfDate;
 
-/// Reports whether `err` is a compare-and-swap conflict (or lock contention) on a ref.
+/// Reports whether `err` is a compare-and-swap conflict on a ref.
 pub(crate) fn is_conflict(err: &gix::Error) -> bool {
-    if err.is_conflict()
+    // Lock contention is not a conflict: the writer classifies it by the lock file it finds.
+    err.is_conflict()
         || err.downcast_any_ref::<ReferenceOutOfDate>().is_some()
         || err.downcast_any_ref::<MustNotExist>().is_some()
-    {
-        return true;
-    }
-    // A lock held past core.filesRefLockTimeout by a concurrent writer is contention too.
-    let text = format!("{err:?}");
-    text.contains("lock") && (text.contains("acquire") || text.contains("Lock"))
 }

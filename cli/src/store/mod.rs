@@ -214,7 +214,13 @@ impl Store {
         out.extend(
             self.refs_with_prefix(REMOTES_PREFIX)?
                 .into_iter()
-                .filter(|(name, _)| name.contains("/heartbeats/")),
+                // refs/agent-coord/remotes/<remote>/heartbeats/<machine>, by position, so a
+                // remote named "heartbeats" is no confusion.
+                .filter(|(name, _)| {
+                    name.strip_prefix(REMOTES_PREFIX)
+                        .and_then(|rest| rest.split_once('/'))
+                        .is_some_and(|(_, tail)| tail.starts_with("heartbeats/"))
+                }),
         );
         out.sort();
         Ok(out)

@@ -55,16 +55,18 @@ impl<'s> TipSnapshot<'s> {
             Ok(c.tree_id().map_err(StoreError::git)?.detach())
         };
         let tree = tip.map(tree_of).transpose()?;
+        // A heartbeat ref that is not a commit (pushed by a broken client) is ignored rather
+        // than making every read on every machine fail.
         let heartbeats = heartbeat_tips
             .into_iter()
-            .map(|(name, commit)| {
-                Ok(HeartbeatRef {
+            .filter_map(|(name, commit)| {
+                Some(HeartbeatRef {
+                    tree: tree_of(commit).ok()?,
                     name,
                     commit,
-                    tree: tree_of(commit)?,
                 })
             })
-            .collect::<Result<_, StoreError>>()?;
+            .collect();
         Ok(TipSnapshot {
             store,
             tip,

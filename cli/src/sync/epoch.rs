@@ -62,7 +62,7 @@ pub(crate) fn start(store: &Store, now: &str) -> Result<(ObjectId, Epoch), Store
         .ok_or_else(|| StoreError::Git("there is no state branch to compact yet".into()))?;
     let current = of_commit(store, tip)?;
     let next = Epoch {
-        number: current.number + 1,
+        number: current.number.saturating_add(1),
         previous_tip: Some(tip),
     };
     let marker = json!({

@@ -35,6 +35,18 @@ mod stamp;
 
 pub(crate) use stamp::last_synced;
 
+/// How many times leveling re-merges because local writers keep committing.
+const LEVEL_ATTEMPTS: u32 = 20;
+
+/// Returns the ref recording the last remote tip this clone's branch fully contains.
+fn integrated_ref(remote: &str) -> String {
+    format!(
+        "{}{}/integrated",
+        crate::store::REMOTES_PREFIX,
+        crate::store::tracking_name(remote)
+    )
+}
+
 /// How many fetch-merge-push rounds a sync tries before giving up.
 const MAX_ROUNDS: u32 = 12;
 
@@ -156,7 +168,7 @@ pub(crate) fn sync(
         }
         // What this machine last saw of the remote: the base for replaying onto a new epoch
         // whose cut commit never reached us.
-        let last_seen = ref_target(&store.repo, &tracking_state_ref(remote))?;
+        let last_seen = ref_target(&store.repo, &integrated_ref(remote))?;
         git.fetch(remote, &refspecs).map_err(remote_err)?;
         // What was fetched is what the leases expect, even if the remote moved since ls-remote.
         let remote_tip = if advertised.contains_key(&store.state_ref) {
@@ -171,6 +183,11 @@ pub(crate) fn sync(
 
         let (local_tip, outcome) =
             level_with_remote(store, remote_tip, last_seen, &mut report, ctx)?;
+        if let Some(r) = remote_tip {
+            // The local branch now contains everything the remote had: the base for any
+            // later replay onto a new epoch whose cut never reaches this machine.
+            store.set_ref(&integrated_ref(remote), r, "sync: integrated")?;
+        }
         let mut updates = Vec::new();
         if let Some(local) = local_tip.filter(|l| Some(*l) != remote_tip) {
             updates.push(PushUpdate {
@@ -205,6 +222,9 @@ pub(crate) fn sync(
                     store.set_ref(&tracking, id, "sync: pushed")?;
                 }
             }
+            if let Some(tip) = local_tip {
+                store.set_ref(&integrated_ref(remote), tip, "sync: integrated")?;
+            }
             report.heartbeat_pushed |= updates.iter().any(|u| u.refname == own_hb);
             report.outcome = match outcome {
                 BranchOutcome::Merged => BranchOutcome::Merged,
@@ -214,6 +234,15 @@ pub(crate) fn sync(
             report.tip = local_tip;
             finish(store, remote, &git);
             return Ok(report);
+        }
+        if let Some(refused) = results.iter().find(|r| !r.accepted() && !r.lost_race()) {
+            return Err(SyncError::Remote {
+                remote: remote.to_owned(),
+                source: GitError::Failed {
+                    command: "push".into(),
+                    message: format!("{} {}", refused.refname, refused.summary),
+                },
+            });
         }
         // Someone published first: fetch again and re-level on top of what they pushed.
         std::thread::sleep(Duration::from_millis(fastrand::u64(
@@ -240,7 +269,12 @@ fn level_with_remote(
     report: &mut SyncReport,
     ctx: &dyn Fn() -> Ctx,
 ) -> Result<(Option<ObjectId>, BranchOutcome), StoreError> {
-    loop {
+    for _ in 0..LEVEL_ATTEMPTS {
+        // A retry recomputes the merge: forget what the abandoned attempt reported.
+        report.lost_claims.clear();
+        report.conflicts.clear();
+        report.local_changes = 0;
+        report.remote_changes = 0;
         let local_tip = store.tip()?;
         let (local, remote) = match (local_tip, remote_tip) {
             (None, None) => return Ok((None, BranchOutcome::Empty)),
@@ -270,31 +304,13 @@ fn level_with_remote(
             return Ok((Some(local), BranchOutcome::Pushed));
         }
         let merged = if base.is_some() {
-            merge(
-                store,
-                base,
-                local,
-                remote,
-                &[remote, local],
-                true,
-                report,
-                &ctx(),
-            )?
+            merge(store, base, local, remote, &[remote, local], report, &ctx())?
         } else {
             match across_epochs(store, local, remote, last_seen, report, ctx)? {
                 Some(Across::Publish) => return Ok((Some(local), BranchOutcome::Pushed)),
                 Some(Across::Replayed(commit)) => commit,
                 // Unrelated histories of one epoch (two machines that started separately).
-                None => merge(
-                    store,
-                    None,
-                    local,
-                    remote,
-                    &[remote, local],
-                    true,
-                    report,
-                    &ctx(),
-                )?,
+                None => merge(store, None, local, remote, &[remote, local], report, &ctx())?,
             }
         };
         if store.move_ref(&store.state_ref, Some(local), merged, "sync: merge")? {
@@ -307,6 +323,9 @@ fn level_with_remote(
         }
         // A local writer committed meanwhile: merge again from its new tip.
     }
+    Err(StoreError::Contention {
+        attempts: LEVEL_ATTEMPTS,
+    })
 }
 
 /// What to do with histories that a new epoch separated.
@@ -351,7 +370,11 @@ fn across_epochs(
                 .map(|b| b.detach()),
             None => None,
         };
-        let commit = merge(store, base, local, remote, &[remote], true, report, &ctx())?;
+        if base == Some(local) {
+            // Nothing written here since the base: simply take the new epoch.
+            return Ok(Some(Across::Replayed(remote)));
+        }
+        let commit = merge(store, base, local, remote, &[remote], report, &ctx())?;
         return Ok(Some(Across::Replayed(commit)));
     }
     if le.number > re.number {
@@ -367,7 +390,30 @@ fn across_epochs(
                 .map(|b| b.detach()),
             None => None,
         };
-        let commit = merge(store, base, remote, local, &[local], false, report, &ctx())?;
+        // Real roles: the remote was published first and wins clashes (a claim another
+        // machine made since our cut stands); only the parent is our epoch.
+        let commit = merge(store, base, local, remote, &[local], report, &ctx())?;
+        return Ok(Some(Across::Replayed(commit)));
+    }
+    if le.number > 0 {
+        // Two machines cut the same epoch number: join them relative to their cuts.
+        let base = match (le.previous_tip, re.previous_tip) {
+            (Some(a), Some(b)) if store.repo.find_commit(b).is_ok() => store
+                .repo
+                .merge_base(a, b)
+                .map_err(StoreError::git)?
+                .map(|m| m.detach()),
+            (Some(a), _) => match last_seen {
+                Some(seen) => store
+                    .repo
+                    .merge_base(a, seen)
+                    .map_err(StoreError::git)?
+                    .map(|m| m.detach()),
+                None => None,
+            },
+            _ => None,
+        };
+        let commit = merge(store, base, local, remote, &[remote, local], report, &ctx())?;
         return Ok(Some(Across::Replayed(commit)));
     }
     Ok(None)
@@ -407,16 +453,13 @@ fn read_record(store: &Store, id: Option<&ObjectId>) -> Result<Option<Record>, S
 }
 
 /// Writes the record-level merge of `local`'s changes (since `base`) onto `remote` as a
-/// commit with `parents`; `remote` wins clashes. `report_losses` is false when the roles
-/// are swapped (replaying the remote's changes onto a local epoch).
-#[allow(clippy::too_many_arguments)]
+/// commit with `parents`; `remote` wins clashes.
 fn merge(
     store: &Store,
     base: Option<ObjectId>,
     local: ObjectId,
     remote: ObjectId,
     parents: &[ObjectId],
-    report_losses: bool,
     report: &mut SyncReport,
     ctx: &Ctx,
 ) -> Result<ObjectId, StoreError> {
@@ -443,13 +486,16 @@ fn merge(
         });
     }
     let merged = reconcile::reconcile(changes, ctx);
+    if merged.writes.is_empty() && parents == [remote] {
+        // A replay onto a newer epoch that changes nothing: the remote tip is the result.
+        report.remote_changes += merged.remote_taken;
+        return Ok(remote);
+    }
     report.local_changes += merged.local_applied;
     report.remote_changes += merged.remote_taken;
-    if report_losses {
-        report
-            .lost_claims
-            .extend(merged.lost_claims.iter().cloned());
-    }
+    report
+        .lost_claims
+        .extend(merged.lost_claims.iter().cloned());
     report.conflicts.extend(merged.conflicts.iter().cloned());
     let bytes: Vec<(String, Option<Vec<u8>>)> = merged
         .writes
