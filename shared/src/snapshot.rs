@@ -40,6 +40,20 @@ pub trait Snapshot {
         }
         Ok(())
     }
+
+    /// Like [`for_each`](Self::for_each), applying `map` to each record first; an
+    /// implementation may run `map` on worker threads (results still arrive in path order).
+    fn for_each_map<T: Send>(
+        &self,
+        prefix: &str,
+        map: &(dyn Fn(String, Record) -> T + Sync),
+        f: &mut dyn FnMut(T),
+    ) -> Result<(), ReadError>
+    where
+        Self: Sized,
+    {
+        self.for_each(prefix, &mut |path, record| f(map(path, record)))
+    }
 }
 
 /// An in-memory snapshot of raw file contents, for tests and imports.

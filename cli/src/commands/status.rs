@@ -5,6 +5,7 @@ use agent_coord_shared::rules::status::Scope;
 
 use std::io::Write;
 
+use super::status_stream::render_row;
 use super::status_stream::JsonStream;
 use super::sync::sync_info;
 use super::sync::sync_info_line;
@@ -52,9 +53,13 @@ pub(crate) fn cmd_status(cx: &Context, args: &StatusArgs) -> Result<Report, Comm
         let stdout = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
         let mut stream = JsonStream::new(stdout, env!("CARGO_PKG_VERSION"), *include_archived)
             .with_extra("sync", sync);
-        status::stream_all(&snap, *include_archived, cx.now(), &mut |part| {
-            stream.part(part)
-        })?;
+        status::stream_all(
+            &snap,
+            *include_archived,
+            cx.now(),
+            &render_row,
+            &mut |part| stream.part(part),
+        )?;
         // A reader that went away (broken pipe) is not our failure.
         let _ = stream.finish().and_then(|mut w| w.flush());
         return Ok(Report::default().with_stderr(notices));

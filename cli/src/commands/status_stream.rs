@@ -4,6 +4,7 @@
 
 use std::io::Write;
 
+use agent_coord_shared::record::Record;
 use agent_coord_shared::rules::status::Part;
 use serde_json::Value;
 
@@ -22,6 +23,12 @@ pub(crate) struct JsonStream<W: Write> {
     /// An extra key written after `section_notes` (the `sync` summary).
     extra: Option<(String, Value)>,
     error: Option<std::io::Error>,
+}
+
+/// Renders one projected row as it appears inside a section array (run on the worker
+/// threads that read the records).
+pub(crate) fn render_row(row: Record) -> Vec<u8> {
+    pretty_at(&Value::Object(row), 4)
 }
 
 /// Returns `v` pretty-printed with every line after the first indented by `indent` spaces.
@@ -115,7 +122,7 @@ impl<W: Write> JsonStream<W> {
     }
 
     /// Accepts one part of the stream.
-    pub(crate) fn part(&mut self, part: Part) {
+    pub(crate) fn part(&mut self, part: Part<Vec<u8>>) {
         match part {
             Part::Head(head) => {
                 let doc = head.into_json(&self.version);
@@ -137,11 +144,11 @@ impl<W: Write> JsonStream<W> {
             Part::Row(section, row) => {
                 let target = SECTIONS.iter().position(|s| *s == section).unwrap_or(4);
                 self.advance_to(target);
-                self.row_bytes(&pretty_at(&Value::Object(row), 4));
+                self.row_bytes(&row);
             }
             Part::Event(key, row) => {
                 self.advance_to(3);
-                self.events.push((key, pretty_at(&Value::Object(row), 4)));
+                self.events.push((key, row));
             }
         }
     }
@@ -181,7 +188,7 @@ mod tests {
 
     fn streamed(snap: &MemorySnapshot, archive: bool) -> String {
         let mut stream = JsonStream::new(Vec::new(), "9.9.9", archive);
-        status::stream_all(snap, archive, now(), &mut |p| stream.part(p)).unwrap();
+        status::stream_all(snap, archive, now(), &render_row, &mut |p| stream.part(p)).unwrap();
         String::from_utf8(stream.finish().unwrap()).unwrap()
     }
 

@@ -240,16 +240,15 @@ const PARALLEL_THRESHOLD: usize = 512;
 /// Records per unit of work handed to a parsing thread.
 const CHUNK: usize = 128;
 
-type Parsed = Result<Vec<(String, Record)>, ReadError>;
-
-/// Reads and parses `entries` on worker threads (one per core), calling `f` in order.
+/// Reads, parses and maps `entries` on worker threads (one per core), calling `f` in order.
 ///
 /// Each worker opens its own thread-local view of the repository and takes every n-th
 /// chunk; the caller re-orders finished chunks, so at most a few chunks are in flight.
-fn parse_parallel(
+fn parse_parallel<T: Send>(
     repo: &gix::Repository,
     entries: &[(String, ObjectId)],
-    f: &mut dyn FnMut(String, Record),
+    map: &(dyn Fn(String, Record) -> T + Sync),
+    f: &mut dyn FnMut(T),
 ) -> Result<(), ReadError> {
     let workers = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
@@ -257,7 +256,8 @@ fn parse_parallel(
     let chunks: Vec<&[(String, ObjectId)]> = entries.chunks(CHUNK).collect();
     let shared = repo.clone().into_sync();
     std::thread::scope(|scope| {
-        let (tx, rx) = std::sync::mpsc::sync_channel::<(usize, Parsed)>(workers * 4);
+        let (tx, rx) =
+            std::sync::mpsc::sync_channel::<(usize, Result<Vec<T>, ReadError>)>(workers * 4);
         for w in 0..workers {
             let tx = tx.clone();
             let shared = &shared;
@@ -265,7 +265,7 @@ fn parse_parallel(
             scope.spawn(move || {
                 let repo = shared.to_thread_local();
                 for (i, chunk) in chunks.iter().enumerate().skip(w).step_by(workers) {
-                    let parsed: Parsed = chunk
+                    let parsed: Result<Vec<T>, ReadError> = chunk
                         .iter()
                         .map(|(path, id)| {
                             let obj = repo.find_object(*id).map_err(store_err)?;
@@ -274,7 +274,7 @@ fn parse_parallel(
                                     path: path.clone(),
                                     message: e.to_string(),
                                 })?;
-                            Ok((path.clone(), record))
+                            Ok(map(path.clone(), record))
                         })
                         .collect();
                     if tx.send((i, parsed)).is_err() {
@@ -289,8 +289,8 @@ fn parse_parallel(
         for (i, parsed) in rx {
             pending.insert(i, parsed);
             while let Some(parsed) = pending.remove(&next) {
-                for (path, record) in parsed? {
-                    f(path, record);
+                for item in parsed? {
+                    f(item);
                 }
                 next += 1;
             }
@@ -301,9 +301,34 @@ fn parse_parallel(
 
 impl Snapshot for TipSnapshot<'_> {
     fn for_each(&self, prefix: &str, f: &mut dyn FnMut(String, Record)) -> Result<(), ReadError> {
+        self.for_each_map(prefix, &|path, record| (path, record), &mut |(
+            path,
+            record,
+        )| {
+            f(path, record)
+        })
+    }
+
+    fn for_each_map<T: Send>(
+        &self,
+        prefix: &str,
+        map: &(dyn Fn(String, Record) -> T + Sync),
+        f: &mut dyn FnMut(T),
+    ) -> Result<(), ReadError> {
         if Self::is_heartbeat_path(prefix) {
+            let copies = self.heartbeat_copies(prefix, false)?;
+            if copies.len() >= PARALLEL_THRESHOLD && copies.values().all(|ids| ids.len() == 1) {
+                // One copy per agent (the usual case): nothing to choose between, so read in
+                // parallel like any other family.
+                let entries: Vec<(String, ObjectId)> = copies
+                    .into_iter()
+                    .filter(|(p, _)| p.ends_with(".json"))
+                    .filter_map(|(p, ids)| ids.first().map(|id| (p, *id)))
+                    .collect();
+                return parse_parallel(&self.store.repo, &entries, map, f);
+            }
             for (path, record) in self.list(prefix)? {
-                f(path, record);
+                f(map(path, record));
             }
             return Ok(());
         }
@@ -311,12 +336,12 @@ impl Snapshot for TipSnapshot<'_> {
         let mut entries = self.blobs_below(tree, prefix)?;
         entries.retain(|(p, _)| p.ends_with(".json"));
         if entries.len() >= PARALLEL_THRESHOLD {
-            return parse_parallel(&self.store.repo, &entries, f);
+            return parse_parallel(&self.store.repo, &entries, map, f);
         }
         for (path, id) in entries {
             // Bulk reads are not cached: each record is parsed once and handed over.
             let record = self.parse_uncached(&path, id)?;
-            f(path, record);
+            f(map(path, record));
         }
         Ok(())
     }

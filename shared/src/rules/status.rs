@@ -217,25 +217,29 @@ fn report(scope: &Scope) -> StatusReport {
     }
 }
 
-/// One piece of a streamed unscoped status report, in output order.
+/// One piece of a streamed unscoped status report, in output order; `R` is a projected
+/// row as the consumer rendered it (a [`Record`] when collecting, bytes when printing).
 #[derive(Debug, Clone, PartialEq)]
-pub enum Part {
+pub enum Part<R> {
     /// Everything before the rows: the scope and the section notes (its row lists are empty).
     Head(StatusReport),
-    /// One projected row of a section (`claims`, `heartbeats`, `batches`, `archive`), in order.
-    Row(&'static str, Record),
-    /// One projected event with its `[at, path]` order key; events arrive in path order
-    /// and the consumer sorts them by the key.
-    Event((String, String), Record),
+    /// One row of a section (`claims`, `heartbeats`, `batches`, `archive`), in order.
+    Row(&'static str, R),
+    /// One event with its `[at, path]` order key; events arrive in path order and the
+    /// consumer sorts them by the key.
+    Event((String, String), R),
 }
 
-/// Streams the unscoped status report to `sink` without holding every record at once:
-/// claims and events are projected as they are read and handed over one by one.
-pub fn stream_all(
+/// Streams the unscoped status report to `sink` without holding every record at once.
+///
+/// Claims, events and archives are projected and passed through `render` as they are
+/// read, on the snapshot's worker threads where it has them; `sink` receives them in order.
+pub fn stream_all<R: Send>(
     snap: &impl Snapshot,
     include_archived: bool,
     now: Instant,
-    sink: &mut dyn FnMut(Part),
+    render: &(dyn Fn(Record) -> R + Sync),
+    sink: &mut dyn FnMut(Part<R>),
 ) -> Result<(), ReadError> {
     let mut head = report(&Scope::All { include_archived });
     // Heartbeats come first: lanes need their owners' liveness.
@@ -261,26 +265,34 @@ pub fn stream_all(
         ));
     }
     sink(Part::Head(head));
-    snap.for_each("claims", &mut |path, c| {
-        sink(Part::Row("claims", claim_row(path, c)))
-    })?;
+    snap.for_each_map(
+        "claims",
+        &|path, c| render(claim_row(path, c)),
+        &mut |row| sink(Part::Row("claims", row)),
+    )?;
     for row in heartbeat_rows {
-        sink(Part::Row("heartbeats", row));
+        sink(Part::Row("heartbeats", render(row)));
     }
     for (path, b) in batches {
         sink(Part::Row(
             "batches",
-            batch_row(path, b, &beats, &index.states),
+            render(batch_row(path, b, &beats, &index.states)),
         ));
     }
-    snap.for_each("events", &mut |path, e| {
-        let (key, row) = event_row(path, e);
-        sink(Part::Event(key, row));
-    })?;
+    snap.for_each_map(
+        "events",
+        &|path, e| {
+            let (key, row) = event_row(path, e);
+            (key, render(row))
+        },
+        &mut |(key, row)| sink(Part::Event(key, row)),
+    )?;
     if include_archived {
-        snap.for_each("archive", &mut |path, r| {
-            sink(Part::Row("archive", archive_row(path, r)))
-        })?;
+        snap.for_each_map(
+            "archive",
+            &|path, r| render(archive_row(path, r)),
+            &mut |row| sink(Part::Row("archive", row)),
+        )?;
     }
     Ok(())
 }
@@ -293,14 +305,20 @@ fn all_scope(
     let mut out = report(&Scope::All { include_archived });
     let mut events = Vec::new();
     let mut archive = Vec::new();
-    stream_all(snap, include_archived, now, &mut |part| match part {
-        Part::Head(head) => out.section_notes = head.section_notes,
-        Part::Row("claims", row) => out.claims.push(row),
-        Part::Row("heartbeats", row) => out.heartbeats.push(row),
-        Part::Row("batches", row) => out.batches.push(row),
-        Part::Row(_, row) => archive.push(row),
-        Part::Event(key, row) => events.push((key, row)),
-    })?;
+    stream_all(
+        snap,
+        include_archived,
+        now,
+        &|row| row,
+        &mut |part| match part {
+            Part::Head(head) => out.section_notes = head.section_notes,
+            Part::Row("claims", row) => out.claims.push(row),
+            Part::Row("heartbeats", row) => out.heartbeats.push(row),
+            Part::Row("batches", row) => out.batches.push(row),
+            Part::Row(_, row) => archive.push(row),
+            Part::Event(key, row) => events.push((key, row)),
+        },
+    )?;
     out.events = sort_events(events);
     out.archive = include_archived.then_some(archive);
     Ok(out)
