@@ -31,17 +31,88 @@ pub(crate) fn render_row(row: Record) -> Vec<u8> {
     pretty_at(&Value::Object(row), 4)
 }
 
-/// Returns `v` pretty-printed with every line after the first indented by `indent` spaces.
-fn pretty_at(v: &Value, indent: usize) -> Vec<u8> {
-    let raw = serde_json::to_vec_pretty(v).unwrap_or_default();
-    let pad = " ".repeat(indent);
-    let mut out = Vec::with_capacity(raw.len() + raw.len() / 8);
-    for &b in &raw {
-        out.push(b);
-        if b == b'\n' {
-            out.extend_from_slice(pad.as_bytes());
+/// serde_json's pretty layout (two-space indent), starting `level` levels deep, so a value
+/// nested in the document is written in place rather than re-indented afterwards.
+struct NestedPretty {
+    level: usize,
+    has_value: bool,
+}
+
+impl NestedPretty {
+    fn indent<W: ?Sized + Write>(&self, w: &mut W) -> std::io::Result<()> {
+        for _ in 0..self.level {
+            w.write_all(b"  ")?;
         }
+        Ok(())
     }
+}
+
+impl serde_json::ser::Formatter for NestedPretty {
+    fn begin_array<W: ?Sized + Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.level += 1;
+        self.has_value = false;
+        w.write_all(b"[")
+    }
+    fn end_array<W: ?Sized + Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.level -= 1;
+        if self.has_value {
+            w.write_all(b"\n")?;
+            self.indent(w)?;
+        }
+        w.write_all(b"]")
+    }
+    fn begin_array_value<W: ?Sized + Write>(
+        &mut self,
+        w: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        w.write_all(if first { b"\n" } else { b",\n" })?;
+        self.indent(w)
+    }
+    fn end_array_value<W: ?Sized + Write>(&mut self, _w: &mut W) -> std::io::Result<()> {
+        self.has_value = true;
+        Ok(())
+    }
+    fn begin_object<W: ?Sized + Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.level += 1;
+        self.has_value = false;
+        w.write_all(b"{")
+    }
+    fn end_object<W: ?Sized + Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.level -= 1;
+        if self.has_value {
+            w.write_all(b"\n")?;
+            self.indent(w)?;
+        }
+        w.write_all(b"}")
+    }
+    fn begin_object_key<W: ?Sized + Write>(
+        &mut self,
+        w: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        w.write_all(if first { b"\n" } else { b",\n" })?;
+        self.indent(w)
+    }
+    fn begin_object_value<W: ?Sized + Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        w.write_all(b": ")
+    }
+    fn end_object_value<W: ?Sized + Write>(&mut self, _w: &mut W) -> std::io::Result<()> {
+        self.has_value = true;
+        Ok(())
+    }
+}
+
+/// Returns `v` pretty-printed as it appears `indent / 2` levels deep in the document.
+fn pretty_at(v: &Value, indent: usize) -> Vec<u8> {
+    let mut out = Vec::with_capacity(512);
+    let formatter = NestedPretty {
+        level: indent / 2,
+        has_value: false,
+    };
+    let mut ser = serde_json::Serializer::with_formatter(&mut out, formatter);
+    // Serializing a Value into memory cannot fail.
+    let _ = serde::Serialize::serialize(v, &mut ser);
     out
 }
 
