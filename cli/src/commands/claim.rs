@@ -79,10 +79,7 @@ pub(crate) fn cmd_claim(cx: &Context, args: &ClaimArgs) -> Result<Report, Comman
         // The claim stands only if it is still ours in the state the remote accepted, however
         // that state came about (this process's merge, or another sync that ran meanwhile).
         let published = store.snapshot()?.read(&outcome.path)?;
-        let holder = published
-            .as_ref()
-            .filter(|c| c.get("status").and_then(Value::as_str) == Some("active"))
-            .and_then(|c| c.get("agent_id").and_then(Value::as_str));
+        let holder = published.as_ref().and_then(claim::active_holder);
         if holder != Some(args.agent_id.as_str()) {
             return Err(CommandError {
                 kind: ErrorKind::ClaimRefused,

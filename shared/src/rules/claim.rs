@@ -148,6 +148,11 @@ fn is_active(r: &Record) -> bool {
     str_field(r, "status") == Some("active")
 }
 
+/// Returns who actively holds a claim record (`None` when released, inactive or unset).
+pub fn active_holder(r: &Record) -> Option<&str> {
+    str_field(r, "agent_id").filter(|_| is_active(r))
+}
+
 /// Decides a claim: refuse, renew, take over or grant, plus the `claim.acquired` event.
 pub fn decide(
     snap: &impl Snapshot,

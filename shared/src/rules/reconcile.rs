@@ -11,6 +11,7 @@ use serde_json::json;
 use serde_json::Value;
 
 use super::batch::LANE_TERMINAL_FIELDS;
+use super::claim::active_holder;
 use super::deps::lane_name;
 use super::Ctx;
 use crate::ids::paths;
@@ -106,12 +107,7 @@ fn both_changed(change: PathChange, out: &mut Reconciled) {
         ..
     } = change;
     if path.starts_with("claims/") {
-        let active = |r: &Option<Record>| {
-            r.as_ref()
-                .filter(|c| str_field(c, "status") == Some("active"))
-                .and_then(|c| str_field(c, "agent_id"))
-                .map(str::to_owned)
-        };
+        let active = |r: &Option<Record>| r.as_ref().and_then(active_holder).map(str::to_owned);
         if let Some(holder) = active(&local) {
             let remote_holder = active(&remote);
             if remote_holder.as_deref() != Some(holder.as_str()) {
