@@ -233,3 +233,62 @@ fn status_lists_archives_on_request() {
         .get("archive")
         .is_none());
 }
+
+#[test]
+fn a_clone_that_cannot_place_its_history_refuses_instead_of_resurrecting() {
+    let fleet = Fleet::new(1);
+    let a = &fleet.machines[0];
+    a.run([
+        "claim",
+        "--agent-id",
+        "wa",
+        "--repo",
+        "acme/app",
+        "--target",
+        "1",
+    ])
+    .success();
+    a.run([
+        "release",
+        "--agent-id",
+        "wa",
+        "--repo",
+        "acme/app",
+        "--target",
+        "1",
+    ])
+    .success();
+    a.at(8 * 86_400);
+    a.run(["gc", "--execute", "--new-epoch"]).success();
+    // A clone with history of its own that never synced with this remote.
+    let stray = TestEnv::new();
+    stray.set_machine(Some("box-stray"));
+    stray
+        .run([
+            "claim",
+            "--agent-id",
+            "ws",
+            "--repo",
+            "acme/app",
+            "--target",
+            "2",
+        ])
+        .success();
+    stray.git(&[
+        "config",
+        "remote.origin.url",
+        fleet.remote.to_str().unwrap(),
+    ]);
+    let tip = stray.state_tip();
+    let out = stray.run(["sync"]).code(2);
+    assert!(
+        out.stderr
+            .contains("cannot place this clone's history relative to the remote's epoch 1"),
+        "{out}"
+    );
+    assert_eq!(stray.state_tip(), tip, "nothing merged");
+    assert!(
+        fleet.remote_tip("refs/heads/agent-coord") == a.state_tip(),
+        "nothing pushed"
+    );
+}

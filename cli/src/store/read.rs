@@ -198,6 +198,12 @@ impl<'s> TipSnapshot<'s> {
                 }
             }
         }
+        // This machine's own ref and its copy fetched back from a remote usually hold the
+        // same blob: that is one copy, not two.
+        for ids in copies.values_mut() {
+            ids.sort();
+            ids.dedup();
+        }
         Ok(copies)
     }
 
@@ -243,7 +249,8 @@ const CHUNK: usize = 128;
 /// Reads, parses and maps `entries` on worker threads (one per core), calling `f` in order.
 ///
 /// Each worker opens its own thread-local view of the repository and takes every n-th
-/// chunk; the caller re-orders finished chunks, so at most a few chunks are in flight.
+/// chunk; the caller re-orders finished chunks by index (chunks that finish early wait in
+/// a reorder buffer until their predecessors arrive).
 fn parse_parallel<T: Send>(
     repo: &gix::Repository,
     entries: &[(String, ObjectId)],

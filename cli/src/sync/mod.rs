@@ -351,72 +351,70 @@ fn across_epochs(
         epoch::of_commit(store, local)?,
         epoch::of_commit(store, remote)?,
     );
-    if re.number > le.number {
-        // The remote compacted: replay what we wrote since its cut onto it.
-        if re.previous_tip == Some(local) {
+    if le.number == 0 && re.number == 0 {
+        return Ok(None);
+    }
+    let known = |c: Option<ObjectId>| c.filter(|c| store.repo.find_commit(*c).is_ok());
+    if re.number > le.number && re.previous_tip == Some(local) {
+        return Ok(Some(Across::Replayed(remote)));
+    }
+    if le.number > re.number && le.previous_tip == Some(remote) {
+        return Ok(Some(Across::Publish));
+    }
+    // What the local side's changes are relative to: where its history meets the remote's
+    // cut (when this clone has it), else the last remote tip it integrated. A local epoch
+    // root has no history of its own, so its cut stands in for it.
+    let reference = if le.number > re.number {
+        Some(remote)
+    } else {
+        known(re.previous_tip).or(last_seen)
+    };
+    let meet = |from: ObjectId, to: ObjectId| -> Result<Option<ObjectId>, StoreError> {
+        Ok(store
+            .repo
+            .merge_base(from, to)
+            .map_err(StoreError::git)?
+            .map(|b| b.detach()))
+    };
+    let mut base = match reference {
+        Some(r) => meet(local, r)?,
+        None => None,
+    };
+    if let (None, Some(cut), Some(r)) = (base, known(le.previous_tip), reference) {
+        base = meet(cut, r)?;
+    }
+    let Some(base) = base else {
+        // Merging with no base would bring back every record either side deleted.
+        return Err(StoreError::Git(format!(
+            "cannot place this clone's history relative to the remote's epoch {} (local epoch {}); \
+             to take the remote's state, run `git update-ref -d {}` and sync again (unsynced local \
+             writes are then dropped)",
+            re.number, le.number, store.state_ref
+        )));
+    };
+    let commit = if re.number > le.number {
+        // The remote compacted: replay what we wrote since the base onto it.
+        if base == local {
             return Ok(Some(Across::Replayed(remote)));
         }
-        // The cut is usually unknown here (it is unreachable on the remote now): then the
-        // last remote state this machine saw is what its own changes are relative to.
-        let reference = re
-            .previous_tip
-            .filter(|cut| store.repo.find_commit(*cut).is_ok())
-            .or(last_seen);
-        let base = match reference {
-            Some(r) => store
-                .repo
-                .merge_base(local, r)
-                .map_err(StoreError::git)?
-                .map(|b| b.detach()),
-            None => None,
-        };
-        if base == Some(local) {
-            // Nothing written here since the base: simply take the new epoch.
-            return Ok(Some(Across::Replayed(remote)));
-        }
-        let commit = merge(store, base, local, remote, &[remote], report, &ctx())?;
-        return Ok(Some(Across::Replayed(commit)));
-    }
-    if le.number > re.number {
-        // We compacted: publish, or replay what others pushed since our cut onto our epoch.
-        if le.previous_tip == Some(remote) {
-            return Ok(Some(Across::Publish));
-        }
-        let base = match le.previous_tip {
-            Some(cut) => store
-                .repo
-                .merge_base(remote, cut)
-                .map_err(StoreError::git)?
-                .map(|b| b.detach()),
-            None => None,
-        };
-        // Real roles: the remote was published first and wins clashes (a claim another
-        // machine made since our cut stands); only the parent is our epoch.
-        let commit = merge(store, base, local, remote, &[local], report, &ctx())?;
-        return Ok(Some(Across::Replayed(commit)));
-    }
-    if le.number > 0 {
+        merge(store, Some(base), local, remote, &[remote], report, &ctx())?
+    } else if le.number > re.number {
+        // We compacted: the remote still wins clashes (a claim another machine made since
+        // our cut stands); only the parent is our epoch.
+        merge(store, Some(base), local, remote, &[local], report, &ctx())?
+    } else {
         // Two machines cut the same epoch number: join them relative to their cuts.
-        let base = match (le.previous_tip, re.previous_tip) {
-            (Some(a), Some(b)) if store.repo.find_commit(b).is_ok() => store
-                .repo
-                .merge_base(a, b)
-                .map_err(StoreError::git)?
-                .map(|m| m.detach()),
-            (Some(a), _) => match last_seen {
-                Some(seen) => store
-                    .repo
-                    .merge_base(a, seen)
-                    .map_err(StoreError::git)?
-                    .map(|m| m.detach()),
-                None => None,
-            },
-            _ => None,
-        };
-        let commit = merge(store, base, local, remote, &[remote, local], report, &ctx())?;
-        return Ok(Some(Across::Replayed(commit)));
-    }
-    Ok(None)
+        merge(
+            store,
+            Some(base),
+            local,
+            remote,
+            &[remote, local],
+            report,
+            &ctx(),
+        )?
+    };
+    Ok(Some(Across::Replayed(commit)))
 }
 
 /// Returns `path → blob id` of every blob in a commit's tree.
