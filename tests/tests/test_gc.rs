@@ -56,6 +56,16 @@ fn gc_plans_then_executes_in_one_commit() {
         before + 1,
         "all retention actions are one commit"
     );
+    let log = env.git(&["log", "-1", "--format=%B", "refs/heads/agent-coord"]);
+    assert!(log.contains("Agent-Coord-Op: gc"), "{log}");
+    assert!(
+        log.contains("Agent-Coord-Path: archive/claims/acme/app/1.json"),
+        "{log}"
+    );
+    assert!(
+        log.contains("Agent-Coord-Removed: claims/acme/app/1.json"),
+        "{log}"
+    );
     assert!(env.record("claims/acme/app/1.json").is_none());
     assert_eq!(
         env.record("archive/claims/acme/app/1.json").unwrap()["data"]["status"],

@@ -121,6 +121,7 @@ impl Store {
                     &self.machine.to_string(),
                     trailer,
                     &plan.state,
+                    &plan.removals,
                 );
                 let id = self.commit(&message, tree, &snap.tip.into_iter().collect::<Vec<_>>())?;
                 edits.push(update(
@@ -387,6 +388,7 @@ fn commit_message(
     machine: &str,
     extra: &[(&str, String)],
     state: &[(String, Record)],
+    removals: &[String],
 ) -> String {
     let mut msg = format!("{summary}\n\nAgent-Coord-Op: {op}\nAgent-Coord-Machine: {machine}\n");
     for (key, value) in extra {
@@ -394,6 +396,9 @@ fn commit_message(
     }
     for (path, _) in state {
         msg.push_str(&format!("Agent-Coord-Path: {path}\n"));
+    }
+    for path in removals {
+        msg.push_str(&format!("Agent-Coord-Removed: {path}\n"));
     }
     msg
 }
