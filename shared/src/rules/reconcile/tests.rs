@@ -181,3 +181,51 @@ fn other_two_sided_changes_keep_remote() {
     assert_eq!(out.writes.len(), 1, "only the conflict event");
     assert!(out.writes[0].0.starts_with("events/agent-coord-sync/"));
 }
+
+proptest::proptest! {
+    /// Whatever each side appended, the merged state has every event, and where both sides
+    /// wrote different content at one path, the remote's stands and a conflict is recorded.
+    #[test]
+    fn event_union_loses_nothing(
+        base in proptest::collection::btree_map(0u8..20, 0u8..3, 0..8),
+        local_new in proptest::collection::btree_map(0u8..40, 0u8..3, 0..8),
+        remote_new in proptest::collection::btree_map(0u8..40, 0u8..3, 0..8),
+    ) {
+        let ev = |v: u8| rec(json!({"type": "note", "v": v}));
+        let path = |k: u8| format!("events/b1/{k}.json");
+        let side = |extra: &std::collections::BTreeMap<u8, u8>| {
+            let mut all: std::collections::BTreeMap<u8, u8> = base.clone();
+            for (k, v) in extra {
+                all.entry(*k).or_insert(*v);
+            }
+            all
+        };
+        let (local, remote) = (side(&local_new), side(&remote_new));
+        let keys: std::collections::BTreeSet<u8> = local.keys().chain(remote.keys()).copied().collect();
+        let changes: Vec<PathChange> = keys
+            .iter()
+            .map(|k| change(&path(*k), base.get(k).map(|v| ev(*v).unwrap()), local.get(k).map(|v| ev(*v).unwrap()), remote.get(k).map(|v| ev(*v).unwrap())))
+            .collect();
+        let out = reconcile(changes, &ctx());
+        // Apply the writes on top of the remote.
+        let mut merged: std::collections::BTreeMap<String, Record> =
+            remote.iter().map(|(k, v)| (path(*k), ev(*v).unwrap())).collect();
+        for (p, r) in &out.writes {
+            match r {
+                Some(r) => { merged.insert(p.clone(), r.clone()); }
+                None => { merged.remove(p); }
+            }
+        }
+        for k in &keys {
+            let got = merged.get(&path(*k));
+            proptest::prop_assert!(got.is_some(), "event {} lost", k);
+            if let (Some(l), Some(r)) = (local.get(k), remote.get(k)) {
+                let expected = ev(*r).unwrap();
+                proptest::prop_assert_eq!(got, Some(&expected), "the remote version stands");
+                if l != r && !base.contains_key(k) {
+                    proptest::prop_assert!(out.conflicts.iter().any(|c| c.path == path(*k)));
+                }
+            }
+        }
+    }
+}
