@@ -84,6 +84,17 @@ fn doctor_light_deep_and_stack() {
     assert_eq!(d["machine_id"], json!("box-1"));
     assert_eq!(d["deep"], json!(false));
     env.run(["doctor", "--deep"]).success();
+    let lock = env.repo.join("refs/heads/agent-coord.lock");
+    std::fs::write(&lock, "").unwrap();
+    let d = env.run(["doctor", "--json"]).success().json();
+    assert!(
+        d["warnings"][0]
+            .as_str()
+            .unwrap()
+            .starts_with("lock file present for"),
+        "{d}"
+    );
+    std::fs::remove_file(&lock).unwrap();
 
     let repo = env.repo.to_str().unwrap().to_owned();
     let s = env.run(["doctor", "--stack-json", "--repo-dir", &repo]);

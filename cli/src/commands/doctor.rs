@@ -109,6 +109,25 @@ pub(crate) fn cmd_doctor(cx: &Context, args: &DoctorArgs) -> Result<Report, Comm
     }
     let tip = store.tip()?;
     let heartbeat_refs = store.heartbeat_refs()?;
+    // A ref lock file is normal for milliseconds; one that lingers was left by a writer
+    // that died, and writes wait on it (and remove it once it is old enough).
+    let warnings: Vec<String> = [store.state_ref.clone(), store.heartbeat_ref()]
+        .iter()
+        .map(|r| store.repo.git_dir().join(format!("{r}.lock")))
+        .filter_map(|lock| {
+            let age = std::fs::metadata(&lock)
+                .ok()?
+                .modified()
+                .ok()?
+                .elapsed()
+                .ok()?;
+            Some(format!(
+                "lock file present for {}s: {}",
+                age.as_secs(),
+                lock.display()
+            ))
+        })
+        .collect();
     let remotes: Vec<String> = store
         .repo
         .remote_names()
@@ -133,6 +152,7 @@ pub(crate) fn cmd_doctor(cx: &Context, args: &DoctorArgs) -> Result<Report, Comm
         "deep": args.deep,
         "status": status,
         "problems": problems,
+        "warnings": warnings,
         "sync": sync_info(&store),
     });
     let mut report = if args.json {
@@ -169,6 +189,9 @@ pub(crate) fn cmd_doctor(cx: &Context, args: &DoctorArgs) -> Result<Report, Comm
         if let Some(sync) = payload.get("sync").filter(|s| !s.is_null()) {
             out.push_str(&sync_info_line(sync));
             out.push('\n');
+        }
+        for w in &warnings {
+            out.push_str(&format!("warning: {w}\n"));
         }
         for p in &problems {
             out.push_str(&format!("- {p}\n"));
