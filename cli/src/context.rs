@@ -164,24 +164,29 @@ impl Context {
 
     /// Returns the attribution stamped on writes from this machine.
     pub(crate) fn identity(&self, store: &Store) -> Identity {
-        let (session_id, session_source) = match (&self.env.session_id, &self.env.codex_thread_id) {
-            (Some(s), _) => (Some(s.clone()), Some("agent_coord_session_id".to_owned())),
-            (None, Some(s)) => (Some(s.clone()), Some("codex_thread_id".to_owned())),
-            (None, None) => (None, None),
-        };
+        let session = self.session_source();
         Identity {
             machine_id: Some(store.machine.to_string()),
-            session_id,
-            session_source,
+            session_id: session.map(|(id, _)| id.to_owned()),
+            session_source: session.map(|(_, source)| source.to_owned()),
         }
     }
 
     /// Returns the session id and its source, or `unset`.
     pub(crate) fn session(&self) -> (String, String) {
+        match self.session_source() {
+            Some((id, source)) => (id.to_owned(), source.to_owned()),
+            None => ("unset".into(), "unset".into()),
+        }
+    }
+
+    /// Returns the session id and where it came from: `AGENT_COORD_SESSION_ID`, else
+    /// `CODEX_THREAD_ID`.
+    fn session_source(&self) -> Option<(&str, &'static str)> {
         match (&self.env.session_id, &self.env.codex_thread_id) {
-            (Some(s), _) => (s.clone(), "agent_coord_session_id".into()),
-            (None, Some(s)) => (s.clone(), "codex_thread_id".into()),
-            _ => ("unset".into(), "unset".into()),
+            (Some(s), _) => Some((s, "agent_coord_session_id")),
+            (None, Some(s)) => Some((s, "codex_thread_id")),
+            (None, None) => None,
         }
     }
 

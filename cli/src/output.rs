@@ -21,6 +21,14 @@ pub(crate) struct Report {
 }
 
 impl Report {
+    /// A report of text as it is (already newline-terminated).
+    pub(crate) fn text(stdout: String) -> Self {
+        Report {
+            stdout,
+            ..Default::default()
+        }
+    }
+
     /// A report of one line of text.
     pub(crate) fn line(text: impl Into<String>) -> Self {
         let mut stdout = text.into();

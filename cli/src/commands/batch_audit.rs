@@ -27,10 +27,7 @@ pub(crate) fn cmd_batch_audit(cx: &Context, args: &BatchAuditArgs) -> Result<Rep
     let mut report = if args.json {
         Report::json(&result.to_json())
     } else {
-        Report {
-            stdout: result.to_text(),
-            ..Default::default()
-        }
+        Report::text(result.to_text())
     };
     report.exit = result.verdict.exit_code();
     Ok(report.with_stderr(notices))

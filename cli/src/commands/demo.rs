@@ -149,8 +149,5 @@ pub(crate) fn cmd_demo(_: &DemoArgs) -> Result<Report, CommandError> {
     out.push_str("takeover succeeded; holder is demo-beta\n");
     drop(temp);
     out.push_str("demo complete; temporary state removed\n");
-    Ok(Report {
-        stdout: out,
-        ..Default::default()
-    })
+    Ok(Report::text(out))
 }

@@ -196,10 +196,7 @@ pub(crate) fn cmd_doctor(cx: &Context, args: &DoctorArgs) -> Result<Report, Comm
         for p in &problems {
             out.push_str(&format!("- {p}\n"));
         }
-        Report {
-            stdout: out,
-            ..Default::default()
-        }
+        Report::text(out)
     };
     if let Some(first) = problems.first() {
         // The full report is printed; the failure is the first problem, exit 2.

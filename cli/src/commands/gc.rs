@@ -197,10 +197,7 @@ pub(crate) fn cmd_gc(cx: &Context, args: &GcArgs) -> Result<Report, CommandError
             out.push_str(line);
             out.push('\n');
         }
-        Report {
-            stdout: out,
-            ..Default::default()
-        }
+        Report::text(out)
     };
     Ok(report.with_stderr(notices))
 }

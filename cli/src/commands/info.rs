@@ -57,10 +57,7 @@ fn render(fields: &Map<String, Value>, json: bool) -> Report {
         };
         out.push_str(&format!("{k}: {text}\n"));
     }
-    Report {
-        stdout: out,
-        ..Default::default()
-    }
+    Report::text(out)
 }
 
 pub(crate) fn cmd_version(args: &VersionArgs) -> Result<Report, CommandError> {

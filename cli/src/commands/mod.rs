@@ -90,10 +90,7 @@ pub(crate) fn dispatch(args: impl IntoIterator<Item = OsString>) -> Result<Repor
         let help = <Cli as clap::CommandFactory>::command()
             .render_help()
             .to_string();
-        return Ok(Report {
-            stdout: help,
-            ..Default::default()
-        });
+        return Ok(Report::text(help));
     }
     let cli = match Cli::try_parse_from(&args) {
         Ok(cli) => cli,
@@ -136,10 +133,7 @@ fn clap_outcome(e: clap::Error, args: &[OsString]) -> Result<Report, CommandErro
         ClapKind::DisplayHelp
         | ClapKind::DisplayVersion
         | ClapKind::DisplayHelpOnMissingArgumentOrSubcommand => {
-            return Ok(Report {
-                stdout: e.render().to_string(),
-                ..Default::default()
-            })
+            return Ok(Report::text(e.render().to_string()))
         }
         _ => {}
     }

@@ -77,10 +77,7 @@ pub(crate) fn cmd_status(cx: &Context, args: &StatusArgs) -> Result<Report, Comm
             text.push_str(&sync_info_line(sync));
             text.push('\n');
         }
-        Report {
-            stdout: text,
-            ..Default::default()
-        }
+        Report::text(text)
     };
     Ok(out.with_stderr(notices))
 }

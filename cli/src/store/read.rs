@@ -44,6 +44,15 @@ fn store_err(e: impl std::fmt::Display) -> ReadError {
     ReadError::Store(e.to_string())
 }
 
+/// Reads the blob `id` and parses it as the record at `path`.
+fn parse_object(repo: &gix::Repository, path: &str, id: ObjectId) -> Result<Record, ReadError> {
+    let obj = repo.find_object(id).map_err(store_err)?;
+    from_bytes(&obj.data).map_err(|e| ReadError::Malformed {
+        path: path.to_owned(),
+        message: e.to_string(),
+    })
+}
+
 impl<'s> TipSnapshot<'s> {
     pub(crate) fn new(
         store: &'s Store,
@@ -84,11 +93,7 @@ impl<'s> TipSnapshot<'s> {
 
     /// Parses a blob without caching it (bulk reads see each record once).
     fn parse_uncached(&self, path: &str, id: ObjectId) -> Result<Record, ReadError> {
-        let obj = self.store.repo.find_object(id).map_err(store_err)?;
-        from_bytes(&obj.data).map_err(|e| ReadError::Malformed {
-            path: path.to_owned(),
-            message: e.to_string(),
-        })
+        parse_object(&self.store.repo, path, id)
     }
 
     /// Parses a blob, caching it by blob id (point reads may repeat within a decision).
@@ -275,12 +280,7 @@ fn parse_parallel<T: Send>(
                     let parsed: Result<Vec<T>, ReadError> = chunk
                         .iter()
                         .map(|(path, id)| {
-                            let obj = repo.find_object(*id).map_err(store_err)?;
-                            let record =
-                                from_bytes(&obj.data).map_err(|e| ReadError::Malformed {
-                                    path: path.clone(),
-                                    message: e.to_string(),
-                                })?;
+                            let record = parse_object(&repo, path, *id)?;
                             Ok(map(path.clone(), record))
                         })
                         .collect();
