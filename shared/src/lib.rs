@@ -6,6 +6,7 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+pub mod dashboard;
 pub mod ids;
 pub mod record;
 pub mod rules;
