@@ -2,7 +2,15 @@
 //!
 //! Everything is pure so the server and the browser share one implementation.
 
+pub mod build;
+pub mod derive;
+pub mod health;
+pub mod input;
+pub mod machines;
 pub mod model;
 pub mod prompt;
-pub mod text;
 pub mod search;
+pub mod text;
+
+pub use build::build;
+pub mod detail;

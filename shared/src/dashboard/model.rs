@@ -430,6 +430,8 @@ pub struct BatchView {
     pub id: String,
     /// Manifest or inferred.
     pub source: BatchSource,
+    /// `batches/<id>.json`, or `inferred-batches/<owner>__<repo>/<id>.json`.
+    pub path: String,
     /// `owner/repo`, if single-repository.
     pub repo: Option<String>,
     /// The objective.

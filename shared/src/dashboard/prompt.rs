@@ -144,12 +144,7 @@ fn github_urls(line: &str) -> Vec<GithubUrl> {
                     repo: format!("{}/{}", parts[0], parts[1]),
                     kind,
                     number: digits.clone(),
-                    text: format!(
-                        "{PREFIX}{}/{}/{}/{digits}",
-                        parts[0],
-                        parts[1],
-                        parts[2]
-                    ),
+                    text: format!("{PREFIX}{}/{}/{}/{digits}", parts[0], parts[1], parts[2]),
                 });
             }
         }
@@ -186,7 +181,11 @@ fn refs(line: &str) -> Vec<Ref> {
         ];
         for (word, kind, label) in labels {
             if let Some(head) = before.strip_suffix(word) {
-                if head.chars().next_back().is_none_or(|c| !super::text::is_word(c)) {
+                if head
+                    .chars()
+                    .next_back()
+                    .is_none_or(|c| !super::text::is_word(c))
+                {
                     out.push(Ref {
                         kind,
                         label,
@@ -205,8 +204,7 @@ fn header<'a>(lines: &[&'a str], label: &str) -> Option<&'a str> {
     lines.iter().find_map(|line| {
         let t = line.trim();
         let (head, value) = t.split_once(':')?;
-        (head.trim().eq_ignore_ascii_case(label) && !value.trim().is_empty())
-            .then(|| value.trim())
+        (head.trim().eq_ignore_ascii_case(label) && !value.trim().is_empty()).then(|| value.trim())
     })
 }
 
@@ -326,7 +324,9 @@ pub fn parse_launch_prompt(text: &str, now: Option<&str>) -> Result<BatchDraft, 
             repos.insert(url.repo);
         }
     }
-    let single_repo = (repos.len() == 1).then(|| repos.iter().next().cloned()).flatten();
+    let single_repo = (repos.len() == 1)
+        .then(|| repos.iter().next().cloned())
+        .flatten();
 
     let mut section = Section::None;
     let mut targets: Vec<DraftTarget> = Vec::new();
@@ -394,9 +394,9 @@ pub fn parse_launch_prompt(text: &str, now: Option<&str>) -> Result<BatchDraft, 
                             }
                         }
                     }
-                    let existing = targets.iter().position(|x| {
-                        x.kind == kind && x.target == number && x.repo == repo
-                    });
+                    let existing = targets
+                        .iter()
+                        .position(|x| x.kind == kind && x.target == number && x.repo == repo);
                     current_item = Some(match existing {
                         Some(i) => i,
                         None => {
@@ -529,7 +529,9 @@ fn string_list(v: Option<&Value>) -> Vec<String> {
         Some(Value::Array(items)) => items
             .iter()
             .filter_map(|i| match i {
-                Value::Object(o) => get_str(o, "target", "number").or_else(|| get_str(o, "id", "id")),
+                Value::Object(o) => {
+                    get_str(o, "target", "number").or_else(|| get_str(o, "id", "id"))
+                }
                 other => scalar_string(other),
             })
             .collect(),
@@ -572,7 +574,9 @@ pub fn draft_from_json(body: &Value) -> Result<BatchDraft, PromptError> {
             .map(|l| DraftLane {
                 name: get_str(l, "name", "lane_name").unwrap_or_else(|| "UNKNOWN".into()),
                 owner: get_str(l, "owner", "agent_id").unwrap_or_else(|| "UNKNOWN".into()),
-                targets: string_list(get(l, "targets", "targets").or_else(|| get(l, "target", "target"))),
+                targets: string_list(
+                    get(l, "targets", "targets").or_else(|| get(l, "target", "target")),
+                ),
                 depends_on: string_list(get(l, "dependsOn", "depends_on")),
                 status: get_str(l, "status", "status").unwrap_or_else(|| "queued".into()),
             })
@@ -640,11 +644,7 @@ fn is_repo_slug(s: &str) -> bool {
 ///
 /// `now` and `machine` default `created_at` and `created_by_machine` (which always gets
 /// the `dashboard:` prefix).
-pub fn validate_draft(
-    draft: &BatchDraft,
-    now: &str,
-    machine: &str,
-) -> Result<Value, PromptError> {
+pub fn validate_draft(draft: &BatchDraft, now: &str, machine: &str) -> Result<Value, PromptError> {
     let id = draft.batch_id.trim();
     if id.is_empty() {
         return Err(err("Batch id is required."));
@@ -675,7 +675,11 @@ pub fn validate_draft(
     if draft.targets.is_empty() {
         return Err(err("At least one target is required."));
     }
-    let repo = draft.repo.as_deref().map(str::trim).filter(|r| !r.is_empty());
+    let repo = draft
+        .repo
+        .as_deref()
+        .map(str::trim)
+        .filter(|r| !r.is_empty());
     if repo.is_none() && draft.targets.iter().any(|t| t.repo.is_none()) {
         return Err(err("Repo is required unless every target includes a repo."));
     }
@@ -690,7 +694,10 @@ pub fn validate_draft(
     let mut repos_of: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
     for t in &draft.targets {
         let effective = t.repo.as_deref().or(repo).unwrap_or("UNKNOWN");
-        repos_of.entry(t.target.as_str()).or_default().insert(effective);
+        repos_of
+            .entry(t.target.as_str())
+            .or_default()
+            .insert(effective);
     }
     if let Some((n, _)) = repos_of.iter().find(|(_, r)| r.len() > 1) {
         return Err(err(format!(
@@ -702,9 +709,16 @@ pub fn validate_draft(
     }
     for lane in &draft.lanes {
         if lane.targets.is_empty() {
-            return Err(err(format!("Lane {} must include at least one target.", lane.name)));
+            return Err(err(format!(
+                "Lane {} must include at least one target.",
+                lane.name
+            )));
         }
-        if let Some(t) = lane.targets.iter().find(|t| !repos_of.contains_key(t.as_str())) {
+        if let Some(t) = lane
+            .targets
+            .iter()
+            .find(|t| !repos_of.contains_key(t.as_str()))
+        {
             return Err(err(format!(
                 "Lane {} references target {t} not listed in batch plan targets.",
                 lane.name
@@ -728,7 +742,11 @@ pub fn validate_draft(
             let mut o = Map::new();
             o.insert("type".into(), json!(t.kind));
             o.insert("target".into(), json!(t.target));
-            for (k, v) in [("url", opt(&t.url)), ("title", opt(&t.title)), ("repo", opt(&t.repo))] {
+            for (k, v) in [
+                ("url", opt(&t.url)),
+                ("title", opt(&t.title)),
+                ("repo", opt(&t.repo)),
+            ] {
                 if let Some(v) = v {
                     o.insert(k.into(), json!(v));
                 }

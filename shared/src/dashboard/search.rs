@@ -44,7 +44,11 @@ fn github_url(q: &str) -> Option<(String, String)> {
 
 /// Parses a query: lowercased, whitespace collapsed.
 pub fn parse_query(raw: &str) -> Query {
-    let q = raw.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase();
+    let q = raw
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_lowercase();
     if q.is_empty() {
         return Query::All;
     }
@@ -59,7 +63,7 @@ pub fn parse_query(raw: &str) -> Query {
             return Query::Pr(n);
         }
     }
-    if let Some(n) = q.strip_prefix("pr#").and_then(|r| number(r)) {
+    if let Some(n) = q.strip_prefix("pr#").and_then(number) {
         return Query::Pr(n);
     }
     if let Some(n) = q.strip_prefix("issue ").and_then(|r| number(r.trim())) {
@@ -190,15 +194,24 @@ mod tests {
         assert_eq!(parse_query("issue #123"), Query::Issue("123".into()));
         assert_eq!(
             parse_query("acme/app#123"),
-            Query::RepoNumber { repo: "acme/app".into(), number: "123".into() }
+            Query::RepoNumber {
+                repo: "acme/app".into(),
+                number: "123".into()
+            }
         );
         assert_eq!(
             parse_query("app#123"),
-            Query::RepoNumber { repo: "app".into(), number: "123".into() }
+            Query::RepoNumber {
+                repo: "app".into(),
+                number: "123".into()
+            }
         );
         assert_eq!(
             parse_query("https://github.com/acme/app/pull/123/files?x=1#top"),
-            Query::RepoNumber { repo: "acme/app".into(), number: "123".into() }
+            Query::RepoNumber {
+                repo: "acme/app".into(),
+                number: "123".into()
+            }
         );
         assert_eq!(parse_query("Worker  7"), Query::Text("worker 7".into()));
         assert_eq!(parse_query("   "), Query::All);
@@ -212,7 +225,12 @@ mod tests {
         let mut linked = row("acme/api", "9", "issue");
         linked.pr_url = Some("https://github.com/acme/api/pull/123".into());
         let rows = [pr, issue, other, linked];
-        let ids = |q: &str| filter(&rows, q).iter().map(|r| r.id.clone()).collect::<Vec<_>>();
+        let ids = |q: &str| {
+            filter(&rows, q)
+                .iter()
+                .map(|r| r.id.clone())
+                .collect::<Vec<_>>()
+        };
         assert_eq!(ids("123").len(), 3, "target 123 twice and a linked PR 123");
         assert_eq!(ids("PR #123"), ["target:acme/app#123", "target:acme/api#9"]);
         assert_eq!(ids("issue #123"), ["target:acme/app#123"]);
@@ -222,6 +240,10 @@ mod tests {
         assert_eq!(ids("box-3").len(), 4, "machine");
         assert_eq!(ids("thread-abc").len(), 4, "thread");
         assert_eq!(ids("nothing-like-this"), Vec::<String>::new());
-        assert_eq!(ids("api 45"), ["target:acme/api#45"], "as in the reference, repo then target");
+        assert_eq!(
+            ids("api 45"),
+            ["target:acme/api#45"],
+            "as in the reference, repo then target"
+        );
     }
 }

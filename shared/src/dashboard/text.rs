@@ -137,7 +137,14 @@ pub fn is_ready(text: &str) -> bool {
 pub fn is_active_lane(text: &str) -> bool {
     has_any_word(
         text,
-        &["in_progress", "running", "coding", "working", "started", "validating"],
+        &[
+            "in_progress",
+            "running",
+            "coding",
+            "working",
+            "started",
+            "validating",
+        ],
     )
 }
 

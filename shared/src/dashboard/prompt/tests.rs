@@ -30,8 +30,14 @@ fn parses_the_reference_example() {
     assert_eq!(d.targets.len(), 2);
     assert_eq!(d.targets[0].kind, "pull_request");
     assert_eq!(d.targets[0].target, "4005");
-    assert_eq!(d.targets[0].title.as_deref(), Some("Fix FOUC integration tests"));
-    assert_eq!(d.targets[0].repo, None, "same repo as the header is not repeated");
+    assert_eq!(
+        d.targets[0].title.as_deref(),
+        Some("Fix FOUC integration tests")
+    );
+    assert_eq!(
+        d.targets[0].repo, None,
+        "same repo as the header is not repeated"
+    );
     assert_eq!(d.targets[1].kind, "issue");
     assert_eq!(d.lanes.len(), 2);
     assert_eq!(d.lanes[0].name, "tests");
@@ -40,7 +46,10 @@ fn parses_the_reference_example() {
     assert_eq!(d.lanes[1].targets, vec!["4010"]);
     assert_eq!(d.reservations.len(), 1);
     assert_eq!(d.reservations[0].target, "3999");
-    assert_eq!(d.reservations[0].reason, "Deferred PR #3999 for release owner review.");
+    assert_eq!(
+        d.reservations[0].reason,
+        "Deferred PR #3999 for release owner review."
+    );
     assert_eq!(d.created_at.as_deref(), Some(NOW));
     assert_eq!(d.launch_prompt.as_deref(), Some(EXAMPLE));
 }
@@ -51,25 +60,33 @@ fn without_lanes_each_target_gets_a_fallback_lane_and_an_id_is_suggested() {
     let d = parse_launch_prompt(text, None).expect("parses");
     let names: Vec<&str> = d.lanes.iter().map(|l| l.name.as_str()).collect();
     assert_eq!(names, ["lane-pr-7", "lane-issue-9", "lane-11"]);
-    assert!(d.lanes.iter().all(|l| l.owner == "unassigned" && l.status == "queued"));
+    assert!(d
+        .lanes
+        .iter()
+        .all(|l| l.owner == "unassigned" && l.status == "queued"));
     assert!(d.batch_id.starts_with("batch-acme-app-"), "{}", d.batch_id);
     // Deterministic, and independent of item order.
     let swapped = "Repository: acme/app\nBatch objective: Ship it.\nItems:\n- Target #11\n- Issue #9\n- PR #7\n";
-    assert_eq!(parse_launch_prompt(swapped, None).expect("parses").batch_id, d.batch_id);
+    assert_eq!(
+        parse_launch_prompt(swapped, None).expect("parses").batch_id,
+        d.batch_id
+    );
     assert_eq!(fnv1a_base36(""), to36(0x811c_9dc5));
     assert_eq!(fnv1a_base36("a"), to36(0xe40c_292c));
 }
 
 #[test]
 fn indented_lines_other_than_context_never_define_targets() {
-    let text = "Repository: acme/app\nItems:\n- PR #7\n  Goal: also see PR #8\n  Done when: #9 passes\n";
+    let text =
+        "Repository: acme/app\nItems:\n- PR #7\n  Goal: also see PR #8\n  Done when: #9 passes\n";
     let d = parse_launch_prompt(text, None).expect("parses");
     assert_eq!(d.targets.len(), 1);
 }
 
 #[test]
 fn section_headings_close_sections() {
-    let text = "Repository: acme/app\nItems:\n- PR #7\nExecution rules:\n- PR #8 must not be touched\n";
+    let text =
+        "Repository: acme/app\nItems:\n- PR #7\nExecution rules:\n- PR #8 must not be touched\n";
     let d = parse_launch_prompt(text, None).expect("parses");
     assert_eq!(d.targets.len(), 1);
 }
@@ -83,7 +100,10 @@ fn rejects_a_reference_that_contradicts_its_url() {
         "Target reference PR #7 does not match GitHub URL https://github.com/acme/app/pull/8."
     );
     let kind = "Items:\n- Issue #8: https://github.com/acme/app/pull/8\n";
-    assert!(parse_launch_prompt(kind, None).unwrap_err().0.starts_with("Target reference Issue #8"));
+    assert!(parse_launch_prompt(kind, None)
+        .unwrap_err()
+        .0
+        .starts_with("Target reference Issue #8"));
 }
 
 #[test]
@@ -133,13 +153,19 @@ fn validation_errors_come_in_the_reference_order() {
         "Batch id must use only letters, numbers, dot, underscore, and hyphen.",
     );
     check(&|d| d.objective = None, "Objective is required.");
-    check(&|d| d.launch_prompt = None, "Coordination prompt is required.");
+    check(
+        &|d| d.launch_prompt = None,
+        "Coordination prompt is required.",
+    );
     check(
         &|d| d.batch_id = "other".into(),
         "Coordination prompt batch id batch-react-on-rails-4005-4010 does not match batch plan id other.",
     );
     check(&|d| d.targets.clear(), "At least one target is required.");
-    check(&|d| d.repo = None, "Repo is required unless every target includes a repo.");
+    check(
+        &|d| d.repo = None,
+        "Repo is required unless every target includes a repo.",
+    );
     check(
         &|d| {
             let mut t = d.targets[0].clone();
@@ -149,7 +175,10 @@ fn validation_errors_come_in_the_reference_order() {
         "Target 4005 appears in multiple repos, but lane targets are number-only. Split this into separate batch plans.",
     );
     check(&|d| d.lanes.clear(), "At least one lane is required.");
-    check(&|d| d.lanes[0].targets.clear(), "Lane tests must include at least one target.");
+    check(
+        &|d| d.lanes[0].targets.clear(),
+        "Lane tests must include at least one target.",
+    );
     check(
         &|d| d.lanes[0].targets = vec!["1".into()],
         "Lane tests references target 1 not listed in batch plan targets.",
@@ -159,7 +188,10 @@ fn validation_errors_come_in_the_reference_order() {
 #[test]
 fn import_request_accepts_a_prompt_or_a_snake_case_draft() {
     let m = import_request(&json!({"launch_prompt": EXAMPLE}), NOW, "box-1").expect("valid");
-    assert_eq!(m["objective"], json!("Stabilize the selected React on Rails work."));
+    assert_eq!(
+        m["objective"],
+        json!("Stabilize the selected React on Rails work.")
+    );
     assert_eq!(m["created_at"], json!(NOW));
     let draft = json!({
         "batch_id": "batch-react-on-rails-4005-4010", "repo": "shakacode/react_on_rails",
@@ -179,7 +211,9 @@ fn import_request_accepts_a_prompt_or_a_snake_case_draft() {
         "Batch plan details must be an object."
     );
     assert_eq!(
-        import_request(&json!({"launch_prompt": 5}), NOW, "m").unwrap_err().0,
+        import_request(&json!({"launch_prompt": 5}), NOW, "m")
+            .unwrap_err()
+            .0,
         "launch_prompt must be a string."
     );
 }
@@ -190,7 +224,10 @@ fn lane_lines_follow_the_reference_grammar() {
         lane_line("- Lane tests (agent: w-1): PR #1"),
         Some(("tests".into(), Some("w-1".into()), "PR #1".into()))
     );
-    assert_eq!(lane_line("- docs: Issue #2"), Some(("docs".into(), None, "Issue #2".into())));
+    assert_eq!(
+        lane_line("- docs: Issue #2"),
+        Some(("docs".into(), None, "Issue #2".into()))
+    );
     assert_eq!(lane_line("- docs (reviewer: x): Issue #2"), None);
     assert_eq!(lane_line("no dash: PR #1"), None);
 }

@@ -1,0 +1,494 @@
+//! Records as the dashboard reads them: field aliases resolved (reference §7.2), display-
+//! unsafe values dropped, timestamps parsed once.
+//!
+//! The server caches these by blob id, so a new tip only normalises the records that
+//! changed.
+
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use crate::record::scalar_string;
+use crate::record::Record;
+use crate::rules::batch::is_closed;
+use crate::time;
+use crate::time::Instant;
+
+/// Reports whether a value is a placeholder (`UNKNOWN agent`, blank, …) to treat as absent.
+pub fn is_placeholder(s: &str) -> bool {
+    let t = s.trim().to_lowercase();
+    if t.is_empty() {
+        return true;
+    }
+    let Some(rest) = t.strip_prefix("unknown") else {
+        return false;
+    };
+    let rest = rest.trim();
+    rest.is_empty()
+        || [
+            "agent", "batch", "branch", "host", "lane", "machine", "operator", "repo", "target",
+            "thread", "title", "url",
+        ]
+        .contains(&rest)
+}
+
+/// The first present, non-placeholder string among `keys`.
+pub fn field(r: &Record, keys: &[&str]) -> Option<String> {
+    keys.iter().find_map(|k| {
+        r.get(*k)
+            .and_then(scalar_string)
+            .map(|s| s.trim().to_owned())
+            .filter(|s| !is_placeholder(s))
+    })
+}
+
+fn instant(r: &Record, keys: &[&str]) -> (Option<Instant>, Option<String>) {
+    let raw = keys
+        .iter()
+        .find_map(|k| r.get(*k).and_then(Value::as_str).map(str::to_owned));
+    (raw.as_deref().and_then(time::parse), raw)
+}
+
+fn list(v: Option<&Value>) -> Vec<String> {
+    match v {
+        Some(Value::Array(items)) => items.iter().filter_map(scalar_string).collect(),
+        Some(Value::Null) | None => Vec::new(),
+        Some(other) => scalar_string(other).into_iter().collect(),
+    }
+}
+
+/// Operator metadata shared by claims, heartbeats, lanes and events.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Meta {
+    /// `machine_id | machine | hostname` (never `host`).
+    pub machine: Option<String>,
+    /// `thread_handle | thread_name | thread`.
+    pub thread: Option<String>,
+    /// `host | host_app`.
+    pub host: Option<String>,
+    /// `operator | operator_id`.
+    pub operator: Option<String>,
+    /// `branch`.
+    pub branch: Option<String>,
+    /// `pr_url | prUrl | pull_request_url`, http(s) only.
+    pub pr_url: Option<String>,
+}
+
+impl Meta {
+    fn of(r: &Record) -> Meta {
+        Meta {
+            machine: field(r, &["machine_id", "machine", "hostname"]),
+            thread: field(r, &["thread_handle", "thread_name", "thread"]),
+            host: field(r, &["host", "host_app"]),
+            operator: field(r, &["operator", "operator_id"]),
+            branch: field(r, &["branch"]),
+            pr_url: field(r, &["pr_url", "prUrl", "pull_request_url"])
+                .filter(|u| crate::record::is_http_url(u)),
+        }
+    }
+}
+
+/// A claim.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClaimIn {
+    /// Record path.
+    pub path: String,
+    /// `owner/repo` (field, else from the path).
+    pub repo: String,
+    /// Target (field, else the file name).
+    pub target: String,
+    /// Holder (`unattributed` when absent).
+    pub agent: String,
+    /// `active`, `released` or `unknown`.
+    pub status: String,
+    /// `updated_at`, else `claimed_at`.
+    pub updated_at: Option<Instant>,
+    /// `batch_id`.
+    pub batch_id: Option<String>,
+    /// `lane_name | lane_id | lane`.
+    pub lane: Option<String>,
+    /// Metadata.
+    pub meta: Meta,
+}
+
+impl ClaimIn {
+    /// Normalises the claim at `path` (`claims/<owner>/<repo>/<target>.json`).
+    pub fn from_record(path: &str, r: &Record) -> ClaimIn {
+        let parts: Vec<&str> = path.trim_end_matches(".json").split('/').collect();
+        let path_repo = (parts.len() >= 4).then(|| format!("{}/{}", parts[1], parts[2]));
+        let status = match field(r, &["status"]).map(|s| s.to_lowercase()).as_deref() {
+            Some("active") => "active",
+            Some("released") => "released",
+            _ => "unknown",
+        };
+        let (updated, _) = instant(r, &["updated_at"]);
+        let (claimed, _) = instant(r, &["claimed_at"]);
+        ClaimIn {
+            path: path.to_owned(),
+            repo: field(r, &["repo"])
+                .or(path_repo)
+                .unwrap_or_else(|| "UNKNOWN".into()),
+            target: field(r, &["target"])
+                .or_else(|| parts.last().map(|s| (*s).to_owned()))
+                .unwrap_or_default(),
+            agent: field(r, &["agent_id"]).unwrap_or_else(|| "unattributed".into()),
+            status: status.into(),
+            updated_at: updated.or(claimed),
+            batch_id: field(r, &["batch_id"]),
+            lane: field(r, &["lane_name", "lane_id", "lane"]),
+            meta: Meta::of(r),
+        }
+    }
+}
+
+/// A heartbeat.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HeartbeatIn {
+    /// Agent id (field, else the file name).
+    pub agent: String,
+    /// `owner/repo`.
+    pub repo: Option<String>,
+    /// Target.
+    pub target: Option<String>,
+    /// Batch.
+    pub batch_id: Option<String>,
+    /// Lane.
+    pub lane: Option<String>,
+    /// `status`, else `phase`, else `unknown`.
+    pub status: String,
+    /// `updated_at`.
+    pub updated_at: Option<Instant>,
+    /// `expires_at`.
+    pub expires_at: Option<Instant>,
+    /// Metadata.
+    pub meta: Meta,
+}
+
+impl HeartbeatIn {
+    /// Normalises the heartbeat at `path` (`heartbeats/<agent>.json`).
+    pub fn from_record(path: &str, r: &Record) -> HeartbeatIn {
+        let base = path
+            .rsplit('/')
+            .next()
+            .unwrap_or_default()
+            .trim_end_matches(".json");
+        HeartbeatIn {
+            agent: field(r, &["agent_id"]).unwrap_or_else(|| base.to_owned()),
+            repo: field(r, &["repo"]),
+            target: field(r, &["target"]),
+            batch_id: field(r, &["batch_id"]),
+            lane: field(r, &["lane_name", "lane_id", "lane"]),
+            status: field(r, &["status", "phase"]).unwrap_or_else(|| "unknown".into()),
+            updated_at: instant(r, &["updated_at"]).0,
+            expires_at: instant(r, &["expires_at"]).0,
+            meta: Meta::of(r),
+        }
+    }
+
+    /// Liveness at `now`.
+    pub fn liveness(&self, now: Instant) -> crate::rules::liveness::Liveness {
+        crate::rules::liveness::of_times(self.updated_at, self.expires_at, now)
+    }
+}
+
+/// A manifest target.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TargetIn {
+    /// `pull_request`, `issue` or `unknown`.
+    pub kind: String,
+    /// Number.
+    pub target: String,
+    /// Title.
+    pub title: Option<String>,
+    /// URL.
+    pub url: Option<String>,
+    /// Repository when it differs from the batch's.
+    pub repo: Option<String>,
+}
+
+/// A manifest lane.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LaneIn {
+    /// Name.
+    pub name: String,
+    /// Owner agent (`None` when unassigned).
+    pub owner: Option<String>,
+    /// Targets.
+    pub targets: Vec<String>,
+    /// Dependencies.
+    pub depends_on: Vec<String>,
+    /// Status (`unknown` when absent).
+    pub status: String,
+    /// Carries a `lane_closed` terminal stamp.
+    pub closed: bool,
+    /// Metadata.
+    pub meta: Meta,
+}
+
+/// A saved batch manifest.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ManifestIn {
+    /// Record path.
+    pub path: String,
+    /// Batch id.
+    pub id: String,
+    /// Repository.
+    pub repo: Option<String>,
+    /// Objective.
+    pub objective: Option<String>,
+    /// Targets.
+    pub targets: Vec<TargetIn>,
+    /// Lanes.
+    pub lanes: Vec<LaneIn>,
+    /// `created_at | registered_at`.
+    pub created_at: Option<String>,
+    /// `updated_at`, else creation.
+    pub updated_at: Option<Instant>,
+    /// `created_by_machine`.
+    pub created_by_machine: Option<String>,
+    /// The launch prompt.
+    pub launch_prompt: Option<String>,
+    /// A structured blocker was recorded.
+    pub has_blocker: bool,
+}
+
+fn normalize_kind(raw: Option<String>) -> String {
+    match raw.map(|s| s.to_lowercase()).as_deref() {
+        Some("pull_request" | "pull-request" | "pull request" | "pr") => "pull_request".into(),
+        Some("issue") => "issue".into(),
+        _ => "unknown".into(),
+    }
+}
+
+impl ManifestIn {
+    /// Normalises the manifest at `path` (`batches/<id>.json`).
+    pub fn from_record(path: &str, r: &Record) -> ManifestIn {
+        let base = path
+            .rsplit('/')
+            .next()
+            .unwrap_or_default()
+            .trim_end_matches(".json");
+        let targets = match r.get("targets") {
+            Some(Value::Array(items)) => items
+                .iter()
+                .filter_map(|t| match t {
+                    Value::Object(o) => Some(TargetIn {
+                        kind: normalize_kind(field(o, &["type"])),
+                        target: field(o, &["target", "number", "id"])?,
+                        title: field(o, &["title"]),
+                        url: field(o, &["url"]).filter(|u| crate::record::is_http_url(u)),
+                        repo: field(o, &["repo"]),
+                    }),
+                    other => scalar_string(other).map(|n| TargetIn {
+                        kind: "unknown".into(),
+                        target: n,
+                        title: None,
+                        url: None,
+                        repo: None,
+                    }),
+                })
+                .collect(),
+            _ => Vec::new(),
+        };
+        let lanes = match r.get("lanes") {
+            Some(Value::Array(items)) => items
+                .iter()
+                .filter_map(Value::as_object)
+                .map(|l| {
+                    let mut targets = list(l.get("targets"));
+                    if targets.is_empty() {
+                        targets = list(l.get("target"));
+                    }
+                    LaneIn {
+                        name: field(l, &["name", "id"]).unwrap_or_else(|| "UNKNOWN".into()),
+                        owner: field(l, &["owner", "agent_id"]).filter(|o| o != "unassigned"),
+                        targets,
+                        depends_on: list(l.get("depends_on")),
+                        status: field(l, &["status"]).unwrap_or_else(|| "unknown".into()),
+                        closed: is_closed(l),
+                        meta: Meta::of(l),
+                    }
+                })
+                .collect(),
+            _ => Vec::new(),
+        };
+        let created = field(r, &["created_at", "registered_at"]);
+        ManifestIn {
+            path: path.to_owned(),
+            id: field(r, &["batch_id"]).unwrap_or_else(|| base.to_owned()),
+            repo: field(r, &["repo"]),
+            objective: field(r, &["objective"]),
+            targets,
+            lanes,
+            updated_at: instant(r, &["updated_at"])
+                .0
+                .or_else(|| created.as_deref().and_then(time::parse)),
+            created_at: created,
+            created_by_machine: field(r, &["created_by_machine"]),
+            launch_prompt: r
+                .get("launch_prompt")
+                .and_then(Value::as_str)
+                .filter(|p| !p.trim().is_empty())
+                .map(str::to_owned),
+            has_blocker: r.get("blocker").is_some_and(Value::is_object),
+        }
+    }
+}
+
+/// An event.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EventIn {
+    /// Record path (the tie-breaker for equal times).
+    pub path: String,
+    /// `event_id | id`, else the path.
+    pub id: String,
+    /// `type | event_type | name`, default `unknown`.
+    pub kind: String,
+    /// Batch (field, else the `events/<batch>/` folder).
+    pub batch_id: Option<String>,
+    /// Lane.
+    pub lane: Option<String>,
+    /// Agent.
+    pub agent: Option<String>,
+    /// Repository.
+    pub repo: Option<String>,
+    /// Target.
+    pub target: Option<String>,
+    /// `status | phase | terminal`.
+    pub status: Option<String>,
+    /// Free text.
+    pub message: Option<String>,
+    /// `timestamp | at | created_at | updated_at`.
+    pub at: Option<Instant>,
+    /// The timestamp as written.
+    pub at_raw: Option<String>,
+    /// Metadata.
+    pub meta: Meta,
+}
+
+impl EventIn {
+    /// Normalises the event at `path` (`events/<batch>/<id>.json`).
+    pub fn from_record(path: &str, r: &Record) -> EventIn {
+        let folder_batch = path.strip_prefix("events/").and_then(|rest| {
+            let (batch, file) = rest.split_once('/')?;
+            (!file.contains('/')).then(|| batch.to_owned())
+        });
+        let (at, at_raw) = instant(r, &["timestamp", "at", "created_at", "updated_at"]);
+        EventIn {
+            path: path.to_owned(),
+            id: field(r, &["event_id", "id"]).unwrap_or_else(|| path.to_owned()),
+            kind: field(r, &["type", "event_type", "name"]).unwrap_or_else(|| "unknown".into()),
+            batch_id: field(r, &["batch_id"]).or(folder_batch),
+            lane: field(r, &["lane_name", "lane_id", "lane"]),
+            agent: field(r, &["agent_id"]),
+            repo: field(r, &["repo"]),
+            target: field(r, &["target"]),
+            status: field(r, &["status", "phase", "terminal"]),
+            message: field(r, &["message"]),
+            at,
+            at_raw,
+            meta: Meta::of(r),
+        }
+    }
+
+    /// `status`, else the type.
+    pub fn status_or_type(&self) -> &str {
+        self.status.as_deref().unwrap_or(&self.kind)
+    }
+}
+
+/// Everything the dashboard is derived from.
+#[derive(Debug, Clone, Default)]
+pub struct Inputs {
+    /// Claims (every status; released ones are dropped by the build).
+    pub claims: Vec<Arc<ClaimIn>>,
+    /// Heartbeats (the newest copy per agent).
+    pub heartbeats: Vec<Arc<HeartbeatIn>>,
+    /// Manifests.
+    pub manifests: Vec<Arc<ManifestIn>>,
+    /// Events.
+    pub events: Vec<Arc<EventIn>>,
+    /// Records that could not be read: `(path, message)`.
+    pub malformed: Vec<(String, String)>,
+}
+
+impl Inputs {
+    /// Sorts every list by path/agent so the model is deterministic whatever the read order.
+    pub fn sort(&mut self) {
+        self.claims.sort_by(|a, b| a.path.cmp(&b.path));
+        self.heartbeats.sort_by(|a, b| a.agent.cmp(&b.agent));
+        self.manifests.sort_by(|a, b| a.path.cmp(&b.path));
+        self.events.sort_by(|a, b| a.path.cmp(&b.path));
+        self.malformed.sort();
+    }
+
+    /// Adds one parsed record.
+    pub fn push(&mut self, parsed: Parsed) {
+        match parsed {
+            Parsed::Claim(c) => self.claims.push(c),
+            Parsed::Heartbeat(h) => self.heartbeats.push(h),
+            Parsed::Manifest(m) => self.manifests.push(m),
+            Parsed::Event(e) => self.events.push(e),
+            Parsed::Malformed(path, message) => self.malformed.push((path, message)),
+            Parsed::Ignored => {}
+        }
+    }
+
+    /// Sorts, and keeps only the newest heartbeat per agent (an agent that moved machines
+    /// has a copy on each machine's ref).
+    pub fn finish(&mut self) {
+        self.heartbeats.sort_by(|a, b| {
+            a.agent
+                .cmp(&b.agent)
+                .then_with(|| b.updated_at.cmp(&a.updated_at))
+        });
+        self.heartbeats
+            .dedup_by(|later, first| later.agent == first.agent);
+        self.sort();
+    }
+
+    /// Parses raw files (path, bytes), as a directory or a memory snapshot holds them.
+    pub fn from_files<'a>(files: impl IntoIterator<Item = (&'a str, &'a [u8])>) -> Inputs {
+        let mut inputs = Inputs::default();
+        for (path, bytes) in files {
+            inputs.push(parse_record(path, bytes));
+        }
+        inputs.finish();
+        inputs
+    }
+}
+
+/// One record, normalised by kind.
+#[derive(Debug, Clone)]
+pub enum Parsed {
+    /// `claims/…`.
+    Claim(Arc<ClaimIn>),
+    /// `heartbeats/…`.
+    Heartbeat(Arc<HeartbeatIn>),
+    /// `batches/…`.
+    Manifest(Arc<ManifestIn>),
+    /// `events/…`.
+    Event(Arc<EventIn>),
+    /// Not a JSON object: `(path, message)`.
+    Malformed(String, String),
+    /// Another part of the tree (archive, coordinator, …).
+    Ignored,
+}
+
+/// Parses and normalises the record at `path`.
+pub fn parse_record(path: &str, bytes: &[u8]) -> Parsed {
+    let top = path.split('/').next().unwrap_or_default();
+    if !matches!(top, "claims" | "heartbeats" | "batches" | "events") || !path.ends_with(".json") {
+        return Parsed::Ignored;
+    }
+    let record = match crate::record::from_bytes(bytes) {
+        Ok(r) => r,
+        Err(e) => return Parsed::Malformed(path.to_owned(), e.to_string()),
+    };
+    match top {
+        "claims" => Parsed::Claim(Arc::new(ClaimIn::from_record(path, &record))),
+        "heartbeats" => Parsed::Heartbeat(Arc::new(HeartbeatIn::from_record(path, &record))),
+        "batches" => Parsed::Manifest(Arc::new(ManifestIn::from_record(path, &record))),
+        _ => Parsed::Event(Arc::new(EventIn::from_record(path, &record))),
+    }
+}

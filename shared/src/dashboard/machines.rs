@@ -1,0 +1,143 @@
+//! Agents grouped by machine (reference §1.8).
+
+use std::collections::BTreeMap;
+use std::collections::HashMap;
+
+use super::derive;
+use super::input::ClaimIn;
+use super::input::EventIn;
+use super::input::Inputs;
+use super::model::AgentView;
+use super::model::MachineView;
+use crate::rules::liveness::Liveness;
+use crate::time;
+use crate::time::Instant;
+
+/// Where an agent's machine id came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MachineOf {
+    /// Reported by a heartbeat, claim or event.
+    Observed(String),
+    /// A legacy `m<N>` token in the agent id.
+    Inferred(String),
+    /// Not known.
+    Missing,
+}
+
+/// Resolves every agent's machine: heartbeat → claim → event → legacy token.
+pub fn machine_of_agents(
+    inputs: &Inputs,
+    active_claims: &[&ClaimIn],
+    events: &[&EventIn],
+) -> BTreeMap<String, MachineOf> {
+    let mut out: BTreeMap<String, MachineOf> = BTreeMap::new();
+    let mut observed = |agent: &str, m: Option<&String>| {
+        let slot = out.entry(agent.to_owned()).or_insert(MachineOf::Missing);
+        if let (MachineOf::Missing, Some(m)) = (&slot, m) {
+            *slot = MachineOf::Observed(m.clone());
+        }
+    };
+    for h in &inputs.heartbeats {
+        observed(&h.agent, h.meta.machine.as_ref());
+    }
+    for c in active_claims {
+        observed(&c.agent, c.meta.machine.as_ref());
+    }
+    for e in events.iter().rev() {
+        if let Some(a) = &e.agent {
+            observed(a, e.meta.machine.as_ref());
+        }
+    }
+    for (agent, m) in &mut out {
+        if *m == MachineOf::Missing {
+            if let Some(token) = derive::legacy_machine(agent) {
+                *m = MachineOf::Inferred(token);
+            }
+        }
+    }
+    out
+}
+
+/// Builds the machines view.
+pub fn machines(
+    inputs: &Inputs,
+    active_claims: &[&ClaimIn],
+    events: &[&EventIn],
+    now: Instant,
+) -> Vec<MachineView> {
+    let resolved = machine_of_agents(inputs, active_claims, events);
+    let hb: HashMap<&str, _> = inputs
+        .heartbeats
+        .iter()
+        .map(|h| (h.agent.as_str(), h))
+        .collect();
+    let mut claims: HashMap<&str, Vec<&ClaimIn>> = HashMap::new();
+    for c in active_claims {
+        claims.entry(&c.agent).or_default().push(c);
+    }
+    let mut groups: BTreeMap<(String, bool), Vec<AgentView>> = BTreeMap::new();
+    for (agent, m) in &resolved {
+        let (id, inferred) = match m {
+            MachineOf::Observed(m) => (m.clone(), false),
+            MachineOf::Inferred(m) => (m.clone(), true),
+            MachineOf::Missing => ("unassigned".to_owned(), false),
+        };
+        let h = hb.get(agent.as_str());
+        let held = claims
+            .get(agent.as_str())
+            .map(Vec::as_slice)
+            .unwrap_or_default();
+        let work = h
+            .and_then(|h| Some((h.repo.clone()?, h.target.clone()?)))
+            .or_else(|| held.first().map(|c| (c.repo.clone(), c.target.clone())));
+        groups.entry((id, inferred)).or_default().push(AgentView {
+            id: agent.clone(),
+            liveness: h
+                .map_or("no-heartbeat", |h| h.liveness(now).as_str())
+                .to_owned(),
+            heartbeat_at: h.and_then(|h| h.updated_at).map(time::format),
+            status: h.map(|h| h.status.clone()),
+            host: h
+                .and_then(|h| h.meta.host.clone())
+                .or_else(|| held.first().and_then(|c| c.meta.host.clone())),
+            thread: h
+                .and_then(|h| h.meta.thread.clone())
+                .or_else(|| held.first().and_then(|c| c.meta.thread.clone())),
+            claims: held.len(),
+            work_row: work.as_ref().map(|(r, t)| format!("target:{r}#{t}")),
+            work: work.map(|(r, t)| format!("{r}#{t}")),
+            batch_id: h
+                .and_then(|h| h.batch_id.clone())
+                .or_else(|| held.first().and_then(|c| c.batch_id.clone())),
+        });
+    }
+    let rank = |l: &str| match l {
+        "live" => 0,
+        "stale" => 1,
+        "unknown" => 2,
+        "dead" => 3,
+        _ => 4,
+    };
+    let mut out: Vec<MachineView> = groups
+        .into_iter()
+        .map(|((id, inferred), mut agents)| {
+            agents.sort_by(|a, b| {
+                rank(&a.liveness)
+                    .cmp(&rank(&b.liveness))
+                    .then_with(|| a.id.cmp(&b.id))
+            });
+            let count = |want: &str| agents.iter().filter(|a| a.liveness == want).count();
+            MachineView {
+                live: count(Liveness::Live.as_str()),
+                stale: count(Liveness::Stale.as_str()),
+                dead: count("dead") + count("no-heartbeat"),
+                claims: agents.iter().map(|a| a.claims).sum(),
+                id,
+                inferred,
+                agents,
+            }
+        })
+        .collect();
+    out.sort_by(|a, b| b.live.cmp(&a.live).then_with(|| a.id.cmp(&b.id)));
+    out
+}
