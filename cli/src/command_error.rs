@@ -17,13 +17,17 @@ pub(crate) enum ErrorKind {
     ClaimRefused,
     /// A usage error under `doctor --stack-json`.
     StackUsage,
+    /// The record to create already exists.
+    Conflict,
+    /// The record the command is about does not exist.
+    NotFound,
 }
 
 impl ErrorKind {
     /// Returns the documented exit code.
     pub(crate) fn exit_code(self) -> u8 {
         match self {
-            ErrorKind::Usage => 1,
+            ErrorKind::Usage | ErrorKind::Conflict | ErrorKind::NotFound => 1,
             ErrorKind::Operational => 2,
             ErrorKind::ClaimRefused => 3,
             ErrorKind::StackUsage => 64,
@@ -59,6 +63,8 @@ impl From<RuleError> for CommandError {
         let kind = match &e {
             RuleError::Usage(_) => ErrorKind::Usage,
             RuleError::Refused(_) => ErrorKind::ClaimRefused,
+            RuleError::Conflict(_) => ErrorKind::Conflict,
+            RuleError::NotFound(_) => ErrorKind::NotFound,
             RuleError::Unreadable(_) | RuleError::Operational(_) => ErrorKind::Operational,
         };
         CommandError {

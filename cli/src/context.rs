@@ -40,10 +40,10 @@ pub(crate) struct GlobalArgs {
 /// The environment variables the CLI reads, captured once.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Env {
-    machine_id: Option<String>,
+    pub(crate) machine_id: Option<String>,
     session_id: Option<String>,
     codex_thread_id: Option<String>,
-    now: Option<String>,
+    pub(crate) now: Option<String>,
     xdg_state_home: Option<String>,
     home: Option<String>,
 }

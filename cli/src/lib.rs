@@ -7,6 +7,7 @@ mod commands;
 mod context;
 mod git_subprocess;
 mod output;
+mod serve;
 mod store;
 mod sync;
 

@@ -80,6 +80,7 @@ pub(crate) enum Command {
     Sync(sync::SyncArgs),
     Init(init::InitArgs),
     Gc(gc::GcArgs),
+    Serve(crate::serve::ServeArgs),
 }
 
 /// Parses `args` and runs the command.
@@ -105,9 +106,10 @@ pub(crate) fn dispatch(args: impl IntoIterator<Item = OsString>) -> Result<Repor
 }
 
 /// Runs a parsed command in a context.
-fn run_command(cx: &Context, command: &Command) -> Result<Report, CommandError> {
+pub(crate) fn run_command(cx: &Context, command: &Command) -> Result<Report, CommandError> {
     match command {
         Command::Claim(a) => claim::cmd_claim(cx, a),
+        Command::Serve(a) => crate::serve::cmd_serve(cx, a),
         Command::Release(a) => release::cmd_release(cx, a),
         Command::Heartbeat(a) => heartbeat::cmd_heartbeat(cx, a),
         Command::RegisterBatch(a) => register_batch::cmd_register_batch(cx, a),

@@ -94,6 +94,12 @@ pub enum RuleError {
     /// The state is in a shape the rule cannot proceed from (exit 2).
     #[error("{0}")]
     Operational(String),
+    /// The record to create already exists (exit 1; HTTP 409).
+    #[error("{0}")]
+    Conflict(String),
+    /// The record the write is about does not exist (exit 1; HTTP 404).
+    #[error("{0}")]
+    NotFound(String),
 }
 
 /// Shorthand for a usage error.

@@ -1,0 +1,41 @@
+//! The front end compiled into the binary (see `cli/build.rs`).
+
+include!(concat!(env!("OUT_DIR"), "/web_assets.rs"));
+
+/// Returns the file `name` and its content type.
+pub(crate) fn get(name: &str) -> Option<(&'static [u8], &'static str)> {
+    let (_, bytes) = ASSETS.iter().find(|(n, _)| *n == name)?;
+    Some((bytes, content_type(name)))
+}
+
+/// Reports whether a front-end bundle was embedded at build time.
+pub(crate) fn bundled() -> bool {
+    ASSETS.iter().any(|(n, _)| *n == "index.html")
+}
+
+fn content_type(name: &str) -> &'static str {
+    match name.rsplit('.').next().unwrap_or_default() {
+        "html" => "text/html; charset=utf-8",
+        "js" => "text/javascript; charset=utf-8",
+        "wasm" => "application/wasm",
+        "css" => "text/css; charset=utf-8",
+        "svg" => "image/svg+xml",
+        "png" => "image/png",
+        "ico" => "image/x-icon",
+        "json" => "application/json",
+        _ => "application/octet-stream",
+    }
+}
+
+/// The page served when the binary was built without the front end.
+pub(crate) const NO_BUNDLE_PAGE: &str = "<!doctype html>
+<html lang=\"en\"><head><meta charset=\"utf-8\"><title>Agent Coordination Dashboard</title></head>
+<body style=\"font-family: system-ui, sans-serif; max-width: 42rem; margin: 3rem auto; line-height: 1.5\">
+<h1>Agent Coordination Dashboard</h1>
+<p>This <code>agent-coord</code> binary was built without the dashboard front end, so only the
+JSON API is available: <a href=\"/api/dashboard\">/api/dashboard</a>,
+<a href=\"/api/health\">/api/health</a>.</p>
+<p>To build the front end into the binary, from the source tree run <code>make run</code>, or
+<code>trunk build --release</code> followed by <code>cargo build --release -p agent-coord</code>.</p>
+</body></html>
+";

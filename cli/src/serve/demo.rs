@@ -1,0 +1,324 @@
+//! `serve --demo`: a temporary coordination repository kept moving by a small simulated
+//! fleet, so the dashboard can be seen working without any real agents.
+//!
+//! Every write goes through the ordinary CLI commands (real commits, real heartbeat refs).
+//! The scenario covers each state the dashboard distinguishes: running lanes whose phase
+//! moves, QA events, one wedged lane (live, no transition for 40 minutes), one dead holder,
+//! one lane blocked on a dependency, one finished lane and one batch with a stop request.
+
+use std::path::Path;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use agent_coord_shared::time;
+use agent_coord_shared::time::Instant;
+use clap::Parser;
+use serde_json::json;
+
+use crate::command_error::CommandError;
+use crate::commands::run_command;
+use crate::commands::Cli;
+use crate::context::Context;
+use crate::context::Env;
+use crate::context::GlobalArgs;
+
+/// The machine id the dashboard itself writes as in the demo.
+pub(crate) const MACHINE: &str = "demo-m1";
+const REPO: &str = "demo/coordination-showcase";
+
+fn step(dir: &Path, at: Instant, machine: &str, argv: &[&str]) -> Result<(), CommandError> {
+    let cli = Cli::try_parse_from(std::iter::once("agent-coord").chain(argv.iter().copied()))
+        .map_err(|e| CommandError::operational(format!("demo step is malformed: {e}")))?;
+    let globals = GlobalArgs {
+        repo_dir: Some(dir.to_path_buf()),
+        state_ref: None,
+    };
+    let cx = Context::new(globals, Env::pinned(&time::format(at), machine))?;
+    run_command(&cx, &cli.command).map(|_| ())
+}
+
+fn register(
+    dir: &Path,
+    at: Instant,
+    manifest: &serde_json::Value,
+    prompt: &str,
+) -> Result<(), CommandError> {
+    let io = |e: std::io::Error| CommandError::operational(format!("demo scratch file: {e}"));
+    let scratch = tempfile::tempdir().map_err(io)?;
+    let file = scratch.path().join("manifest.json");
+    let prompt_file = scratch.path().join("prompt.txt");
+    std::fs::write(&file, manifest.to_string()).map_err(io)?;
+    std::fs::write(&prompt_file, prompt).map_err(io)?;
+    let (f, p) = (path_str(&file), path_str(&prompt_file));
+    step(
+        dir,
+        at,
+        MACHINE,
+        &["register-batch", "--file", &f, "--launch-prompt", &p],
+    )
+}
+
+fn path_str(p: &Path) -> String {
+    p.display().to_string()
+}
+
+fn prompt(id: &str, objective: &str, items: &[(&str, &str, &str)]) -> String {
+    let mut text = format!(
+        "Use $pr-batch to complete this batch with subagents.\n\nRepository: {REPO}\nBatch id: {id}\nBatch objective: {objective}\nItems:\n"
+    );
+    for (n, _, title) in items {
+        text.push_str(&format!(
+            "- PR #{n}: https://github.com/{REPO}/pull/{n}\n  Context: {title}\n"
+        ));
+    }
+    text.push_str("Suggested lanes:\n");
+    for (n, lane, _) in items {
+        text.push_str(&format!("- {lane} (owner: unassigned): PR #{n}\n"));
+    }
+    text
+}
+
+/// Agent, machine, target, batch, lane.
+const AGENTS: [(&str, &str, &str, &str); 6] = [
+    ("demo-agent-1", "demo-m1", "101", "demo-platform"),
+    ("demo-agent-2", "demo-m2", "102", "demo-platform"),
+    ("demo-agent-3", "demo-m2", "103", "demo-platform"),
+    ("demo-agent-4", "demo-m3", "104", "demo-platform"),
+    ("demo-agent-5", "demo-m3", "201", "demo-release"),
+    ("demo-agent-6", "demo-m1", "202", "demo-release"),
+];
+
+/// Populates `dir` with the demo fleet at the current time.
+pub(crate) fn seed(dir: &Path) -> Result<(), CommandError> {
+    crate::store::Store::open(crate::store::OpenOptions {
+        path: dir,
+        create: true,
+        state_ref: crate::store::DEFAULT_REF.to_owned(),
+        machine_override: Some(MACHINE.to_owned()),
+        generate_machine: false,
+    })?;
+    let now = chrono::Utc::now();
+    let mins = |m: i64| now - chrono::Duration::minutes(m);
+    let platform_items = [
+        ("101", "api", "Add the lease API"),
+        ("102", "ui", "Dashboard polish"),
+        ("103", "docs", "Document the lease API"),
+        ("104", "infra", "Runner images"),
+    ];
+    let release_items = [
+        ("201", "notes", "Release notes"),
+        ("202", "tag", "Tag the release"),
+    ];
+    let lane = |name: &str, owner: &str, target: &str, status: &str, deps: &[&str]| {
+        json!({"name": name, "owner": owner, "targets": [target], "status": status, "depends_on": deps,
+               "host": "codex", "operator": "ops", "thread_handle": format!("thread-{owner}")})
+    };
+    let targets = |items: &[(&str, &str, &str)]| {
+        items
+            .iter()
+            .map(|(n, _, title)| json!({"type": "pull_request", "target": n, "title": title, "url": format!("https://github.com/{REPO}/pull/{n}")}))
+            .collect::<Vec<_>>()
+    };
+    register(
+        dir,
+        mins(120),
+        &json!({"batch_id": "demo-platform", "repo": REPO, "objective": "Ship the lease API with its docs and runner images.",
+                "targets": targets(&platform_items),
+                "lanes": [lane("api", "demo-agent-1", "101", "in_progress", &[]),
+                          lane("ui", "demo-agent-2", "102", "in_progress", &[]),
+                          lane("docs", "demo-agent-3", "103", "waiting", &["demo-platform:api"]),
+                          lane("infra", "demo-agent-4", "104", "in_progress", &[])]}),
+        &prompt(
+            "demo-platform",
+            "Ship the lease API with its docs and runner images.",
+            &platform_items,
+        ),
+    )?;
+    register(
+        dir,
+        mins(90),
+        &json!({"batch_id": "demo-release", "repo": REPO, "objective": "Cut the release.",
+                "targets": targets(&release_items),
+                "lanes": [lane("notes", "demo-agent-5", "201", "in_progress", &[]),
+                          lane("tag", "demo-agent-6", "202", "merged", &[])]}),
+        &prompt("demo-release", "Cut the release.", &release_items),
+    )?;
+    for (agent, machine, target, batch) in AGENTS {
+        let at = match agent {
+            "demo-agent-2" => mins(40),
+            "demo-agent-4" => mins(130),
+            _ => mins(1),
+        };
+        if agent != "demo-agent-3" && agent != "demo-agent-6" {
+            step(
+                dir,
+                at,
+                machine,
+                &[
+                    "claim",
+                    "--agent-id",
+                    agent,
+                    "--repo",
+                    REPO,
+                    "--target",
+                    target,
+                    "--batch-id",
+                    batch,
+                ],
+            )?;
+            step(
+                dir,
+                at,
+                machine,
+                &[
+                    "heartbeat",
+                    "--agent-id",
+                    agent,
+                    "--repo",
+                    REPO,
+                    "--target",
+                    target,
+                    "--batch-id",
+                    batch,
+                    "--status",
+                    "implementing",
+                    "--ttl",
+                    "600",
+                ],
+            )?;
+        }
+    }
+    step(
+        dir,
+        mins(20),
+        "demo-m3",
+        &[
+            "record-event",
+            "--batch-id",
+            "demo-release",
+            "--type",
+            "qa.validation_requested",
+            "--agent-id",
+            "demo-agent-5",
+            "--repo",
+            REPO,
+            "--target",
+            "201",
+            "--message",
+            "QA asked for the release notes",
+        ],
+    )?;
+    step(
+        dir,
+        mins(5),
+        MACHINE,
+        &[
+            "record-event",
+            "--batch-id",
+            "demo-release",
+            "--type",
+            "batch.stop_requested",
+            "--status",
+            "stop_requested",
+            "--repo",
+            REPO,
+            "--message",
+            "Hold the release until the API lands.",
+        ],
+    )?;
+    Ok(())
+}
+
+const PHASES: [&str; 4] = ["implementing", "verifying", "pushing", "review"];
+const QA: [&str; 3] = [
+    "qa.validation_requested",
+    "qa.validation_started",
+    "qa.validation_passed",
+];
+
+/// Keeps the fleet moving every 3 seconds until the process ends.
+pub(crate) fn run(globals: &GlobalArgs, _env: &Env) {
+    let Some(dir) = globals.repo_dir.clone() else {
+        return;
+    };
+    let mut tick: usize = 0;
+    loop {
+        std::thread::sleep(Duration::from_secs(3));
+        tick += 1;
+        if let Err(e) = tick_once(&dir, tick) {
+            eprintln!("demo: {}", e.message);
+        }
+    }
+}
+
+fn tick_once(dir: &PathBuf, tick: usize) -> Result<(), CommandError> {
+    let now = chrono::Utc::now();
+    let beat = |agent: &str, machine: &str, target: &str, batch: &str, status: &str| {
+        step(
+            dir,
+            now,
+            machine,
+            &[
+                "heartbeat",
+                "--agent-id",
+                agent,
+                "--repo",
+                REPO,
+                "--target",
+                target,
+                "--batch-id",
+                batch,
+                "--status",
+                status,
+                "--ttl",
+                "60",
+            ],
+        )
+    };
+    // Running lane: its phase moves every fourth tick.
+    beat(
+        "demo-agent-1",
+        "demo-m1",
+        "101",
+        "demo-platform",
+        PHASES[(tick / 4) % PHASES.len()],
+    )?;
+    // Wedged lane: alive, but its phase never moves.
+    beat(
+        "demo-agent-2",
+        "demo-m2",
+        "102",
+        "demo-platform",
+        "implementing",
+    )?;
+    // QA lane: validation requested → started → passed, round and round.
+    beat(
+        "demo-agent-5",
+        "demo-m3",
+        "201",
+        "demo-release",
+        "implementing",
+    )?;
+    if tick % 5 == 0 {
+        let kind = QA[(tick / 5) % QA.len()];
+        step(
+            dir,
+            now,
+            "demo-m3",
+            &[
+                "record-event",
+                "--batch-id",
+                "demo-release",
+                "--type",
+                kind,
+                "--agent-id",
+                "demo-agent-5",
+                "--repo",
+                REPO,
+                "--target",
+                "201",
+            ],
+        )?;
+    }
+    Ok(())
+}

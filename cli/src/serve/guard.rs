@@ -1,0 +1,161 @@
+//! Who may talk to the dashboard: the Host allow-list (DNS-rebinding defence) for every
+//! request, and the same-machine peer rule for the two writes.
+
+use std::net::IpAddr;
+
+/// The Host header's host part: first value, trimmed, lowercased, brackets and port
+/// removed. `None` when missing or empty.
+pub(crate) fn host_of(header: Option<&str>) -> Option<String> {
+    let first = header?.split(',').next()?.trim().to_lowercase();
+    let host = if let Some(rest) = first.strip_prefix('[') {
+        rest.split(']').next().unwrap_or_default().to_owned()
+    } else {
+        first.split(':').next().unwrap_or_default().to_owned()
+    };
+    (!host.is_empty()).then_some(host)
+}
+
+/// Reports whether `host` is a loopback name.
+pub(crate) fn is_loopback_name(host: &str) -> bool {
+    matches!(host, "localhost" | "127.0.0.1" | "::1")
+}
+
+/// The default allow-list plus the bind host (when it is not a wildcard) plus extras.
+pub(crate) fn allowed_hosts(bind: &str, extra: &[String]) -> Result<Vec<String>, String> {
+    let wildcard = matches!(bind, "0.0.0.0" | "::" | "[::]");
+    if wildcard && extra.is_empty() {
+        return Err(
+            "--allowed-hosts is required when --host binds all interfaces (name the hosts browsers will use)"
+                .into(),
+        );
+    }
+    let mut out: Vec<String> = ["localhost", "127.0.0.1", "::1"].map(String::from).to_vec();
+    if !wildcard {
+        out.push(bind.trim_matches(['[', ']']).to_lowercase());
+    }
+    for e in extra {
+        for h in e.split(',') {
+            let h = h.trim().to_lowercase();
+            if !h.is_empty() {
+                out.push(h);
+            }
+        }
+    }
+    out.sort();
+    out.dedup();
+    Ok(out)
+}
+
+/// Canonicalises IPv4-mapped IPv6 (`::ffff:a.b.c.d`) to IPv4.
+pub(crate) fn canonical(ip: IpAddr) -> IpAddr {
+    match ip {
+        IpAddr::V6(v6) => v6.to_ipv4_mapped().map_or(ip, IpAddr::V4),
+        v4 => v4,
+    }
+}
+
+fn is_link_local(ip: IpAddr) -> bool {
+    match ip {
+        IpAddr::V4(v4) => v4.is_link_local(),
+        IpAddr::V6(v6) => (v6.segments()[0] & 0xffc0) == 0xfe80,
+    }
+}
+
+/// Reports whether a peer is on this machine: loopback, or exactly an address assigned
+/// to a local interface (link-local addresses never count).
+pub(crate) fn is_machine_local(peer: IpAddr, local_addrs: &[IpAddr]) -> bool {
+    let peer = canonical(peer);
+    if peer.is_loopback() {
+        return true;
+    }
+    !is_link_local(peer) && local_addrs.iter().any(|a| canonical(*a) == peer)
+}
+
+/// The addresses currently assigned to this machine's interfaces (re-read per request).
+pub(crate) fn local_addresses() -> Vec<IpAddr> {
+    let Ok(addrs) = nix::ifaddrs::getifaddrs() else {
+        return Vec::new();
+    };
+    addrs
+        .filter_map(|a| {
+            let addr = a.address?;
+            if let Some(v4) = addr.as_sockaddr_in() {
+                Some(IpAddr::V4(v4.ip()))
+            } else {
+                addr.as_sockaddr_in6().map(|v6| IpAddr::V6(v6.ip()))
+            }
+        })
+        .collect()
+}
+
+/// Reports whether a `Content-Type` is JSON (`application/json`, parameters allowed).
+pub(crate) fn is_json_content_type(value: Option<&str>) -> bool {
+    value.is_some_and(|v| {
+        v.split(';')
+            .next()
+            .is_some_and(|m| m.trim().eq_ignore_ascii_case("application/json"))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn host_header_parsing() {
+        assert_eq!(
+            host_of(Some("LOCALHOST:4319")).as_deref(),
+            Some("localhost")
+        );
+        assert_eq!(host_of(Some("[::1]:4319")).as_deref(), Some("::1"));
+        assert_eq!(
+            host_of(Some(" a.example , b")).as_deref(),
+            Some("a.example")
+        );
+        assert_eq!(host_of(Some("")), None);
+        assert_eq!(host_of(None), None);
+    }
+
+    #[test]
+    fn allow_list_defaults_and_wildcards() {
+        let list = allowed_hosts("127.0.0.1", &[]).expect("ok");
+        assert_eq!(list, ["127.0.0.1", "::1", "localhost"]);
+        let list = allowed_hosts("box.lan", &["a.lan, b.lan".into()]).expect("ok");
+        assert!(list.contains(&"box.lan".to_owned()) && list.contains(&"b.lan".to_owned()));
+        assert!(allowed_hosts("0.0.0.0", &[]).is_err());
+        let list = allowed_hosts("0.0.0.0", &["box.lan".into()]).expect("ok");
+        assert!(!list.contains(&"0.0.0.0".to_owned()));
+    }
+
+    #[test]
+    fn machine_local_peers() {
+        let ip = |s: &str| s.parse::<IpAddr>().expect("ip");
+        let local = [ip("192.168.7.26"), ip("169.254.1.1"), ip("fe80::1")];
+        for ok in [
+            "127.0.0.1",
+            "127.9.9.9",
+            "::1",
+            "::ffff:127.0.0.1",
+            "192.168.7.26",
+            "::ffff:192.168.7.26",
+        ] {
+            assert!(is_machine_local(ip(ok), &local), "{ok}");
+        }
+        for bad in ["192.168.7.27", "169.254.1.1", "fe80::1", "10.0.0.1"] {
+            assert!(!is_machine_local(ip(bad), &local), "{bad}");
+        }
+    }
+
+    #[test]
+    fn json_content_types() {
+        assert!(is_json_content_type(Some("application/json")));
+        assert!(is_json_content_type(Some(
+            "Application/JSON; charset=utf-8"
+        )));
+        assert!(!is_json_content_type(Some("text/plain")));
+        assert!(!is_json_content_type(Some(
+            "application/x-www-form-urlencoded"
+        )));
+        assert!(!is_json_content_type(None));
+    }
+}
