@@ -4,3 +4,4 @@
 pub mod env;
 pub mod fleet;
 pub mod remote;
+pub mod server;

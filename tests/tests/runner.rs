@@ -8,6 +8,7 @@ mod test_concurrency;
 mod test_gc;
 mod test_info;
 mod test_release;
+mod test_serve;
 mod test_status;
 mod test_sync;
 mod test_transfer;

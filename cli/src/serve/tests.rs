@@ -38,7 +38,11 @@ fn harness() -> Harness {
         state_ref: None,
     };
     let env = Env::pinned("2026-11-29T12:00:00Z", "box-1");
-    let state = AppState::new(globals, env, super::guard::allowed_hosts("127.0.0.1", &[]).expect("hosts"));
+    let state = AppState::new(
+        globals,
+        env,
+        super::guard::allowed_hosts("127.0.0.1", &[]).expect("hosts"),
+    );
     Harness { _dir: dir, state }
 }
 
@@ -47,14 +51,25 @@ impl Harness {
         let mut req = req;
         let addr: SocketAddr = peer.parse().expect("addr");
         req.extensions_mut().insert(ConnectInfo(addr));
-        let resp = super::router(self.state.clone()).oneshot(req).await.expect("response");
+        let resp = super::router(self.state.clone())
+            .oneshot(req)
+            .await
+            .expect("response");
         let status = resp.status();
-        let bytes = axum::body::to_bytes(resp.into_body(), usize::MAX).await.expect("body");
-        (status, serde_json::from_slice(&bytes).unwrap_or(Value::Null))
+        let bytes = axum::body::to_bytes(resp.into_body(), usize::MAX)
+            .await
+            .expect("body");
+        (
+            status,
+            serde_json::from_slice(&bytes).unwrap_or(Value::Null),
+        )
     }
 
     async fn get(&self, path: &str) -> (StatusCode, Value) {
-        let req = Request::get(path).header("host", "127.0.0.1:4319").body(Body::empty()).expect("req");
+        let req = Request::get(path)
+            .header("host", "127.0.0.1:4319")
+            .body(Body::empty())
+            .expect("req");
         self.call(req, "127.0.0.1:5000").await
     }
 
@@ -78,45 +93,113 @@ async fn routes_answer_json() {
     assert_eq!(v["counts"]["rows"], json!(0));
     let (s, v) = h.get("/api/batches/nope").await;
     assert_eq!(s, StatusCode::NOT_FOUND);
-    assert_eq!(v["error"], json!("Batch nope is not in the coordination state."));
+    assert_eq!(
+        v["error"],
+        json!("Batch nope is not in the coordination state.")
+    );
     let (s, v) = h.get("/api/items/acme/app/7").await;
-    assert_eq!((s, v["repo"].clone(), v["timeline"].clone()), (StatusCode::OK, json!("acme/app"), json!([])));
+    assert_eq!(
+        (s, v["repo"].clone(), v["timeline"].clone()),
+        (StatusCode::OK, json!("acme/app"), json!([]))
+    );
     let (s, v) = h.get("/api/nothing").await;
     assert_eq!(s, StatusCode::NOT_FOUND);
-    assert!(v["error"].as_str().unwrap_or_default().contains("/api/nothing"));
+    assert!(v["error"]
+        .as_str()
+        .unwrap_or_default()
+        .contains("/api/nothing"));
 }
 
 #[tokio::test]
 async fn import_then_409_then_stop_then_404() {
     let h = harness();
-    let (s, v) = h.post("/api/batches/import", json!({"launch_prompt": PROMPT}), "127.0.0.1:5000").await;
+    let (s, v) = h
+        .post(
+            "/api/batches/import",
+            json!({"launch_prompt": PROMPT}),
+            "127.0.0.1:5000",
+        )
+        .await;
     assert_eq!(s, StatusCode::CREATED, "{v}");
     assert_eq!(v["path"], json!("batches/b-import.json"));
-    assert_eq!(v["manifest"]["created_by_machine"], json!("dashboard:box-1"));
+    assert_eq!(
+        v["manifest"]["created_by_machine"],
+        json!("dashboard:box-1")
+    );
     let (s, v) = h.get("/api/batches/b-import").await;
     assert_eq!(s, StatusCode::OK);
     assert_eq!(v["batch"]["lanes"][0]["name"], json!("one"));
     // Never overwritten.
-    let (s, v) = h.post("/api/batches/import", json!({"launch_prompt": PROMPT}), "127.0.0.1:5000").await;
-    assert_eq!((s, v["error"].clone()), (StatusCode::CONFLICT, json!("Batch plan batches/b-import.json already exists.")));
+    let (s, v) = h
+        .post(
+            "/api/batches/import",
+            json!({"launch_prompt": PROMPT}),
+            "127.0.0.1:5000",
+        )
+        .await;
+    assert_eq!(
+        (s, v["error"].clone()),
+        (
+            StatusCode::CONFLICT,
+            json!("Batch plan batches/b-import.json already exists.")
+        )
+    );
     // Validation errors come back with their message.
-    let (s, v) = h.post("/api/batches/import", json!({"launch_prompt": "Items:\n- PR #1: https://github.com/a/b/pull/2\n"}), "127.0.0.1:5000").await;
+    let (s, v) = h
+        .post(
+            "/api/batches/import",
+            json!({"launch_prompt": "Items:\n- PR #1: https://github.com/a/b/pull/2\n"}),
+            "127.0.0.1:5000",
+        )
+        .await;
     assert_eq!(s, StatusCode::BAD_REQUEST);
-    assert!(v["error"].as_str().unwrap_or_default().starts_with("Target reference PR #1"));
+    assert!(v["error"]
+        .as_str()
+        .unwrap_or_default()
+        .starts_with("Target reference PR #1"));
     // Stop: appended as an event; the batch shows the request.
-    let (s, v) = h.post("/api/batches/stop", json!({"batch_id": "b-import", "reason": "hold"}), "[::1]:5000").await;
+    let (s, v) = h
+        .post(
+            "/api/batches/stop",
+            json!({"batch_id": "b-import", "reason": "hold"}),
+            "[::1]:5000",
+        )
+        .await;
     assert_eq!(s, StatusCode::CREATED, "{v}");
     assert_eq!(v["event"]["type"], json!("batch.stop_requested"));
     assert_eq!(v["event"]["message"], json!("hold"));
     assert_eq!(v["event"]["repo"], json!("acme/app"));
     let (_, v) = h.get("/api/dashboard").await;
     assert_eq!(v["batches"][0]["control"], json!("stop_requested"));
-    let (s, v) = h.post("/api/batches/stop", json!({"batch_id": "ghost"}), "127.0.0.1:5000").await;
-    assert_eq!((s, v["error"].clone()), (StatusCode::NOT_FOUND, json!("Batch ghost is not in the coordination state.")));
-    let (s, _) = h.post("/api/batches/stop", json!({"batch_id": "../x"}), "127.0.0.1:5000").await;
+    let (s, v) = h
+        .post(
+            "/api/batches/stop",
+            json!({"batch_id": "ghost"}),
+            "127.0.0.1:5000",
+        )
+        .await;
+    assert_eq!(
+        (s, v["error"].clone()),
+        (
+            StatusCode::NOT_FOUND,
+            json!("Batch ghost is not in the coordination state.")
+        )
+    );
+    let (s, _) = h
+        .post(
+            "/api/batches/stop",
+            json!({"batch_id": "../x"}),
+            "127.0.0.1:5000",
+        )
+        .await;
     assert_eq!(s, StatusCode::BAD_REQUEST);
-    let (s, v) = h.post("/api/batches/stop", json!({}), "127.0.0.1:5000").await;
-    assert_eq!((s, v["error"].clone()), (StatusCode::BAD_REQUEST, json!("Batch id is required.")));
+    let (s, v) = h
+        .post("/api/batches/stop", json!({}), "127.0.0.1:5000")
+        .await;
+    assert_eq!(
+        (s, v["error"].clone()),
+        (StatusCode::BAD_REQUEST, json!("Batch id is required."))
+    );
 }
 
 #[tokio::test]
@@ -124,10 +207,21 @@ async fn writes_only_from_this_machine() {
     let h = harness();
     let before = h.get("/api/dashboard").await.1["version"].clone();
     for peer in ["10.1.2.3:5000", "169.254.0.9:5000", "[fe80::1]:5000"] {
-        let (s, v) = h.post("/api/batches/import", json!({"launch_prompt": PROMPT}), peer).await;
+        let (s, v) = h
+            .post(
+                "/api/batches/import",
+                json!({"launch_prompt": PROMPT}),
+                peer,
+            )
+            .await;
         assert_eq!(s, StatusCode::FORBIDDEN, "{peer}");
-        assert!(v["error"].as_str().unwrap_or_default().contains("Remote viewers have read-only access"));
-        let (s, _) = h.post("/api/batches/stop", json!({"batch_id": "x"}), peer).await;
+        assert!(v["error"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("Remote viewers have read-only access"));
+        let (s, _) = h
+            .post("/api/batches/stop", json!({"batch_id": "x"}), peer)
+            .await;
         assert_eq!(s, StatusCode::FORBIDDEN);
     }
     // A forwarded header changes nothing: the kernel's peer address decides.
@@ -138,19 +232,37 @@ async fn writes_only_from_this_machine() {
         .body(Body::from(json!({"launch_prompt": PROMPT}).to_string()))
         .expect("req");
     assert_eq!(h.call(req, "10.1.2.3:5000").await.0, StatusCode::FORBIDDEN);
-    assert_eq!(h.get("/api/dashboard").await.1["version"], before, "nothing was written");
+    assert_eq!(
+        h.get("/api/dashboard").await.1["version"],
+        before,
+        "nothing was written"
+    );
 }
 
 #[tokio::test]
 async fn foreign_hosts_are_refused_everywhere() {
     let h = harness();
     for host in ["evil.example", "127.0.0.1.nip.io", ""] {
-        let req = Request::get("/api/dashboard").header("host", host).body(Body::empty()).expect("req");
+        let req = Request::get("/api/dashboard")
+            .header("host", host)
+            .body(Body::empty())
+            .expect("req");
         let (s, v) = h.call(req, "127.0.0.1:5000").await;
-        assert_eq!((s, v["error"].clone()), (StatusCode::FORBIDDEN, json!("Forbidden host")), "{host:?}");
+        assert_eq!(
+            (s, v["error"].clone()),
+            (StatusCode::FORBIDDEN, json!("Forbidden host")),
+            "{host:?}"
+        );
     }
-    let req = Request::get("/").header("host", "evil.example").body(Body::empty()).expect("req");
-    assert_eq!(h.call(req, "127.0.0.1:5000").await.0, StatusCode::FORBIDDEN, "static files too");
+    let req = Request::get("/")
+        .header("host", "evil.example")
+        .body(Body::empty())
+        .expect("req");
+    assert_eq!(
+        h.call(req, "127.0.0.1:5000").await.0,
+        StatusCode::FORBIDDEN,
+        "static files too"
+    );
     // A cross-origin write is refused even from this machine.
     let req = Request::post("/api/batches/stop")
         .header("host", "localhost")
@@ -170,7 +282,13 @@ async fn content_type_and_body_limit() {
         .body(Body::from(json!({"launch_prompt": PROMPT}).to_string()))
         .expect("req");
     let (s, v) = h.call(req, "127.0.0.1:5000").await;
-    assert_eq!((s, v["error"].clone()), (StatusCode::UNSUPPORTED_MEDIA_TYPE, json!("Writes require Content-Type: application/json.")));
+    assert_eq!(
+        (s, v["error"].clone()),
+        (
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            json!("Writes require Content-Type: application/json.")
+        )
+    );
     let huge = json!({"launch_prompt": "x".repeat(super::BODY_LIMIT + 1)});
     let (s, v) = h.post("/api/batches/import", huge, "127.0.0.1:5000").await;
     assert_eq!(s, StatusCode::PAYLOAD_TOO_LARGE);
@@ -180,22 +298,41 @@ async fn content_type_and_body_limit() {
         .header("content-type", "application/json")
         .body(Body::from("{not json"))
         .expect("req");
-    assert_eq!(h.call(req, "127.0.0.1:5000").await.0, StatusCode::BAD_REQUEST);
+    assert_eq!(
+        h.call(req, "127.0.0.1:5000").await.0,
+        StatusCode::BAD_REQUEST
+    );
 }
 
 #[tokio::test]
 async fn spa_fallback_or_build_instructions() {
     let h = harness();
-    let req = Request::get("/batches/some-id").header("host", "localhost").body(Body::empty()).expect("req");
+    let req = Request::get("/batches/some-id")
+        .header("host", "localhost")
+        .body(Body::empty())
+        .expect("req");
     let mut req = req;
-    req.extensions_mut().insert(ConnectInfo("127.0.0.1:1".parse::<SocketAddr>().expect("addr")));
-    let resp = super::router(h.state.clone()).oneshot(req).await.expect("resp");
+    req.extensions_mut().insert(ConnectInfo(
+        "127.0.0.1:1".parse::<SocketAddr>().expect("addr"),
+    ));
+    let resp = super::router(h.state.clone())
+        .oneshot(req)
+        .await
+        .expect("resp");
     assert_eq!(resp.status(), StatusCode::OK);
-    let body = axum::body::to_bytes(resp.into_body(), usize::MAX).await.expect("body");
+    let body = axum::body::to_bytes(resp.into_body(), usize::MAX)
+        .await
+        .expect("body");
     let text = String::from_utf8_lossy(&body);
     if super::assets::bundled() {
-        assert!(text.contains("<html") && !text.contains("built without"), "index.html for client routes");
+        assert!(
+            text.contains("<html") && !text.contains("built without"),
+            "index.html for client routes"
+        );
     } else {
-        assert!(text.contains("built without the dashboard front end"), "{text}");
+        assert!(
+            text.contains("built without the dashboard front end"),
+            "{text}"
+        );
     }
 }

@@ -1,0 +1,104 @@
+//! A real `agent-coord serve` process on a free loopback port, stopped on drop.
+
+use std::io::BufRead;
+use std::io::BufReader;
+use std::process::Child;
+use std::process::Stdio;
+
+use crate::env::TestEnv;
+
+/// A running dashboard server.
+pub struct Server {
+    child: Child,
+    /// `http://127.0.0.1:<port>` (no trailing slash).
+    pub url: String,
+}
+
+impl Server {
+    /// Starts `agent-coord serve --port 0 <extra>` in `env` and waits for its URL line.
+    pub fn start(env: &TestEnv, extra: &[&str]) -> Server {
+        let mut args = vec!["serve", "--host", "127.0.0.1", "--port", "0"];
+        args.extend_from_slice(extra);
+        let mut child = env
+            .command(&args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn serve");
+        let stdout = child.stdout.take().expect("stdout");
+        let mut line = String::new();
+        BufReader::new(stdout)
+            .read_line(&mut line)
+            .expect("url line");
+        let url = line
+            .trim()
+            .rsplit(' ')
+            .next()
+            .expect("url")
+            .trim_end_matches('/')
+            .to_owned();
+        assert!(
+            url.starts_with("http://127.0.0.1:"),
+            "unexpected first line: {line:?}"
+        );
+        Server { child, url }
+    }
+
+    /// `GET path` with `Host: 127.0.0.1`; returns status and body text.
+    pub fn get(&self, path: &str) -> (u16, String) {
+        Self::answer(ureq::get(&format!("{}{path}", self.url)).call())
+    }
+
+    /// `GET path` with a chosen Host header.
+    pub fn get_with_host(&self, path: &str, host: &str) -> (u16, String) {
+        Self::answer(
+            ureq::get(&format!("{}{path}", self.url))
+                .set("Host", host)
+                .call(),
+        )
+    }
+
+    /// `POST path` with a JSON body.
+    pub fn post_json(&self, path: &str, body: &serde_json::Value) -> (u16, String) {
+        Self::answer(
+            ureq::post(&format!("{}{path}", self.url))
+                .set("Content-Type", "application/json")
+                .send_string(&body.to_string()),
+        )
+    }
+
+    fn answer(r: Result<ureq::Response, ureq::Error>) -> (u16, String) {
+        match r {
+            Ok(resp) => (resp.status(), resp.into_string().unwrap_or_default()),
+            Err(ureq::Error::Status(code, resp)) => (code, resp.into_string().unwrap_or_default()),
+            Err(e) => panic!("request failed: {e}"),
+        }
+    }
+
+    /// Opens `/api/stream` and returns a receiver of the announced versions.
+    pub fn versions(&self) -> std::sync::mpsc::Receiver<String> {
+        let (tx, rx) = std::sync::mpsc::channel();
+        let url = format!("{}/api/stream", self.url);
+        std::thread::spawn(move || {
+            let Ok(resp) = ureq::get(&url).call() else {
+                return;
+            };
+            for line in BufReader::new(resp.into_reader()).lines() {
+                let Ok(line) = line else { return };
+                if let Some(v) = line.strip_prefix("data: ") {
+                    if tx.send(v.to_owned()).is_err() {
+                        return;
+                    }
+                }
+            }
+        });
+        rx
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}

@@ -1,0 +1,143 @@
+//! `agent-coord serve` over real sockets: live updates after CLI writes, the guards, and
+//! the two writes landing as commits the CLI reads back.
+
+use std::time::Duration;
+
+use agent_coord_tests::env::TestEnv;
+use agent_coord_tests::server::Server;
+use serde_json::json;
+use serde_json::Value;
+
+const PROMPT: &str = "Repository: acme/app\nBatch id: b-live\nBatch objective: Live import.\nItems:\n- PR #7: https://github.com/acme/app/pull/7\nSuggested lanes:\n- one (owner: w1): PR #7\n";
+
+fn claim(env: &TestEnv, agent: &str, target: &str) {
+    env.run([
+        "claim",
+        "--agent-id",
+        agent,
+        "--repo",
+        "acme/app",
+        "--target",
+        target,
+    ])
+    .success();
+}
+
+#[test]
+fn the_stream_announces_a_cli_write_and_the_model_follows() {
+    let env = TestEnv::new();
+    claim(&env, "w1", "1");
+    let server = Server::start(&env, &[]);
+    let versions = server.versions();
+    let first = versions
+        .recv_timeout(Duration::from_secs(10))
+        .expect("initial version");
+    let (code, body) = server.get("/api/dashboard");
+    assert_eq!(code, 200);
+    let model: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(model["version"], json!(first));
+    assert_eq!(model["counts"]["rows"], json!(1));
+
+    claim(&env, "w2", "2");
+    let next = versions
+        .recv_timeout(Duration::from_secs(10))
+        .expect("a version after the write");
+    assert_ne!(next, first);
+    let model: Value = serde_json::from_str(&server.get("/api/dashboard").1).unwrap();
+    assert_eq!(model["version"], json!(next));
+    assert_eq!(model["counts"]["rows"], json!(2));
+    let ids: Vec<&str> = model["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|r| r["id"].as_str())
+        .collect();
+    assert!(ids.contains(&"target:acme/app#2"), "{ids:?}");
+
+    // A heartbeat moves only its machine's heartbeat ref; that is a new version too.
+    env.run([
+        "heartbeat",
+        "--agent-id",
+        "w2",
+        "--repo",
+        "acme/app",
+        "--target",
+        "2",
+        "--status",
+        "implementing",
+    ])
+    .success();
+    let after_beat = versions
+        .recv_timeout(Duration::from_secs(10))
+        .expect("a version after the heartbeat");
+    assert_ne!(after_beat, next);
+}
+
+#[test]
+fn guards_over_real_sockets_and_writes_the_cli_reads_back() {
+    let env = TestEnv::new();
+    claim(&env, "w1", "1");
+    let server = Server::start(&env, &[]);
+    let (code, body) = server.get_with_host("/api/dashboard", "attacker.example");
+    assert_eq!(
+        (code, body.as_str()),
+        (403, r#"{"error":"Forbidden host"}"#)
+    );
+    assert_eq!(server.get_with_host("/api/health", "localhost").0, 200);
+
+    let tip = env.state_tip();
+    let (code, body) = server.post_json("/api/batches/import", &json!({"launch_prompt": PROMPT}));
+    assert_eq!(code, 201, "{body}");
+    assert_ne!(env.state_tip(), tip, "one commit on the state branch");
+    let subject = env.git(&["log", "-1", "--format=%s", "refs/heads/agent-coord"]);
+    assert_eq!(subject.trim(), "dashboard: import batch plan b-live");
+    let manifest = env.record("batches/b-live.json").expect("manifest");
+    assert_eq!(manifest["lanes"][0]["owner"], json!("w1"));
+    // The CLI reads what the dashboard wrote.
+    let audit = env.run(["batch-audit", "--batch-id", "b-live", "--json"]);
+    assert!(
+        audit.json()["batch_id"] == json!("b-live"),
+        "{:?}",
+        audit.json()
+    );
+
+    let (code, body) = server.post_json("/api/batches/import", &json!({"launch_prompt": PROMPT}));
+    assert_eq!(
+        (code, body.as_str()),
+        (
+            409,
+            r#"{"error":"Batch plan batches/b-live.json already exists."}"#
+        )
+    );
+
+    let (code, body) = server.post_json("/api/batches/stop", &json!({"batch_id": "b-live"}));
+    assert_eq!(code, 201, "{body}");
+    let event: Value = serde_json::from_str(&body).unwrap();
+    let path = event["path"].as_str().unwrap();
+    let stored = env.record(path).expect("event stored");
+    assert_eq!(stored["type"], json!("batch.stop_requested"));
+    assert_eq!(
+        stored["message"],
+        json!("Stop requested from dashboard so this batch can be restarted.")
+    );
+    assert_eq!(stored["machine_id"], json!("box-1"));
+    let model: Value = serde_json::from_str(&server.get("/api/dashboard").1).unwrap();
+    let batch = model["batches"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|b| b["id"] == json!("b-live"))
+        .cloned()
+        .unwrap();
+    assert_eq!(batch["control"], json!("stop_requested"));
+    // Claims and heartbeats are untouched by a stop.
+    assert_eq!(
+        env.record("claims/acme/app/1.json").unwrap()["status"],
+        json!("active")
+    );
+
+    let tip = env.state_tip();
+    let (code, _) = server.post_json("/api/batches/stop", &json!({"batch_id": "nope"}));
+    assert_eq!(code, 404);
+    assert_eq!(env.state_tip(), tip, "a refused write commits nothing");
+}
