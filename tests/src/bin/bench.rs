@@ -498,8 +498,87 @@ fn bench_day() {
     println!("{heartbeats} heartbeats, {commits} commits on the state branch, {size_pack} KiB packed after git gc ({:.0} s to simulate)", took.as_secs_f64());
 }
 
+/// The dashboard server on a generated fleet: cold model build (first request), warm
+/// (cached by tip ids), after one new event (incremental rebuild), and peak RSS.
+fn bench_dashboard(scale: usize) {
+    use std::io::BufRead;
+    use std::io::Read;
+    let (fx, records, _) = fixture(scale);
+    let mut child = cli(&fx, &["serve", "--host", "127.0.0.1", "--port", "0"])
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("serve starts");
+    let mut line = String::new();
+    std::io::BufReader::new(child.stdout.take().expect("stdout"))
+        .read_line(&mut line)
+        .expect("url line");
+    let url = format!(
+        "{}api/dashboard",
+        line.trim().rsplit(' ').next().unwrap_or_default()
+    );
+    let fetch = || {
+        let start = Instant::now();
+        let mut body = Vec::new();
+        ureq::get(&url)
+            .call()
+            .expect("dashboard answers")
+            .into_reader()
+            .read_to_end(&mut body)
+            .expect("body");
+        (start.elapsed(), body.len())
+    };
+    let (cold, bytes) = fetch();
+    let warm = median((0..15).map(|_| fetch().0).collect());
+    let mut after = Vec::new();
+    for i in 0..5 {
+        run_ok(
+            &fx,
+            &[
+                "record-event",
+                "--batch-id",
+                "batch-00000",
+                "--type",
+                "note",
+                "--message",
+                &format!("bench {i}"),
+            ],
+        );
+        after.push(fetch().0);
+    }
+    let status =
+        std::fs::read_to_string(format!("/proc/{}/status", child.id())).unwrap_or_default();
+    let hwm = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .map(|v| v.trim().to_owned())
+        .unwrap_or_else(|| "unknown".into());
+    let _ = child.kill();
+    let _ = child.wait();
+    println!(
+        "\n## dashboard, scale {scale}: {records} records, model {:.1} MB JSON\n\
+         | GET /api/dashboard cold (read + parse + derive + serialise) | {} |\n\
+         | warm (cached by tip ids), median of 15 | {} |\n\
+         | after one new event (incremental), median of 5 | {} |\n\
+         | server peak RSS | {hwm} |",
+        bytes as f64 / 1e6,
+        ms(cold),
+        ms(warm),
+        ms(median(after)),
+    );
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some("dashboard") {
+        let scales: Vec<usize> = args
+            .get(1)
+            .map(|s| s.split(',').filter_map(|n| n.parse().ok()).collect())
+            .unwrap_or_else(|| vec![10, 100]);
+        for scale in scales {
+            bench_dashboard(scale);
+        }
+        return;
+    }
     if args.first().map(String::as_str) == Some("rss") {
         rss_child(&args[1..]);
     }
