@@ -4,7 +4,12 @@
 CARGO ?= cargo
 BIN := target/release/agent-coord
 
-.PHONY: run test bench tools lint fmt clean
+.PHONY: run test bench tools web browser-tools lint fmt clean
+
+TRUNK_VERSION := 0.21.14
+# wasm-bindgen-cli must equal the wasm-bindgen crate the lock file pins.
+WASM_BINDGEN_VERSION = $(shell awk '/^name = "wasm-bindgen"$$/ { getline; gsub(/version = |"/, ""); print; exit }' Cargo.lock)
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 ## Install the toolchain pieces the build needs (idempotent, quick when present).
 tools:
@@ -14,27 +19,41 @@ tools:
 		rustup component list --installed 2>/dev/null | grep -q '^clippy' || rustup component add clippy; \
 		rustup component list --installed 2>/dev/null | grep -q '^rustfmt' || rustup component add rustfmt; \
 	fi
+	@trunk --version 2>/dev/null | grep -q '$(TRUNK_VERSION)' || $(CARGO) install trunk --version $(TRUNK_VERSION) --locked
+	@wasm-bindgen --version 2>/dev/null | grep -q '$(WASM_BINDGEN_VERSION)' || $(CARGO) install wasm-bindgen-cli --version $(WASM_BINDGEN_VERSION)
 
-## Build the release binary and run the main job on the zero-config default repository:
-## the demo walkthrough, then the status of this machine's coordination state.
-run: tools
+## Debian's Chromium and ChromeDriver, and playwright-core (which drives the system
+## Chromium; it never downloads a browser).
+browser-tools:
+	@command -v chromium >/dev/null || ($(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium chromium-driver)
+	@test -d tests/browser/node_modules/playwright-core || (cd tests/browser && npm ci --no-audit --no-fund)
+
+## The dashboard front end (web/ → web/dist), embedded into the binary by cli/build.rs.
+web: tools
+	trunk build --release
+
+## Build the front end and the release binary, then serve a live demo: a temporary
+## coordination repository kept moving by a simulated fleet, at http://127.0.0.1:4319.
+run: web
 	$(CARGO) build --release -p agent-coord
-	$(BIN) demo
-	$(BIN) status
+	$(BIN) serve --demo
 
-## Every test: unit tests, end-to-end tests against real git repositories, the wasm32
-## build of the shared crate, formatting and lints.
-test: tools
+## Every test: unit tests, end-to-end tests against real git repositories, the dashboard
+## server over real sockets and in headless Chromium, the wasm32 builds, formatting, lints.
+test: tools browser-tools web
 	$(CARGO) build --workspace --all-targets
 	$(CARGO) test --workspace
 	$(CARGO) build -p agent-coord-shared --target wasm32-unknown-unknown
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
+	$(CARGO) clippy -p agent-coord-web --target wasm32-unknown-unknown -- -D warnings
 
-## Whole-process benchmarks on generated fleets (scale 1 and 10); prints figures.
-bench: tools
+## Whole-process benchmarks on generated fleets; prints figures.
+bench: tools web
 	$(CARGO) build --release -p agent-coord -p agent-coord-tests
 	target/release/bench --scales 1,10 --runs 30
+	target/release/bench dashboard 10,100
+	@echo "front-end bundle, gzip -9: wasm $$(gzip -9 -c web/dist/*.wasm | wc -c) bytes, js $$(gzip -9 -c web/dist/*.js | wc -c) bytes"
 
 fmt:
 	$(CARGO) fmt --all

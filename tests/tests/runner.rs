@@ -3,6 +3,7 @@
 #![allow(clippy::unwrap_used, clippy::type_complexity)]
 
 mod test_batch;
+mod test_browser;
 mod test_claim;
 mod test_concurrency;
 mod test_gc;

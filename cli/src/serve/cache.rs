@@ -62,6 +62,13 @@ impl Tips {
     }
 }
 
+/// What one read collects.
+#[derive(Default)]
+struct Scan {
+    inputs: Inputs,
+    live: HashSet<ObjectId>,
+}
+
 /// A derived model and what it was derived from.
 pub(crate) struct Built {
     pub(crate) tips: Tips,
@@ -75,8 +82,10 @@ pub(crate) struct Built {
 /// Parsed records and tree listings, keyed by object id.
 #[derive(Default)]
 pub(crate) struct ModelCache {
-    trees: HashMap<ObjectId, Arc<Vec<(String, ObjectId)>>>,
-    records: HashMap<ObjectId, (String, Parsed)>,
+    trees: HashMap<ObjectId, Arc<Vec<(String, ObjectId, bool)>>>,
+    /// Parsed records by blob id (a record's content names its identity, so one blob is
+    /// one record wherever it sits).
+    records: HashMap<ObjectId, Parsed>,
     built: Option<Arc<Built>>,
 }
 
@@ -111,47 +120,67 @@ impl ModelCache {
         built
     }
 
-    /// Lists every blob under `tree` (paths relative to it), reusing the listing of any
-    /// subtree seen before. At the root only the folders the dashboard reads are entered.
-    fn list(
+    /// The entries of one tree (name, id, is-tree), decoded once per tree id.
+    fn entries(
         &mut self,
         repo: &gix::Repository,
         tree: ObjectId,
-        root: bool,
-    ) -> Result<Arc<Vec<(String, ObjectId)>>, StoreError> {
+    ) -> Result<Arc<Vec<(String, ObjectId, bool)>>, StoreError> {
         if let Some(hit) = self.trees.get(&tree) {
             return Ok(hit.clone());
         }
         let object = repo.find_tree(tree).map_err(StoreError::git)?;
         let decoded = object.decode().map_err(StoreError::git)?;
-        let entries: Vec<(String, ObjectId, bool)> = decoded
-            .entries
-            .iter()
-            .filter(|e| e.mode.is_tree() || e.mode.is_blob())
-            .map(|e| (e.filename.to_string(), e.oid.to_owned(), e.mode.is_tree()))
-            .collect();
-        let mut out = Vec::new();
-        for (name, oid, is_tree) in entries {
-            if is_tree {
-                if root
-                    && !matches!(
-                        name.as_str(),
-                        "claims" | "heartbeats" | "batches" | "events"
-                    )
-                {
-                    continue;
-                }
-                let sub = self.list(repo, oid, false)?;
-                out.extend(sub.iter().map(|(p, id)| (format!("{name}/{p}"), *id)));
-            } else {
-                out.push((name, oid));
+        let entries: Arc<Vec<(String, ObjectId, bool)>> = Arc::new(
+            decoded
+                .entries
+                .iter()
+                .filter(|e| e.mode.is_tree() || e.mode.is_blob())
+                .map(|e| (e.filename.to_string(), e.oid.to_owned(), e.mode.is_tree()))
+                .collect(),
+        );
+        self.trees.insert(tree, entries.clone());
+        Ok(entries)
+    }
+
+    /// Adds every record under `tree` (at `prefix`) to `inputs`: cached records by blob id
+    /// without building their paths, new ones read and parsed.
+    fn collect(
+        &mut self,
+        repo: &gix::Repository,
+        tree: ObjectId,
+        prefix: &mut String,
+        only: Option<&[&str]>,
+        scan: &mut Scan,
+    ) -> Result<(), StoreError> {
+        let entries = self.entries(repo, tree)?;
+        for (name, oid, is_tree) in entries.iter() {
+            if only.is_some_and(|o| !o.contains(&name.as_str())) {
+                continue;
             }
+            let len = prefix.len();
+            if *is_tree {
+                prefix.push_str(name);
+                prefix.push('/');
+                self.collect(repo, *oid, prefix, None, scan)?;
+            } else {
+                scan.live.insert(*oid);
+                match self.records.get(oid) {
+                    Some(parsed) => scan.inputs.push(parsed.clone()),
+                    None => {
+                        prefix.push_str(name);
+                        let parsed = match repo.find_object(*oid) {
+                            Ok(obj) => parse_record(prefix, &obj.data),
+                            Err(e) => Parsed::Malformed(prefix.clone(), e.to_string()),
+                        };
+                        self.records.insert(*oid, parsed.clone());
+                        scan.inputs.push(parsed);
+                    }
+                }
+            }
+            prefix.truncate(len);
         }
-        let out = Arc::new(out);
-        if !root {
-            self.trees.insert(tree, out.clone());
-        }
-        Ok(out)
+        Ok(())
     }
 
     fn read_inputs(&mut self, store: &Store, tips: &Tips) -> Result<Inputs, StoreError> {
@@ -160,44 +189,30 @@ impl ModelCache {
             let c = repo.find_commit(commit).map_err(StoreError::git)?;
             Ok(c.tree_id().map_err(StoreError::git)?.detach())
         };
-        let mut blobs: Vec<(String, ObjectId)> = Vec::new();
+        let mut scan = Scan::default();
+        let mut prefix = String::new();
         if let Some(tip) = tips.state {
             let tree = tree_of(tip)?;
-            blobs.extend(self.list(repo, tree, true)?.iter().cloned());
+            self.collect(
+                repo,
+                tree,
+                &mut prefix,
+                Some(&["claims", "batches", "events"]),
+                &mut scan,
+            )?;
         }
         for (_, commit) in &tips.heartbeats {
             // A heartbeat ref that is not a commit is skipped, as the CLI's reads do.
             let Ok(tree) = tree_of(*commit) else { continue };
-            blobs.extend(
-                self.list(repo, tree, true)?
-                    .iter()
-                    .filter(|(p, _)| p.starts_with("heartbeats/"))
-                    .cloned(),
-            );
-        }
-        let mut inputs = Inputs::default();
-        let mut live: HashSet<ObjectId> = HashSet::with_capacity(blobs.len());
-        for (path, oid) in blobs {
-            live.insert(oid);
-            let cached = self.records.get(&oid).filter(|(p, _)| *p == path);
-            let parsed = match cached {
-                Some((_, parsed)) => parsed.clone(),
-                None => {
-                    let parsed = match repo.find_object(oid) {
-                        Ok(obj) => parse_record(&path, &obj.data),
-                        Err(e) => Parsed::Malformed(path.clone(), e.to_string()),
-                    };
-                    self.records.insert(oid, (path, parsed.clone()));
-                    parsed
-                }
-            };
-            inputs.push(parsed);
+            self.collect(repo, tree, &mut prefix, Some(&["heartbeats"]), &mut scan)?;
         }
         // Keep the caches to what the current tips reference.
+        let live = scan.live;
         self.records.retain(|oid, _| live.contains(oid));
         if self.trees.len() > 4 * (self.records.len() + 64) {
             self.trees.clear();
         }
+        let mut inputs = scan.inputs;
         inputs.finish();
         Ok(inputs)
     }

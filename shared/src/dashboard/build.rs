@@ -477,16 +477,9 @@ pub fn build(inputs: &Inputs, now: Instant, version: &str) -> DashboardModel {
         .collect();
 
     let batch_views = batch_views(&srcs, &controls, &rows, &row_index, &qa, &events_by_batch);
-    let machines = super::machines::machines(inputs, &active_claims, &events, now);
-    let health = super::health::health(
-        inputs,
-        &srcs,
-        &batch_views,
-        &rows,
-        &items,
-        &events_by_batch,
-        now,
-    );
+    let resolved = super::machines::machine_of_agents(inputs, &active_claims, &events);
+    let machines = super::machines::machines(inputs, &active_claims, &resolved, now);
+    let health = super::health::health(inputs, &srcs, &rows, &items, &events_by_batch, &resolved);
 
     let mut attention: Vec<Attention> = rows
         .iter()

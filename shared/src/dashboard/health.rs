@@ -8,17 +8,14 @@ use super::build::BatchSrc;
 use super::build::Item;
 use super::input::EventIn;
 use super::input::Inputs;
-use super::machines::machine_of_agents;
 use super::machines::MachineOf;
 use super::model::BatchSource;
-use super::model::BatchView;
 use super::model::HealthItem;
 use super::model::Row;
 use super::model::RowState;
 use super::model::Scheduling;
 use super::model::Severity;
 use super::prompt::parse_launch_prompt;
-use crate::time::Instant;
 
 #[derive(Default)]
 struct Subject<'a> {
@@ -94,11 +91,10 @@ fn identities(
 pub(crate) fn health(
     inputs: &Inputs,
     srcs: &[BatchSrc],
-    views: &[BatchView],
     rows: &[Row],
     items: &BTreeMap<(String, String), Item<'_>>,
     events_by_batch: &HashMap<&str, Vec<&EventIn>>,
-    now: Instant,
+    machines: &BTreeMap<String, MachineOf>,
 ) -> Vec<HealthItem> {
     let mut out = Vec::new();
     let row_of: HashMap<&str, &Row> = rows.iter().map(|r| (r.id.as_str(), r)).collect();
@@ -113,10 +109,8 @@ pub(crate) fn health(
         .map(AsRef::as_ref)
         .filter(|c| c.status != "released")
         .collect();
-    let events: Vec<&EventIn> = inputs.events.iter().map(AsRef::as_ref).collect();
 
     // H1: heartbeats whose agent reports no machine anywhere.
-    let machines = machine_of_agents(inputs, &active, &events);
     for h in &inputs.heartbeats {
         let item_ok = match (&h.repo, &h.target) {
             (Some(r), Some(t)) => operational(r, t),
@@ -195,8 +189,7 @@ pub(crate) fn health(
             ));
         }
     }
-    for (b, view) in srcs.iter().zip(views.iter().filter(|_| true)) {
-        let _ = view;
+    for b in srcs {
         let s = || Subject {
             batch: Some(&b.id),
             repo: b.repo.as_deref(),
@@ -328,7 +321,6 @@ pub(crate) fn health(
             Subject::default(),
         ));
     }
-    let _ = now;
     out.sort_by(|a, b| {
         a.severity
             .cmp(&b.severity)

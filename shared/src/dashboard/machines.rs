@@ -62,10 +62,9 @@ pub fn machine_of_agents(
 pub fn machines(
     inputs: &Inputs,
     active_claims: &[&ClaimIn],
-    events: &[&EventIn],
+    resolved: &BTreeMap<String, MachineOf>,
     now: Instant,
 ) -> Vec<MachineView> {
-    let resolved = machine_of_agents(inputs, active_claims, events);
     let hb: HashMap<&str, _> = inputs
         .heartbeats
         .iter()
@@ -76,7 +75,7 @@ pub fn machines(
         claims.entry(&c.agent).or_default().push(c);
     }
     let mut groups: BTreeMap<(String, bool), Vec<AgentView>> = BTreeMap::new();
-    for (agent, m) in &resolved {
+    for (agent, m) in resolved {
         let (id, inferred) = match m {
             MachineOf::Observed(m) => (m.clone(), false),
             MachineOf::Inferred(m) => (m.clone(), true),

@@ -43,13 +43,6 @@ pub fn has_any_word(hay: &str, words: &[&str]) -> bool {
     words.iter().any(|w| contains_bounded(hay, w, is_word))
 }
 
-/// `\ba[_- ]?b\b` and the like: `parts` joined by `_`, `-`, ` ` or nothing.
-pub fn has_phrase(hay: &str, parts: &[&str]) -> bool {
-    ["_", "-", " ", ""]
-        .iter()
-        .any(|sep| contains_bounded(hay, &parts.join(sep), is_word))
-}
-
 /// Lowercases and trims.
 pub fn norm(s: &str) -> String {
     s.trim().to_lowercase()
@@ -112,20 +105,57 @@ pub fn terminal(status: &str) -> Option<Terminal> {
         .then_some(Terminal::Completion)
 }
 
-/// PAUSED vocabulary.
+/// `a b` joined by `_`, `-`, a space or nothing, as the reference's `a[_- ]?b`.
+macro_rules! phrase {
+    ($a:literal, $b:literal) => {
+        [
+            concat!($a, "_", $b),
+            concat!($a, "-", $b),
+            concat!($a, " ", $b),
+            concat!($a, $b),
+        ]
+    };
+    ($a:literal, $b:literal, $c:literal) => {
+        [
+            concat!($a, "_", $b, "_", $c),
+            concat!($a, "-", $b, "-", $c),
+            concat!($a, " ", $b, " ", $c),
+            concat!($a, $b, $c),
+        ]
+    };
+}
+
+const PAUSED: [&[&str]; 5] = [
+    &["pause", "paused"],
+    &phrase!("token", "limit"),
+    &phrase!("token", "limit", "pause"),
+    &phrase!("context", "limit"),
+    &phrase!("context", "window"),
+];
+
+const BLOCKED: [&[&str]; 3] = [
+    &["blocked", "blocking", "waiting"],
+    &phrase!("needs", "changes"),
+    &phrase!("changes", "requested"),
+];
+
+const USER_INPUT: [&[&str]; 2] = [
+    &phrase!("blocked", "user", "input"),
+    &phrase!("needs", "user", "input"),
+];
+
+fn any_group(text: &str, groups: &[&[&str]]) -> bool {
+    groups.iter().any(|g| has_any_word(text, g))
+}
+
+/// PAUSED vocabulary (expects lowercase text).
 pub fn is_paused(text: &str) -> bool {
-    has_any_word(text, &["pause", "paused"])
-        || has_phrase(text, &["token", "limit"])
-        || has_phrase(text, &["token", "limit", "pause"])
-        || has_phrase(text, &["context", "limit"])
-        || has_phrase(text, &["context", "window"])
+    any_group(text, &PAUSED)
 }
 
 /// BLOCKED vocabulary (`blocked_user_input` is one word, so it does not match).
 pub fn is_blocked(text: &str) -> bool {
-    has_any_word(text, &["blocked", "blocking", "waiting"])
-        || has_phrase(text, &["needs", "changes"])
-        || has_phrase(text, &["changes", "requested"])
+    any_group(text, &BLOCKED)
 }
 
 /// READY vocabulary (`ready_for_qa` is one word, so it does not match).
@@ -150,7 +180,7 @@ pub fn is_active_lane(text: &str) -> bool {
 
 /// Waiting-for-the-operator vocabulary.
 pub fn is_user_input(text: &str) -> bool {
-    has_phrase(text, &["blocked", "user", "input"]) || has_phrase(text, &["needs", "user", "input"])
+    any_group(text, &USER_INPUT)
 }
 
 #[cfg(test)]

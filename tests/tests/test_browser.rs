@@ -1,0 +1,111 @@
+//! The dashboard in a real headless Chromium (Debian's, driven by playwright-core): the
+//! overview counts, a health warning, search, a batch page, an import through the UI that
+//! appears without a reload, and a stop request reflected live. Saves a screenshot to
+//! `target/browser/dashboard.png`.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use agent_coord_tests::env::TestEnv;
+use agent_coord_tests::server::Server;
+use serde_json::json;
+
+fn seed(env: &TestEnv) {
+    let manifest = json!({
+        "batch_id": "b-seed", "repo": "acme/app", "objective": "Seeded batch for the browser test.",
+        "targets": [{"type": "pull_request", "target": "1"}, {"type": "pull_request", "target": "2"}],
+        "lanes": [{"name": "one", "owner": "w1", "targets": ["1"], "status": "in_progress"},
+                  {"name": "two", "owner": "w2", "targets": ["2"], "status": "in_progress"}]
+    });
+    let file = env.write_file("b-seed.json", &manifest.to_string());
+    env.run(["register-batch", "--file", file.to_str().unwrap()])
+        .success();
+    env.run([
+        "claim",
+        "--agent-id",
+        "w1",
+        "--repo",
+        "acme/app",
+        "--target",
+        "1",
+        "--batch-id",
+        "b-seed",
+    ])
+    .success();
+    env.run([
+        "heartbeat",
+        "--agent-id",
+        "w1",
+        "--repo",
+        "acme/app",
+        "--target",
+        "1",
+        "--batch-id",
+        "b-seed",
+        "--status",
+        "implementing",
+    ])
+    .success();
+    // Claimed, but nobody beats for it: a health warning and an attention item.
+    env.run([
+        "claim",
+        "--agent-id",
+        "w2",
+        "--repo",
+        "acme/app",
+        "--target",
+        "2",
+        "--batch-id",
+        "b-seed",
+    ])
+    .success();
+}
+
+#[test]
+fn the_dashboard_works_in_a_real_browser() {
+    let browser_dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("browser");
+    assert!(
+        browser_dir.join("node_modules/playwright-core").is_dir(),
+        "playwright-core is not installed: run `make browser-tools` (or `make test`)"
+    );
+    assert!(
+        std::path::Path::new("/usr/bin/chromium").exists()
+            || std::env::var_os("CHROMIUM").is_some(),
+        "Chromium is not installed: run `make browser-tools` (or `make test`)"
+    );
+    let env = TestEnv::new();
+    seed(&env);
+    let server = Server::start(&env, &[]);
+    let health: serde_json::Value = serde_json::from_str(&server.get("/api/health").1).unwrap();
+    assert_eq!(
+        health["bundled"],
+        json!(true),
+        "this agent-coord was built without the web front end: run `make web` before building"
+    );
+    let out_dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/browser");
+    std::fs::create_dir_all(&out_dir).unwrap();
+    let shot = out_dir.join("dashboard.png");
+    let _ = std::fs::remove_file(&shot);
+    let out = Command::new("node")
+        .arg(browser_dir.join("dashboard.mjs"))
+        .arg(&server.url)
+        .arg(&shot)
+        .output()
+        .expect("node runs");
+    let log = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.status.success(), "browser test failed:\n{log}");
+    assert!(log.contains("browser test passed"), "{log}");
+    let size = std::fs::metadata(&shot).map(|m| m.len()).unwrap_or(0);
+    assert!(size > 10_000, "screenshot missing or empty ({size} bytes)");
+    // What the browser did landed in git.
+    assert!(
+        env.record("batches/b-browser.json").is_some(),
+        "import committed"
+    );
+    let events = env.paths("events/b-browser");
+    assert_eq!(events.len(), 1, "one stop request event: {events:?}");
+}
