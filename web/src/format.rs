@@ -129,6 +129,15 @@ pub fn row_path(row: &Row) -> Option<String> {
     row_item_path(row).or_else(|| row.batch_id.as_deref().map(batch_path))
 }
 
+/// The batch page of a `batch:lane` attention subject (`owner/repo#N` subjects have none).
+pub fn subject_batch_path(subject: &str) -> Option<String> {
+    if subject.contains('#') {
+        return None;
+    }
+    let (batch, _lane) = subject.split_once(':')?;
+    (!batch.is_empty()).then(|| batch_path(batch))
+}
+
 /// Reports whether a row belongs in the overview's active-work list.
 pub fn is_active_work(row: &Row) -> bool {
     matches!(
@@ -360,6 +369,11 @@ mod tests {
         assert_eq!(item_path("acme/app", ""), None);
         assert_eq!(item_path("a/b/c", "1"), None);
         assert_eq!(batch_path("x y"), "/batches/x%20y");
+        assert_eq!(
+            subject_batch_path("demo:lane-a").as_deref(),
+            Some("/batches/demo")
+        );
+        assert_eq!(subject_batch_path("acme/app#1"), None);
     }
 
     #[test]

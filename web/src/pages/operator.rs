@@ -4,6 +4,7 @@ use std::sync::Arc;
 
 use agent_coord_shared::dashboard::model::DashboardModel;
 use agent_coord_shared::dashboard::model::Row;
+use agent_coord_shared::record::is_http_url;
 use leptos::prelude::*;
 use leptos_router::hooks::use_navigate;
 use leptos_router::hooks::use_query_map;
@@ -180,7 +181,8 @@ fn work_cell(row: &Row) -> impl IntoView {
     let pr = row
         .pr_url
         .clone()
-        .map(|u| widgets::safe_link(Some(u), "PR link".into()));
+        .filter(|u| is_http_url(u))
+        .map(|u| widgets::safe_link(Some(u), "PR ↗".into()));
     view! {
         <div>{widgets::maybe_link(format::row_path(row), format::work_label(row))} " " {pr}</div>
         <div class="title">{format::or_dash(row.title.as_deref())}</div>

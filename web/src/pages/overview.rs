@@ -124,8 +124,12 @@ fn attention(m: &DashboardModel) -> impl IntoView {
         .iter()
         .take(CAP)
         .map(|a| {
-            let row = m.rows.iter().find(|r| r.id == a.row_id);
-            let path = row.and_then(format::row_path);
+            let path = m
+                .rows
+                .iter()
+                .find(|r| r.id == a.row_id)
+                .and_then(format::row_path)
+                .or_else(|| format::subject_batch_path(&a.subject));
             view! {
                 <li class="attention-item" data-testid="attention-item">
                     <span class=format!("badge prio prio-{}", a.priority)>{format!("P{}", a.priority)}</span>
