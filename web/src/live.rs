@@ -77,7 +77,10 @@ pub fn start() -> Store {
 
 fn tick(store: Store) {
     store.now_ms.set(js_sys::Date::now());
-    if !store.live.get_untracked() {
+    // Poll while the stream is down, and retry a failed or missing load even while it is up.
+    let failed = store.error.with_untracked(Option::is_some);
+    let empty = store.model.with_untracked(Option::is_none);
+    if !store.live.get_untracked() || failed || empty {
         refresh(store);
     }
     if stream_closed() {

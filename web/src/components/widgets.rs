@@ -101,7 +101,7 @@ pub fn pager(page: usize, pages: usize, href: impl Fn(usize) -> String) -> Optio
     )
 }
 
-/// A section with a heading, an optional "see all" link, and an empty text.
+/// The text a list shows when it is empty.
 pub fn empty_note(text: &'static str) -> impl IntoView {
     view! { <p class="empty">{text}</p> }
 }
