@@ -397,6 +397,54 @@ mod tests {
         );
     }
 
+    fn row(target: &str, state: RowState) -> Row {
+        Row {
+            id: format!("target:acme/app#{target}"),
+            repo: "acme/app".into(),
+            target: target.into(),
+            kind: "pull_request".into(),
+            title: None,
+            state,
+            scheduling: Scheduling::InProcess,
+            liveness: None,
+            agent: None,
+            machine: None,
+            host: None,
+            thread: None,
+            operator: None,
+            branch: None,
+            pr_url: None,
+            batch_id: None,
+            lane: None,
+            status: None,
+            blocked_on: Vec::new(),
+            attention: None,
+            last_activity: None,
+            message: None,
+            qa: None,
+            warnings: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn selection_counts_search_matches_by_state_and_filters_by_state() {
+        let rows = vec![
+            row("1", RowState::Dead),
+            row("2", RowState::Running),
+            row("12", RowState::Dead),
+        ];
+        let all = select_rows(&rows, "", None);
+        assert_eq!(all.rows, vec![0, 1, 2]);
+        assert_eq!(all.matched, 3);
+        let dead = select_rows(&rows, "", parse_state("dead"));
+        assert_eq!(dead.rows, vec![0, 2]);
+        let pr = select_rows(&rows, "PR #12", None);
+        assert_eq!(pr.rows, vec![2]);
+        assert!(pr.by_state.contains(&(RowState::Dead, 1)));
+        assert!(pr.by_state.contains(&(RowState::Running, 0)));
+        assert_eq!(parse_state("bogus"), None);
+    }
+
     #[test]
     fn tier_filters_default_to_active() {
         assert_eq!(TierFilter::from_key(None), TierFilter::Active);
