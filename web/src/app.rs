@@ -1,0 +1,43 @@
+//! The application shell: top bar, error banner and routes.
+
+use leptos::prelude::*;
+use leptos_router::components::Route;
+use leptos_router::components::Router;
+use leptos_router::components::Routes;
+use leptos_router::path;
+
+use crate::components::topbar::TopBar;
+use crate::components::widgets;
+use crate::live;
+use crate::pages::batch::BatchPage;
+use crate::pages::batches::BatchesPage;
+use crate::pages::health::HealthPage;
+use crate::pages::import::ImportPage;
+use crate::pages::item::ItemPage;
+use crate::pages::machines::MachinesPage;
+use crate::pages::operator::OperatorPage;
+use crate::pages::overview::OverviewPage;
+
+/// The whole page.
+#[component]
+pub fn App() -> impl IntoView {
+    let store = live::start();
+    view! {
+        <Router>
+            <TopBar/>
+            {move || store.error.get().map(widgets::error_banner)}
+            <main>
+                <Routes fallback=|| view! { <h1>"Page not found"</h1> <p><a href="/">"Back to the overview"</a></p> }>
+                    <Route path=path!("/") view=OverviewPage/>
+                    <Route path=path!("/operator") view=OperatorPage/>
+                    <Route path=path!("/batches") view=BatchesPage/>
+                    <Route path=path!("/batches/:id") view=BatchPage/>
+                    <Route path=path!("/machines") view=MachinesPage/>
+                    <Route path=path!("/health") view=HealthPage/>
+                    <Route path=path!("/import") view=ImportPage/>
+                    <Route path=path!("/items/:owner/:repo/:target") view=ItemPage/>
+                </Routes>
+            </main>
+        </Router>
+    }
+}

@@ -1,0 +1,5 @@
+//! Small widgets shared by the pages.
+
+pub mod chart;
+pub mod topbar;
+pub mod widgets;

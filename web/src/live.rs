@@ -1,0 +1,203 @@
+//! The live model: one shared store, refreshed from `/api/dashboard` whenever the server's
+//! event stream reports a new version, with a 5-second polling fallback while the stream is
+//! down.
+
+use std::cell::Cell;
+use std::cell::RefCell;
+use std::sync::Arc;
+use std::time::Duration;
+
+use agent_coord_shared::dashboard::model::DashboardModel;
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use wasm_bindgen::closure::Closure;
+use wasm_bindgen::JsCast;
+use web_sys::EventSource;
+use web_sys::MessageEvent;
+
+use crate::api;
+
+/// How often the page polls while the stream is down (and refreshes ages).
+const POLL: Duration = Duration::from_secs(5);
+
+/// The store every page reads, provided as context.
+#[derive(Clone, Copy)]
+pub struct Store {
+    /// The newest model, once loaded.
+    pub model: RwSignal<Option<Arc<DashboardModel>>>,
+    /// The model's version, for detail pages that refetch when it changes.
+    pub version: Memo<Option<String>>,
+    /// The last dashboard fetch error, cleared by a successful fetch.
+    pub error: RwSignal<Option<String>>,
+    /// Whether the event stream is open.
+    pub live: RwSignal<bool>,
+    /// The browser clock (Unix ms), ticking every few seconds for ages.
+    pub now_ms: RwSignal<f64>,
+}
+
+/// Reads the store from context.
+pub fn use_store() -> Store {
+    use_context::<Store>().unwrap_or_else(create)
+}
+
+thread_local! {
+    static IN_FLIGHT: Cell<bool> = const { Cell::new(false) };
+    static AGAIN: Cell<bool> = const { Cell::new(false) };
+    static SOURCE: RefCell<Option<EventSource>> = const { RefCell::new(None) };
+    static HANDLERS: RefCell<Option<Handlers>> = const { RefCell::new(None) };
+}
+
+/// The stream callbacks, made once and attached to every `EventSource` we open.
+struct Handlers {
+    version: js_sys::Function,
+    open: js_sys::Function,
+    error: js_sys::Function,
+}
+
+fn create() -> Store {
+    let model = RwSignal::new(None::<Arc<DashboardModel>>);
+    Store {
+        model,
+        version: Memo::new(move |_| model.with(|m| m.as_ref().map(|m| m.version.clone()))),
+        error: RwSignal::new(None),
+        live: RwSignal::new(false),
+        now_ms: RwSignal::new(js_sys::Date::now()),
+    }
+}
+
+/// Creates the store, provides it, loads the model and starts the stream and the poll.
+pub fn start() -> Store {
+    let store = create();
+    provide_context(store);
+    refresh(store);
+    connect(store);
+    set_interval(move || tick(store), POLL);
+    store
+}
+
+fn tick(store: Store) {
+    store.now_ms.set(js_sys::Date::now());
+    // Poll while the stream is down, and retry a failed or missing load even while it is up.
+    let failed = store.error.with_untracked(Option::is_some);
+    let empty = store.model.with_untracked(Option::is_none);
+    if !store.live.get_untracked() || failed || empty {
+        refresh(store);
+    }
+    if stream_closed() {
+        connect(store);
+    }
+}
+
+/// Fetches `/api/dashboard` (coalescing overlapping requests) into the store.
+pub fn refresh(store: Store) {
+    if IN_FLIGHT.with(|f| f.replace(true)) {
+        AGAIN.with(|a| a.set(true));
+        return;
+    }
+    spawn_local(async move {
+        loop {
+            AGAIN.with(|a| a.set(false));
+            load(store).await;
+            if !AGAIN.with(Cell::get) {
+                break;
+            }
+        }
+        IN_FLIGHT.with(|f| f.set(false));
+    });
+}
+
+async fn load(store: Store) {
+    match api::get_json::<DashboardModel>("/api/dashboard").await {
+        Ok(model) => {
+            store.error.set(None);
+            let same = store.version.get_untracked().as_deref() == Some(model.version.as_str());
+            if !same {
+                store.model.set(Some(Arc::new(model)));
+            }
+        }
+        Err(e) => store
+            .error
+            .set(Some(format!("Could not load the dashboard: {e}"))),
+    }
+}
+
+fn stream_closed() -> bool {
+    SOURCE.with(|s| {
+        s.borrow()
+            .as_ref()
+            .is_none_or(|es| es.ready_state() == EventSource::CLOSED)
+    })
+}
+
+/// Opens (or reopens) the `/api/stream` event source.
+fn connect(store: Store) {
+    let Ok(source) = EventSource::new("/api/stream") else {
+        store.live.set(false);
+        return;
+    };
+    HANDLERS.with(|h| {
+        let mut h = h.borrow_mut();
+        let handlers = h.get_or_insert_with(|| handlers(store));
+        // Named `version` events do not reach `onmessage`; listen for them by name.
+        let _ = source.add_event_listener_with_callback("version", &handlers.version);
+        source.set_onmessage(Some(&handlers.version));
+        source.set_onopen(Some(&handlers.open));
+        source.set_onerror(Some(&handlers.error));
+    });
+    SOURCE.with(|s| {
+        if let Some(old) = s.borrow_mut().replace(source) {
+            old.close();
+        }
+    });
+}
+
+fn handlers(store: Store) -> Handlers {
+    let version = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
+        store.live.set(true);
+        let Some(version) = event.data().as_string() else {
+            return;
+        };
+        if store.version.get_untracked().as_deref() != Some(version.trim()) {
+            refresh(store);
+        }
+    });
+    let open = Closure::<dyn FnMut()>::new(move || store.live.set(true));
+    let error = Closure::<dyn FnMut()>::new(move || store.live.set(false));
+    Handlers {
+        version: version.into_js_value().unchecked_into(),
+        open: open.into_js_value().unchecked_into(),
+        error: error.into_js_value().unchecked_into(),
+    }
+}
+
+/// Loads a detail document whenever `url` or the model version changes, newest request wins.
+///
+/// The result resets to `None` (loading) only when the URL changes, so a live refresh keeps
+/// showing the previous detail until the new one arrives.
+pub fn detail<T>(url: impl Fn() -> Option<String> + 'static) -> RwSignal<Option<Result<T, String>>>
+where
+    T: serde::de::DeserializeOwned + Send + Sync + 'static,
+{
+    let store = use_store();
+    let out = RwSignal::new(None);
+    let seq = StoredValue::new(0u64);
+    Effect::new(move |previous: Option<Option<String>>| {
+        let url = url();
+        store.version.track();
+        if previous.as_ref() != Some(&url) {
+            out.set(None);
+        }
+        seq.update_value(|s| *s += 1);
+        let mine = seq.get_value();
+        if let Some(u) = url.clone() {
+            spawn_local(async move {
+                let result = api::get_json::<T>(&u).await;
+                if seq.try_get_value() == Some(mine) {
+                    out.try_set(Some(result));
+                }
+            });
+        }
+        url
+    });
+    out
+}

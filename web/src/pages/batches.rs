@@ -1,0 +1,111 @@
+//! `/batches?tier=&page=`: the batches board, filtered by tier.
+
+use std::sync::Arc;
+
+use agent_coord_shared::dashboard::model::BatchSource;
+use agent_coord_shared::dashboard::model::BatchView;
+use agent_coord_shared::dashboard::model::DashboardModel;
+use leptos::prelude::*;
+use leptos_router::hooks::use_query_map;
+
+use super::LOADING;
+use crate::components::widgets;
+use crate::format;
+use crate::format::TierFilter;
+use crate::live::use_store;
+
+/// The batches page.
+#[component]
+pub fn BatchesPage() -> impl IntoView {
+    let store = use_store();
+    let query = use_query_map();
+    let tier = Memo::new(move |_| query.with(|m| TierFilter::from_key(m.get("tier").as_deref())));
+    let page = Memo::new(move |_| query.with(|m| format::page_number(m.get("page").as_deref())));
+    view! {
+        <section class="page batches">
+            <h1>"Batches"</h1>
+            {move || match store.model.get() {
+                Some(m) => board(&m, tier.get(), page.get()).into_any(),
+                None => widgets::loading(LOADING).into_any(),
+            }}
+        </section>
+    }
+}
+
+fn href(tier: TierFilter, page: usize) -> String {
+    let tier = if tier == TierFilter::Active {
+        ""
+    } else {
+        tier.key()
+    };
+    let page = if page > 1 {
+        page.to_string()
+    } else {
+        String::new()
+    };
+    format!(
+        "/batches{}",
+        format::query_string(&[("tier", tier), ("page", &page)])
+    )
+}
+
+fn board(m: &Arc<DashboardModel>, tier: TierFilter, page: usize) -> impl IntoView {
+    let chips = TierFilter::ALL
+        .into_iter()
+        .map(|f| {
+            let n = m.batches.iter().filter(|b| f.admits(b)).count();
+            widgets::chip(f.label().into(), Some(n), href(f, 1), f == tier)
+        })
+        .collect_view();
+    let shown: Vec<&BatchView> = m.batches.iter().filter(|b| tier.admits(b)).collect();
+    let pages = format::page_count(shown.len(), format::BATCHES_PER_PAGE);
+    let range = format::page_range(shown.len(), format::BATCHES_PER_PAGE, page);
+    let cards = shown[range].iter().map(|b| card(b)).collect_view();
+    let empty = shown
+        .is_empty()
+        .then(|| widgets::empty_note("No batches in this view."));
+    view! {
+        <div class="chips" role="group" aria-label="Filter by tier">{chips}</div>
+        <div class="cards">{cards}</div>
+        {empty}
+        {widgets::pager(page, pages, move |p| href(tier, p))}
+    }
+}
+
+/// A "Manifest" or "Inferred" badge.
+pub fn source_badge(source: BatchSource) -> impl IntoView {
+    let text = match source {
+        BatchSource::Manifest => "Manifest",
+        BatchSource::Inferred => "Inferred",
+    };
+    widgets::badge("source", text.to_string())
+}
+
+fn card(b: &BatchView) -> impl IntoView {
+    let repairs = b
+        .repairs
+        .iter()
+        .map(|r| widgets::badge("repair", r.clone()))
+        .collect_view();
+    let audit = format!(
+        "{}/{} lanes done · {} active · {} blocked · {} dead",
+        b.audit.done, b.audit.lanes, b.audit.active, b.audit.blocked, b.audit.dead
+    );
+    view! {
+        <article class=format!("card tier-{}", format::tier_name(b.tier)) data-testid="batch-card" data-batch-id=b.id.clone()>
+            <header>
+                <a class="card-title" href=format::batch_path(&b.id)>{b.title.clone()}</a>
+                {widgets::badge("tier", format::tier_name(b.tier).to_string())}
+                {source_badge(b.source)}
+                {widgets::badge("control", format::control_name(b.control).to_string())}
+            </header>
+            <div class="muted">{b.id.clone()} " · " {format::or_unknown(b.repo.as_deref())}</div>
+            <div>{audit}</div>
+            <div class="muted">
+                {format!("{} events · last ", b.event_count)}
+                {widgets::age(b.last_event_at.clone())}
+            </div>
+            <div>{repairs}</div>
+        </article>
+    }
+}

@@ -1,0 +1,102 @@
+//! `/health`: health signals grouped by title, and unreadable records.
+
+use std::sync::Arc;
+
+use agent_coord_shared::dashboard::model::DashboardModel;
+use agent_coord_shared::dashboard::model::HealthItem;
+use leptos::prelude::*;
+
+use super::with_model;
+use crate::components::widgets;
+use crate::format;
+
+/// What the page says when there is nothing to report.
+pub const NO_ISSUES: &str = "No coordination health issues found.";
+
+/// The health page.
+#[component]
+pub fn HealthPage() -> impl IntoView {
+    view! {
+        <section class="page health">
+            <h1>"Health"</h1>
+            {with_model(health)}
+        </section>
+    }
+}
+
+fn health(m: &Arc<DashboardModel>) -> impl IntoView {
+    let groups = group(&m.health)
+        .into_iter()
+        .map(|(title, items)| group_view(title, &items))
+        .collect_view();
+    let empty = (m.health.is_empty() && m.warnings.is_empty())
+        .then(|| view! { <p class="empty" data-testid="health-empty">{NO_ISSUES}</p> });
+    let warnings = (!m.warnings.is_empty()).then(|| {
+        let items = m
+            .warnings
+            .iter()
+            .map(|w| view! { <li data-testid="model-warning">{w.clone()}</li> })
+            .collect_view();
+        view! {
+            <section class="panel">
+                <h2>"Unreadable records " <span class="count-pill">{m.warnings.len()}</span></h2>
+                <ul class="list">{items}</ul>
+            </section>
+        }
+    });
+    view! { {empty} {groups} {warnings} }
+}
+
+/// Groups items by title, keeping first-appearance order.
+fn group(items: &[HealthItem]) -> Vec<(String, Vec<&HealthItem>)> {
+    let mut groups: Vec<(String, Vec<&HealthItem>)> = Vec::new();
+    for item in items {
+        match groups.iter_mut().find(|(t, _)| *t == item.title) {
+            Some((_, list)) => list.push(item),
+            None => groups.push((item.title.clone(), vec![item])),
+        }
+    }
+    groups
+}
+
+fn group_view(title: String, items: &[&HealthItem]) -> impl IntoView {
+    let list = items.iter().map(|i| item_view(i)).collect_view();
+    view! {
+        <section class="panel health-group">
+            <h2>{title} " " <span class="count-pill">{items.len()}</span></h2>
+            <ul class="list">{list}</ul>
+        </section>
+    }
+}
+
+fn item_view(item: &HealthItem) -> impl IntoView {
+    let mut meta: Vec<String> = Vec::new();
+    if let Some(a) = &item.agent {
+        meta.push(format!("agent {a}"));
+    }
+    if let Some(b) = &item.batch_id {
+        meta.push(format!("batch {b}"));
+    }
+    if let Some(l) = &item.lane {
+        meta.push(format!("lane {l}"));
+    }
+    if let Some(r) = &item.repo {
+        meta.push(format!("repo {r}"));
+    }
+    if let Some(t) = &item.target {
+        meta.push(format!("target #{t}"));
+    }
+    let meta = if meta.is_empty() {
+        format::DASH.to_string()
+    } else {
+        meta.join(" · ")
+    };
+    view! {
+        <li class="health-item" data-testid="health-item" data-signal=item.signal.clone()>
+            {widgets::badge("severity", format::severity_name(item.severity).to_string())}
+            <span class="signal">{item.signal.clone()}</span>
+            <span class="detail">{item.detail.clone()}</span>
+            <span class="muted">{meta}</span>
+        </li>
+    }
+}

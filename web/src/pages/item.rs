@@ -1,0 +1,123 @@
+//! `/items/:owner/:repo/:target`: one work item and its custody timeline.
+
+use agent_coord_shared::dashboard::model::ItemDetail;
+use agent_coord_shared::dashboard::model::Row;
+use agent_coord_shared::dashboard::model::TimelineEntry;
+use leptos::prelude::*;
+use leptos_router::hooks::use_params_map;
+
+use crate::components::widgets;
+use crate::format;
+use crate::live;
+
+/// The item page.
+#[component]
+pub fn ItemPage() -> impl IntoView {
+    let params = use_params_map();
+    let key = Memo::new(move |_| {
+        params.with(|p| {
+            (
+                p.get("owner").unwrap_or_default(),
+                p.get("repo").unwrap_or_default(),
+                p.get("target").unwrap_or_default(),
+            )
+        })
+    });
+    let detail = live::detail::<ItemDetail>(move || {
+        let (owner, repo, target) = key.get();
+        Some(format!(
+            "/api/items/{}/{}/{}",
+            format::encode_segment(&owner),
+            format::encode_segment(&repo),
+            format::encode_segment(&target)
+        ))
+    });
+    view! {
+        <section class="page item">
+            {move || {
+                let (owner, repo, target) = key.get();
+                match detail.get() {
+                    None => widgets::loading("Loading work item").into_any(),
+                    Some(Err(e)) => view! {
+                        <h1 data-testid="item-title">{format!("Work item #{target}")}</h1>
+                        {widgets::error_banner(format!("Could not load {owner}/{repo}#{target}: {e}"))}
+                    }
+                    .into_any(),
+                    Some(Ok(d)) => page(&d).into_any(),
+                }
+            }}
+        </section>
+    }
+}
+
+fn page(d: &ItemDetail) -> impl IntoView {
+    let state = match &d.row {
+        Some(r) => widgets::state_badge(r.state).into_any(),
+        None => view! { <span>{format::UNKNOWN}</span> }.into_any(),
+    };
+    view! {
+        <h1 data-testid="item-title">{format!("Work item #{}", d.target)}</h1>
+        <dl class="meta">
+            <dt>"Repository"</dt><dd>{d.repo.clone()}</dd>
+            <dt>"Current state"</dt><dd data-testid="item-state">{state}</dd>
+            <dt>"Holder"</dt><dd data-testid="item-holder">{format::or_unknown(d.holder.as_deref())}</dd>
+            {d.row.as_ref().map(row_meta)}
+        </dl>
+        <h2>"Custody timeline"</h2>
+        {timeline(&d.timeline)}
+    }
+}
+
+fn row_meta(r: &Row) -> impl IntoView {
+    let batch = match &r.batch_id {
+        Some(b) => view! { <a href=format::batch_path(b)>{b.clone()}</a> }.into_any(),
+        None => view! { <span>{format::DASH}</span> }.into_any(),
+    };
+    let pr = widgets::safe_link(r.pr_url.clone(), format::or_dash(r.pr_url.as_deref()));
+    view! {
+        <dt>"Work"</dt><dd>{format::work_label(r)} " " {format::or_dash(r.title.as_deref())}</dd>
+        <dt>"Liveness"</dt><dd>{widgets::liveness_badge(r.liveness.clone())}</dd>
+        <dt>"Agent"</dt><dd>{format::or_unknown(r.agent.as_deref())}</dd>
+        <dt>"Machine"</dt><dd>{format::or_unknown(r.machine.as_deref())}</dd>
+        <dt>"Host"</dt><dd>{format::or_unknown(r.host.as_deref())}</dd>
+        <dt>"Thread"</dt><dd>{format::or_dash(r.thread.as_deref())}</dd>
+        <dt>"Operator"</dt><dd>{format::or_dash(r.operator.as_deref())}</dd>
+        <dt>"Branch"</dt><dd>{format::or_dash(r.branch.as_deref())}</dd>
+        <dt>"Pull request"</dt><dd>{pr}</dd>
+        <dt>"Batch / lane"</dt><dd>{batch} " / " {format::or_dash(r.lane.as_deref())}</dd>
+        <dt>"Status"</dt><dd>{format::or_dash(r.status.as_deref())}</dd>
+        <dt>"Message"</dt><dd>{format::or_dash(r.message.as_deref())}</dd>
+        <dt>"Blocked on"</dt><dd>{format::list_or_dash(&r.blocked_on)}</dd>
+        <dt>"QA"</dt><dd>{r.qa.map(|q| q.as_str()).unwrap_or(format::DASH)}</dd>
+        <dt>"Last activity"</dt>
+        <dd>{format::timestamp(r.last_activity.as_deref())} " (" {widgets::age(r.last_activity.clone())} ")"</dd>
+        <dt>"Warnings"</dt><dd>{format::list_or_dash(&r.warnings)}</dd>
+    }
+}
+
+fn timeline(entries: &[TimelineEntry]) -> AnyView {
+    if entries.is_empty() {
+        return widgets::empty_note("No custody history recorded.").into_any();
+    }
+    let items = entries
+        .iter()
+        .map(|e| {
+            let previous = e
+                .previous_agent
+                .as_ref()
+                .map(|p| view! { <span class="muted">{format!("from {p}")}</span> });
+            view! {
+                <li class=format!("timeline-entry kind-{}", widgets::css_token(&e.kind)) data-testid="timeline-entry">
+                    <span class="time">{format::timestamp(e.at.as_deref())}</span>
+                    <span class="label">{e.label.clone()}</span>
+                    <span class="who">{format::or_unknown(e.agent.as_deref())}</span>
+                    {previous}
+                    <span class="muted">{format::or_unknown(e.machine.as_deref())}</span>
+                    <span class="muted">{format::or_dash(e.batch_id.as_deref())}</span>
+                    <span class="muted">{format::or_dash(e.status.as_deref())}</span>
+                </li>
+            }
+        })
+        .collect_view();
+    view! { <ol class="timeline" data-testid="custody-timeline">{items}</ol> }.into_any()
+}
