@@ -31,6 +31,9 @@ fn main() -> Result<(), Box<dyn Error>> {
             "cargo:rerun-if-changed={}",
             manifest.join("../web").display()
         );
+    } else {
+        // Rebuild when `web/` appears.
+        println!("cargo:rerun-if-changed={}", manifest.join("..").display());
     }
     files.sort();
     let mut out = String::from("/// The embedded front-end files: (file name, contents).\npub(crate) static ASSETS: &[(&str, &[u8])] = &[\n");

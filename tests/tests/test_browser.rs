@@ -46,7 +46,7 @@ fn seed(env: &TestEnv) {
         "implementing",
     ])
     .success();
-    // Claimed, but nobody beats for it: a health warning and an attention item.
+    // Claimed, but nobody beats for it: a health warning.
     env.run([
         "claim",
         "--agent-id",
@@ -59,6 +59,33 @@ fn seed(env: &TestEnv) {
         "b-seed",
     ])
     .success();
+    // A holder that went silent an hour ago: dead, so it needs attention.
+    env.at(-3600);
+    env.run([
+        "claim",
+        "--agent-id",
+        "w3",
+        "--repo",
+        "acme/app",
+        "--target",
+        "3",
+    ])
+    .success();
+    env.run([
+        "heartbeat",
+        "--agent-id",
+        "w3",
+        "--repo",
+        "acme/app",
+        "--target",
+        "3",
+        "--status",
+        "implementing",
+        "--ttl",
+        "60",
+    ])
+    .success();
+    env.at(0);
 }
 
 #[test]
