@@ -62,6 +62,9 @@ impl Tips {
     }
 }
 
+/// One tree's entries: (name, id, is-tree).
+type Entries = Arc<Vec<(String, ObjectId, bool)>>;
+
 /// What one read collects.
 #[derive(Default)]
 struct Scan {
@@ -74,15 +77,15 @@ pub(crate) struct Built {
     pub(crate) tips: Tips,
     pub(crate) inputs: Arc<Inputs>,
     pub(crate) model: Arc<DashboardModel>,
-    /// The model serialised once, for `GET /api/dashboard`.
-    pub(crate) json: Arc<Vec<u8>>,
+    /// The model serialised once, for `GET /api/dashboard` (shared, never copied).
+    pub(crate) json: axum::body::Bytes,
     built_at: StdInstant,
 }
 
 /// Parsed records and tree listings, keyed by object id.
 #[derive(Default)]
 pub(crate) struct ModelCache {
-    trees: HashMap<ObjectId, Arc<Vec<(String, ObjectId, bool)>>>,
+    trees: HashMap<ObjectId, Entries>,
     /// Parsed records by blob id (a record's content names its identity, so one blob is
     /// one record wherever it sits).
     records: HashMap<ObjectId, Parsed>,
@@ -108,12 +111,16 @@ impl ModelCache {
 
     fn derive(&mut self, tips: Tips, inputs: Arc<Inputs>, now: Instant) -> Arc<Built> {
         let model = dashboard::build(&inputs, now, &tips.version());
-        let json = serde_json::to_vec(&model).unwrap_or_default();
+        let previous = self.built.as_ref().map_or(0, |b| b.json.len());
+        let mut json = Vec::with_capacity(previous + previous / 8);
+        if serde_json::to_writer(&mut json, &model).is_err() {
+            json.clear();
+        }
         let built = Arc::new(Built {
             tips,
             inputs,
             model: Arc::new(model),
-            json: Arc::new(json),
+            json: json.into(),
             built_at: StdInstant::now(),
         });
         self.built = Some(built.clone());
@@ -121,17 +128,13 @@ impl ModelCache {
     }
 
     /// The entries of one tree (name, id, is-tree), decoded once per tree id.
-    fn entries(
-        &mut self,
-        repo: &gix::Repository,
-        tree: ObjectId,
-    ) -> Result<Arc<Vec<(String, ObjectId, bool)>>, StoreError> {
+    fn entries(&mut self, repo: &gix::Repository, tree: ObjectId) -> Result<Entries, StoreError> {
         if let Some(hit) = self.trees.get(&tree) {
             return Ok(hit.clone());
         }
         let object = repo.find_tree(tree).map_err(StoreError::git)?;
         let decoded = object.decode().map_err(StoreError::git)?;
-        let entries: Arc<Vec<(String, ObjectId, bool)>> = Arc::new(
+        let entries: Entries = Arc::new(
             decoded
                 .entries
                 .iter()

@@ -7,7 +7,6 @@
 //! one lane blocked on a dependency, one finished lane and one batch with a stop request.
 
 use std::path::Path;
-use std::path::PathBuf;
 use std::time::Duration;
 
 use agent_coord_shared::time;
@@ -251,7 +250,7 @@ pub(crate) fn run(globals: &GlobalArgs, _env: &Env) {
     }
 }
 
-fn tick_once(dir: &PathBuf, tick: usize) -> Result<(), CommandError> {
+fn tick_once(dir: &Path, tick: usize) -> Result<(), CommandError> {
     let now = chrono::Utc::now();
     let beat = |agent: &str, machine: &str, target: &str, batch: &str, status: &str| {
         step(
@@ -299,7 +298,7 @@ fn tick_once(dir: &PathBuf, tick: usize) -> Result<(), CommandError> {
         "demo-release",
         "implementing",
     )?;
-    if tick % 5 == 0 {
+    if tick.is_multiple_of(5) {
         let kind = QA[(tick / 5) % QA.len()];
         step(
             dir,

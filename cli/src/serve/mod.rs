@@ -208,8 +208,8 @@ async fn blocking<T: Send + 'static>(
         .map_err(|e| ApiError::internal(format!("request handler failed: {e}")))?
 }
 
-fn json_bytes(bytes: Arc<Vec<u8>>) -> Response {
-    let mut r = Response::new(Body::from(bytes.as_ref().clone()));
+fn json_bytes(bytes: axum::body::Bytes) -> Response {
+    let mut r = Response::new(Body::from(bytes));
     r.headers_mut().insert(
         header::CONTENT_TYPE,
         HeaderValue::from_static("application/json"),
