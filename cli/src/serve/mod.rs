@@ -74,13 +74,12 @@ pub(crate) const DEFAULT_STOP_REASON: &str =
 /// timelines) derived from the state branch and heartbeat refs, updated live as refs move.
 /// Two writes exist, accepted only from this machine: importing a batch plan from a pasted
 /// `$pr-batch` launch prompt, and appending a `batch.stop_requested` event.
-///
-/// Examples:
-///   agent-coord serve                          # http://127.0.0.1:4319
-///   agent-coord serve --port 0                 # any free port (printed on stdout)
-///   agent-coord serve --demo                   # a simulated fleet in a temporary repository
-///   agent-coord serve --host 0.0.0.0 --allowed-hosts box.lan   # LAN viewers, read-only
 #[derive(clap::Args, Debug, Clone)]
+#[command(after_help = "Examples:
+  agent-coord serve                          # http://127.0.0.1:4319
+  agent-coord serve --port 0                 # any free port (the first stdout line is the URL)
+  agent-coord serve --demo                   # a simulated fleet in a temporary repository
+  agent-coord serve --host 0.0.0.0 --allowed-hosts box.lan   # LAN viewers, read-only")]
 pub(crate) struct ServeArgs {
     /// Address to bind
     #[arg(long, default_value = "127.0.0.1", value_name = "ADDR")]
