@@ -7,7 +7,6 @@
 //! is also rebuilt once it is older than [`MAX_AGE`]).
 
 use std::collections::HashMap;
-use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Duration;
 use std::time::Instant as StdInstant;
@@ -62,14 +61,15 @@ impl Tips {
     }
 }
 
-/// One tree's entries: (name, id, is-tree).
-type Entries = Arc<Vec<(String, ObjectId, bool)>>;
-
-/// What one read collects.
-#[derive(Default)]
-struct Scan {
-    inputs: Inputs,
-    live: HashSet<ObjectId>,
+/// How long deriving one model took.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Timing {
+    /// Reading the changed records and deriving (or updating) the model.
+    pub(crate) model: Duration,
+    /// Serialising it.
+    pub(crate) json: Duration,
+    /// Whether the previous model was updated rather than derived from scratch.
+    pub(crate) updated: bool,
 }
 
 /// A derived model and what it was derived from.
@@ -77,24 +77,40 @@ pub(crate) struct Built {
     pub(crate) tips: Tips,
     pub(crate) inputs: Arc<Inputs>,
     pub(crate) model: Arc<DashboardModel>,
+    derivation: Arc<dashboard::build::Derivation>,
+    /// When the model was last derived from scratch (updates keep older liveness).
+    full_at: StdInstant,
     /// The model serialised once, for `GET /api/dashboard` (shared, never copied).
     pub(crate) json: axum::body::Bytes,
+    /// What deriving it cost (reported in `Server-Timing`).
+    pub(crate) timing: Timing,
     built_at: StdInstant,
 }
 
 /// Parsed records and tree listings, keyed by object id.
 #[derive(Default)]
 pub(crate) struct ModelCache {
-    trees: HashMap<ObjectId, Entries>,
+    /// Every record below a tree, by tree id.
+    subtrees: HashMap<ObjectId, Arc<Vec<Parsed>>>,
+    /// How many subtrees a clean walk of the state holds (the eviction yardstick).
+    walked: usize,
     /// Parsed records by blob id (a record's content names its identity, so one blob is
     /// one record wherever it sits).
     records: HashMap<ObjectId, Parsed>,
     built: Option<Arc<Built>>,
+    /// The size of the last serialised model (to size the next buffer).
+    json_len: usize,
 }
 
 impl ModelCache {
+    /// The model currently cached, if any.
+    pub(crate) fn current(&self) -> Option<Arc<Built>> {
+        self.built.clone()
+    }
+
     /// Returns the model for the store's current tips, deriving it only when they moved
-    /// (or the cached one is older than [`MAX_AGE`]).
+    /// (or the cached one is older than [`MAX_AGE`]); an update when only new events
+    /// arrived since a recent full derivation.
     pub(crate) fn get(&mut self, store: &Store, now: Instant) -> Result<Arc<Built>, StoreError> {
         let tips = Tips::read(store)?;
         if let Some(b) = &self.built {
@@ -102,16 +118,60 @@ impl ModelCache {
                 return Ok(b.clone());
             }
             if b.tips == tips {
-                return Ok(self.derive(tips, b.inputs.clone(), now));
+                let inputs = b.inputs.clone();
+                return Ok(self.derive_since(tips, inputs, now, false, StdInstant::now()));
             }
         }
+        let started = StdInstant::now();
         let inputs = Arc::new(self.read_inputs(store, &tips)?);
-        Ok(self.derive(tips, inputs, now))
+        Ok(self.derive_since(tips, inputs, now, true, started))
     }
 
-    fn derive(&mut self, tips: Tips, inputs: Arc<Inputs>, now: Instant) -> Arc<Built> {
-        let model = dashboard::build(&inputs, now, &tips.version());
-        let previous = self.built.as_ref().map_or(0, |b| b.json.len());
+    /// Derives the model for `inputs`: by updating the previous one when only new events
+    /// arrived since a recent full derivation (`may_update`), else from scratch.
+    fn derive_since(
+        &mut self,
+        tips: Tips,
+        inputs: Arc<Inputs>,
+        now: Instant,
+        may_update: bool,
+        started: StdInstant,
+    ) -> Arc<Built> {
+        let version = tips.version();
+        let prev = self
+            .built
+            .take()
+            .filter(|b| may_update && b.full_at.elapsed() < MAX_AGE);
+        let updated = prev.and_then(|p| {
+            // Usually nobody else holds the previous model: take it instead of copying it.
+            let (model, derivation, prev_inputs, full_at) = match Arc::try_unwrap(p) {
+                Ok(b) => (
+                    Arc::try_unwrap(b.model).unwrap_or_else(|m| (*m).clone()),
+                    b.derivation,
+                    b.inputs,
+                    b.full_at,
+                ),
+                Err(p) => (
+                    (*p.model).clone(),
+                    p.derivation.clone(),
+                    p.inputs.clone(),
+                    p.full_at,
+                ),
+            };
+            dashboard::build::update(model, &derivation, &prev_inputs, &inputs, now, &version)
+                .map(|model| (model, derivation, full_at))
+        });
+        let updated_flag = updated.is_some();
+        let (model, derivation, full_at) = match updated {
+            Some(done) => done,
+            None => {
+                let (model, derivation) = dashboard::build::build_with(&inputs, now, &version);
+                (model, Arc::new(derivation), StdInstant::now())
+            }
+        };
+        let model_time = started.elapsed();
+        let serialising = StdInstant::now();
+        let previous = self.json_len;
         let mut json = Vec::with_capacity(previous + previous / 8);
         if serde_json::to_writer(&mut json, &model).is_err() {
             json.clear();
@@ -120,102 +180,122 @@ impl ModelCache {
             tips,
             inputs,
             model: Arc::new(model),
+            derivation,
+            full_at,
             json: json.into(),
+            timing: Timing {
+                model: model_time,
+                json: serialising.elapsed(),
+                updated: updated_flag,
+            },
             built_at: StdInstant::now(),
         });
+        self.json_len = built.json.len();
         self.built = Some(built.clone());
         built
     }
 
-    /// The entries of one tree (name, id, is-tree), decoded once per tree id.
-    fn entries(&mut self, repo: &gix::Repository, tree: ObjectId) -> Result<Entries, StoreError> {
-        if let Some(hit) = self.trees.get(&tree) {
+    /// Every record below `tree` (at `prefix`), remembered per tree id: an unchanged
+    /// subtree costs one lookup, a changed one re-reads only its changed parts.
+    fn subtree(
+        &mut self,
+        repo: &gix::Repository,
+        tree: ObjectId,
+        prefix: &mut String,
+    ) -> Result<Arc<Vec<Parsed>>, StoreError> {
+        if let Some(hit) = self.subtrees.get(&tree) {
             return Ok(hit.clone());
         }
-        let object = repo.find_tree(tree).map_err(StoreError::git)?;
-        let decoded = object.decode().map_err(StoreError::git)?;
-        let entries: Entries = Arc::new(
+        let entries: Vec<(String, ObjectId, bool)> = {
+            let object = repo.find_tree(tree).map_err(StoreError::git)?;
+            let decoded = object.decode().map_err(StoreError::git)?;
             decoded
                 .entries
                 .iter()
                 .filter(|e| e.mode.is_tree() || e.mode.is_blob())
                 .map(|e| (e.filename.to_string(), e.oid.to_owned(), e.mode.is_tree()))
-                .collect(),
-        );
-        self.trees.insert(tree, entries.clone());
-        Ok(entries)
-    }
-
-    /// Adds every record under `tree` (at `prefix`) to `inputs`: cached records by blob id
-    /// without building their paths, new ones read and parsed.
-    fn collect(
-        &mut self,
-        repo: &gix::Repository,
-        tree: ObjectId,
-        prefix: &mut String,
-        only: Option<&[&str]>,
-        scan: &mut Scan,
-    ) -> Result<(), StoreError> {
-        let entries = self.entries(repo, tree)?;
-        for (name, oid, is_tree) in entries.iter() {
-            if only.is_some_and(|o| !o.contains(&name.as_str())) {
-                continue;
-            }
+                .collect()
+        };
+        let mut out = Vec::new();
+        for (name, oid, is_tree) in entries {
             let len = prefix.len();
-            if *is_tree {
-                prefix.push_str(name);
+            prefix.push_str(&name);
+            if is_tree {
                 prefix.push('/');
-                self.collect(repo, *oid, prefix, None, scan)?;
+                out.extend(self.subtree(repo, oid, prefix)?.iter().cloned());
             } else {
-                scan.live.insert(*oid);
-                match self.records.get(oid) {
-                    Some(parsed) => scan.inputs.push(parsed.clone()),
+                let parsed = match self.records.get(&oid) {
+                    Some(parsed) => parsed.clone(),
                     None => {
-                        prefix.push_str(name);
-                        let parsed = match repo.find_object(*oid) {
+                        let parsed = match repo.find_object(oid) {
                             Ok(obj) => parse_record(prefix, &obj.data),
                             Err(e) => Parsed::Malformed(prefix.clone(), e.to_string()),
                         };
-                        self.records.insert(*oid, parsed.clone());
-                        scan.inputs.push(parsed);
+                        self.records.insert(oid, parsed.clone());
+                        parsed
                     }
-                }
+                };
+                out.push(parsed);
             }
             prefix.truncate(len);
+        }
+        let out = Arc::new(out);
+        self.subtrees.insert(tree, out.clone());
+        Ok(out)
+    }
+
+    /// Adds the records under the top-level folders `only` of the tree `root`.
+    fn collect(
+        &mut self,
+        repo: &gix::Repository,
+        root: ObjectId,
+        only: &[&str],
+        inputs: &mut Inputs,
+    ) -> Result<(), StoreError> {
+        let object = repo.find_tree(root).map_err(StoreError::git)?;
+        let decoded = object.decode().map_err(StoreError::git)?;
+        let folders: Vec<(String, ObjectId)> = decoded
+            .entries
+            .iter()
+            .filter(|e| e.mode.is_tree() && only.iter().any(|o| e.filename == o.as_bytes()))
+            .map(|e| (e.filename.to_string(), e.oid.to_owned()))
+            .collect();
+        for (name, oid) in folders {
+            let mut prefix = format!("{name}/");
+            for parsed in self.subtree(repo, oid, &mut prefix)?.iter() {
+                inputs.push(parsed.clone());
+            }
         }
         Ok(())
     }
 
     fn read_inputs(&mut self, store: &Store, tips: &Tips) -> Result<Inputs, StoreError> {
+        // Each new tip adds a few subtrees; start afresh once stale ones dominate.
+        if self.subtrees.len() > 2 * self.walked + 1024 {
+            self.subtrees.clear();
+            self.records.clear();
+        }
         let repo = &store.repo;
         let tree_of = |commit: ObjectId| -> Result<ObjectId, StoreError> {
             let c = repo.find_commit(commit).map_err(StoreError::git)?;
             Ok(c.tree_id().map_err(StoreError::git)?.detach())
         };
-        let mut scan = Scan::default();
-        let mut prefix = String::new();
+        let mut inputs = Inputs::default();
         if let Some(tip) = tips.state {
             let tree = tree_of(tip)?;
-            self.collect(
-                repo,
-                tree,
-                &mut prefix,
-                Some(&["claims", "batches", "events"]),
-                &mut scan,
-            )?;
+            self.collect(repo, tree, &["claims", "batches", "events"], &mut inputs)?;
         }
         for (_, commit) in &tips.heartbeats {
             // A heartbeat ref that is not a commit is skipped, as the CLI's reads do.
             let Ok(tree) = tree_of(*commit) else { continue };
-            self.collect(repo, tree, &mut prefix, Some(&["heartbeats"]), &mut scan)?;
+            self.collect(repo, tree, &["heartbeats"], &mut inputs)?;
         }
-        // Keep the caches to what the current tips reference.
-        let live = scan.live;
-        self.records.retain(|oid, _| live.contains(oid));
-        if self.trees.len() > 4 * (self.records.len() + 64) {
-            self.trees.clear();
+        if self.walked == 0 || self.subtrees.len() < self.walked {
+            self.walked = self.subtrees.len();
         }
-        let mut inputs = scan.inputs;
+        if self.records.len() > 4 * (inputs.len() + 256) {
+            self.records.clear();
+        }
         inputs.finish();
         Ok(inputs)
     }

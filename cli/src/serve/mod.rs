@@ -135,6 +135,11 @@ impl AppState {
         Ok(cache.get(&store, cx.now())?)
     }
 
+    /// The model currently cached, if any (without deriving).
+    fn last_built(&self) -> Option<Arc<cache::Built>> {
+        self.cache.lock().ok().and_then(|c| c.current())
+    }
+
     /// Reads the refs and publishes their version if it changed.
     pub(crate) fn poll_version(&self) {
         let Ok(cx) = self.context() else { return };
@@ -221,8 +226,28 @@ async fn health(State(s): State<Arc<AppState>>) -> Json<Value> {
 }
 
 async fn dashboard(State(s): State<Arc<AppState>>) -> ApiResult<Response> {
-    let built = blocking(move || s.built()).await?;
-    Ok(json_bytes(built.json.clone()))
+    let (built, fresh) = blocking(move || {
+        let previous = s.last_built();
+        let built = s.built()?;
+        let fresh = previous.is_none_or(|p| !Arc::ptr_eq(&p, &built));
+        Ok((built, fresh))
+    })
+    .await?;
+    let mut response = json_bytes(built.json.clone());
+    if fresh {
+        // This request paid for the derivation: say what it cost (browser dev tools show it).
+        let t = built.timing;
+        let value = format!(
+            "model;dur={:.2};desc=\"{}\", json;dur={:.2}",
+            t.model.as_secs_f64() * 1e3,
+            if t.updated { "updated" } else { "derived" },
+            t.json.as_secs_f64() * 1e3
+        );
+        if let Ok(v) = HeaderValue::from_str(&value) {
+            response.headers_mut().insert("server-timing", v);
+        }
+    }
+    Ok(response)
 }
 
 async fn batch(State(s): State<Arc<AppState>>, Path(id): Path<String>) -> ApiResult<Json<Value>> {

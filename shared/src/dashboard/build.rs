@@ -3,6 +3,7 @@
 use std::collections::BTreeMap;
 use std::collections::BTreeSet;
 use std::collections::HashMap;
+use std::collections::HashSet;
 
 use super::derive;
 use super::derive::RowFacts;
@@ -11,6 +12,7 @@ use super::input::EventIn;
 use super::input::HeartbeatIn;
 use super::input::Inputs;
 use super::input::Meta;
+use super::machines::MachineOf;
 use super::model::*;
 use super::text;
 use super::text::Terminal;
@@ -348,23 +350,88 @@ fn first_sentence_title(objective: Option<&str>, id: &str) -> String {
     }
 }
 
+/// What a build keeps besides the model so that the next tip can update it instead of
+/// deriving everything again.
+#[derive(Debug, Clone, Default)]
+pub struct Derivation {
+    pub(crate) srcs: Vec<BatchSrc>,
+    pub(crate) resolved: BTreeMap<String, MachineOf>,
+    pub(crate) lane_rows: Vec<(usize, usize)>,
+}
+
 /// Builds the dashboard model.
 pub fn build(inputs: &Inputs, now: Instant, version: &str) -> DashboardModel {
+    build_with(inputs, now, version).0
+}
+
+fn active_claims(inputs: &Inputs) -> Vec<&ClaimIn> {
+    inputs
+        .claims
+        .iter()
+        .map(AsRef::as_ref)
+        .filter(|c| c.status != "released")
+        .collect()
+}
+
+fn control_of_batch(evs: &[&EventIn]) -> (ControlStatus, Option<String>) {
+    let mut status = ControlStatus::Running;
+    let mut requested_at = None;
+    for e in evs {
+        if let Some(c) = derive::control_of(e) {
+            status = c;
+            if c == ControlStatus::StopRequested {
+                requested_at = e.at.map(time::format).or_else(|| e.at_raw.clone());
+            }
+        }
+    }
+    (status, requested_at)
+}
+
+fn sort_events(events: &mut [&EventIn]) {
+    events.sort_by(|a, b| a.at.cmp(&b.at).then_with(|| a.path.cmp(&b.path)));
+}
+
+/// Whether an item with these facts is on the dashboard at all.
+fn item_exists(item: &Item<'_>) -> bool {
+    item.claim.is_some()
+        || !item.heartbeats.is_empty()
+        || !item.signals.is_empty()
+        || newest(&item.events, |e| !derive::is_qa_type(&e.kind))
+            .is_some_and(|e| !derive::event_closes_work(e.status_or_type()))
+}
+
+fn sort_rows(rows: &mut [Row]) {
+    rows.sort_by(|a, b| {
+        a.state
+            .cmp(&b.state)
+            .then_with(|| a.repo.cmp(&b.repo))
+            .then_with(|| numeric_key(&a.target).cmp(&numeric_key(&b.target)))
+            .then_with(|| a.id.cmp(&b.id))
+    });
+}
+
+fn sort_qa(qa: &mut [QaItem]) {
+    qa.sort_by(|a, b| {
+        (a.repo.as_str(), numeric_key(&a.target), a.id.as_str()).cmp(&(
+            b.repo.as_str(),
+            numeric_key(&b.target),
+            b.id.as_str(),
+        ))
+    });
+}
+
+/// Builds the model and what a later [`update`] needs.
+pub fn build_with(inputs: &Inputs, now: Instant, version: &str) -> (DashboardModel, Derivation) {
     let hb_by_agent: HashMap<&str, &HeartbeatIn> = inputs
         .heartbeats
         .iter()
         .map(|h| (h.agent.as_str(), h.as_ref()))
         .collect();
-    let active_claims: Vec<&ClaimIn> = inputs
-        .claims
-        .iter()
-        .map(AsRef::as_ref)
-        .filter(|c| c.status != "released")
-        .collect();
+    let active_claims = active_claims(inputs);
     let srcs = batches(inputs, &hb_by_agent, &active_claims, now);
 
     let mut events: Vec<&EventIn> = inputs.events.iter().map(AsRef::as_ref).collect();
-    events.sort_by(|a, b| a.at.cmp(&b.at).then_with(|| a.path.cmp(&b.path)));
+    sort_events(&mut events);
     let mut events_by_item: HashMap<(&str, &str), Vec<&EventIn>> = HashMap::new();
     let mut events_by_batch: HashMap<&str, Vec<&EventIn>> = HashMap::new();
     for e in &events {
@@ -413,16 +480,18 @@ pub fn build(inputs: &Inputs, now: Instant, version: &str) -> DashboardModel {
         }
     }
     for ((r, t), evs) in &events_by_item {
-        let has = items.contains_key(&((*r).to_owned(), (*t).to_owned()));
-        let open = newest(evs, |e| !derive::is_qa_type(&e.kind))
-            .is_some_and(|e| !derive::event_closes_work(e.status_or_type()));
-        if has || open {
-            items.entry(((*r).to_owned(), (*t).to_owned())).or_default();
-        }
-    }
-    for ((r, t), item) in &mut items {
-        if let Some(evs) = events_by_item.get(&(r.as_str(), t.as_str())) {
-            item.events = evs.clone();
+        let key = ((*r).to_owned(), (*t).to_owned());
+        match items.get_mut(&key) {
+            Some(item) => item.events = evs.clone(),
+            None => {
+                let item = Item {
+                    events: evs.clone(),
+                    ..Item::default()
+                };
+                if item_exists(&item) {
+                    items.insert(key, item);
+                }
+            }
         }
     }
 
@@ -430,21 +499,12 @@ pub fn build(inputs: &Inputs, now: Instant, version: &str) -> DashboardModel {
     let controls: Vec<(ControlStatus, Option<String>)> = srcs
         .iter()
         .map(|b| {
-            let evs = events_by_batch
-                .get(b.id.as_str())
-                .map(Vec::as_slice)
-                .unwrap_or_default();
-            let mut status = ControlStatus::Running;
-            let mut requested_at = None;
-            for e in evs {
-                if let Some(c) = derive::control_of(e) {
-                    status = c;
-                    if c == ControlStatus::StopRequested {
-                        requested_at = e.at.map(time::format).or_else(|| e.at_raw.clone());
-                    }
-                }
-            }
-            (status, requested_at)
+            control_of_batch(
+                events_by_batch
+                    .get(b.id.as_str())
+                    .map(Vec::as_slice)
+                    .unwrap_or_default(),
+            )
         })
         .collect();
 
@@ -463,24 +523,63 @@ pub fn build(inputs: &Inputs, now: Instant, version: &str) -> DashboardModel {
             now,
         ));
     }
-    rows.sort_by(|a, b| {
-        a.state
-            .cmp(&b.state)
-            .then_with(|| a.repo.cmp(&b.repo))
-            .then_with(|| numeric_key(&a.target).cmp(&numeric_key(&b.target)))
-            .then_with(|| a.id.cmp(&b.id))
-    });
+    sort_rows(&mut rows);
+    sort_qa(&mut qa);
     let row_index: HashMap<&str, usize> = rows
         .iter()
         .enumerate()
         .map(|(i, r)| (r.id.as_str(), i))
         .collect();
 
-    let batch_views = batch_views(&srcs, &controls, &rows, &row_index, &qa, &events_by_batch);
+    let batch_views = batch_views(
+        &srcs,
+        &controls,
+        &rows,
+        &row_index,
+        &qa,
+        &events_by_batch,
+        None,
+    );
     let resolved = super::machines::machine_of_agents(inputs, &active_claims, &events);
     let machines = super::machines::machines(inputs, &active_claims, &resolved, now);
-    let health = super::health::health(inputs, &srcs, &rows, &items, &events_by_batch, &resolved);
+    let health = super::health::health(
+        inputs,
+        &srcs,
+        &rows,
+        &events_by_batch,
+        &resolved,
+        &super::health::Scope::All,
+    );
+    let model = assemble(
+        inputs,
+        now,
+        version,
+        rows,
+        batch_views,
+        machines,
+        health,
+        qa,
+    );
+    let derivation = Derivation {
+        srcs,
+        resolved,
+        lane_rows,
+    };
+    (model, derivation)
+}
 
+/// The parts every build shares: attention, counts, recent events, warnings.
+#[allow(clippy::too_many_arguments)]
+fn assemble(
+    inputs: &Inputs,
+    now: Instant,
+    version: &str,
+    rows: Vec<Row>,
+    batches: Vec<BatchView>,
+    machines: Vec<MachineView>,
+    health: Vec<HealthItem>,
+    qa: Vec<QaItem>,
+) -> DashboardModel {
     let mut attention: Vec<Attention> = rows
         .iter()
         .filter_map(|r| {
@@ -512,12 +611,12 @@ pub fn build(inputs: &Inputs, now: Instant, version: &str) -> DashboardModel {
     let mut counts = Counts {
         rows: rows.len(),
         needs_attention: attention.len(),
-        batches: batch_views.len(),
-        batches_blocked: batch_views
+        batches: batches.len(),
+        batches_blocked: batches
             .iter()
             .filter(|b| b.tier == BatchTier::Blocked)
             .count(),
-        batch_repairs: batch_views.iter().filter(|b| !b.repairs.is_empty()).count(),
+        batch_repairs: batches.iter().filter(|b| !b.repairs.is_empty()).count(),
         agents: machines.iter().map(|m| m.agents.len()).sum(),
         agents_live: machines.iter().map(|m| m.live).sum(),
         machines: machines.iter().filter(|m| m.id != "unassigned").count(),
@@ -533,39 +632,365 @@ pub fn build(inputs: &Inputs, now: Instant, version: &str) -> DashboardModel {
         malformed: inputs.malformed.len(),
         ..Counts::default()
     };
-    for s in RowState::ALL {
-        counts.rows_by_state.insert(s.as_str().to_owned(), 0);
-    }
+    let mut by_state = [0usize; RowState::ALL.len()];
     for r in &rows {
-        *counts
-            .rows_by_state
-            .entry(r.state.as_str().to_owned())
-            .or_default() += 1;
+        if let Some(i) = RowState::ALL.iter().position(|s| *s == r.state) {
+            by_state[i] += 1;
+        }
     }
-    let recent_events = events
-        .iter()
-        .rev()
-        .take(RECENT_EVENTS)
-        .map(|e| event_view(e))
-        .collect();
-
+    for (state, n) in RowState::ALL.iter().zip(by_state) {
+        counts.rows_by_state.insert(state.as_str().to_owned(), n);
+    }
+    // The newest events, without sorting them all.
+    let mut recent: Vec<&EventIn> = Vec::with_capacity(RECENT_EVENTS + 1);
+    let newer = |a: &EventIn, b: &EventIn| a.at.cmp(&b.at).then_with(|| a.path.cmp(&b.path));
+    for e in &inputs.events {
+        if recent.len() == RECENT_EVENTS
+            && recent
+                .last()
+                .is_some_and(|last| newer(e, last) != std::cmp::Ordering::Greater)
+        {
+            continue;
+        }
+        let at = recent
+            .iter()
+            .position(|r| newer(e, r) == std::cmp::Ordering::Greater)
+            .unwrap_or(recent.len());
+        recent.insert(at, e);
+        recent.truncate(RECENT_EVENTS);
+    }
     DashboardModel {
         version: version.to_owned(),
         generated_at: time::format(now),
         counts,
         attention,
         rows,
-        batches: batch_views,
+        batches,
         machines,
         health,
         qa,
-        recent_events,
+        recent_events: recent.into_iter().map(event_view).collect(),
         warnings: inputs
             .malformed
             .iter()
             .map(|(p, m)| format!("Malformed JSON in {p}: {m}"))
             .collect(),
     }
+}
+
+fn same_list<T>(a: &[std::sync::Arc<T>], b: &[std::sync::Arc<T>]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| std::sync::Arc::ptr_eq(x, y))
+}
+
+/// Events in `now` that `prev` did not have, when that is the only difference (claims,
+/// heartbeats, manifests and unreadable records are the very same records).
+fn added_events<'a>(prev: &Inputs, now: &'a Inputs) -> Option<Vec<&'a EventIn>> {
+    if !same_list(&prev.claims, &now.claims)
+        || !same_list(&prev.heartbeats, &now.heartbeats)
+        || !same_list(&prev.manifests, &now.manifests)
+        || prev.malformed != now.malformed
+        || now.events.len() <= prev.events.len()
+    {
+        return None;
+    }
+    // Both lists are sorted by path: walk them together.
+    let mut added = Vec::new();
+    let mut old = prev.events.iter().peekable();
+    for e in &now.events {
+        match old.peek() {
+            Some(o) if std::sync::Arc::ptr_eq(o, e) => {
+                old.next();
+            }
+            Some(o) if o.path == e.path => return None,
+            _ => added.push(e.as_ref()),
+        }
+    }
+    (old.next().is_none()).then_some(added)
+}
+
+/// Updates `prev` (built from `prev_inputs`) for `inputs`, re-deriving only what new events
+/// can change: their items, their batches (and the batches waiting on them), those
+/// batches' rows and health. Returns `None` when the change is not new events alone, or
+/// when the new events name an agent whose machine the previous build did not know; the
+/// caller then builds from scratch.
+///
+/// Rows and batches the events do not touch keep the liveness they were derived with
+/// (the caller re-derives everything periodically, so that staleness is bounded).
+pub fn update(
+    prev: DashboardModel,
+    derivation: &Derivation,
+    prev_inputs: &Inputs,
+    inputs: &Inputs,
+    now: Instant,
+    version: &str,
+) -> Option<DashboardModel> {
+    let added = added_events(prev_inputs, inputs)?;
+    if added.len() > 64 {
+        return None;
+    }
+    for e in &added {
+        if let Some(a) = &e.agent {
+            match derivation.resolved.get(a) {
+                None => return None,
+                Some(MachineOf::Observed(_)) => {}
+                Some(_) if e.meta.machine.is_some() => return None,
+                Some(_) => {}
+            }
+        }
+    }
+    let srcs = &derivation.srcs;
+    // Batches the events belong to: their controls, counts and rows may change.
+    let direct: BTreeSet<usize> = srcs
+        .iter()
+        .enumerate()
+        .filter(|(_, b)| {
+            added
+                .iter()
+                .any(|e| e.batch_id.as_deref() == Some(b.id.as_str()))
+        })
+        .map(|(i, _)| i)
+        .collect();
+    // Items: where the events point, and every target of those batches.
+    let mut keys: BTreeSet<(String, String)> = added
+        .iter()
+        .filter_map(|e| Some((e.repo.clone()?, e.target.clone()?)))
+        .collect();
+    for i in &direct {
+        let b = &srcs[*i];
+        for lane in &b.lanes {
+            for t in &lane.targets {
+                if let Some(r) = b.repo_of(t) {
+                    keys.insert((r, t.clone()));
+                }
+            }
+        }
+    }
+    // Lookups without allocating.
+    let key_set: HashSet<(&str, &str)> =
+        keys.iter().map(|(r, t)| (r.as_str(), t.as_str())).collect();
+    let targets: HashSet<&str> = keys.iter().map(|(_, t)| t.as_str()).collect();
+    let key_of = |repo: &str, target: &str| key_set.contains(&(repo, target));
+    // Batches whose views may change: those, any batch with a lane on an affected item,
+    // and any batch with a lane depending on one of them.
+    let mut affected = direct.clone();
+    for (bi, b) in srcs.iter().enumerate() {
+        let on_key = b.lanes.iter().any(|l| {
+            l.targets.iter().any(|t| {
+                targets.contains(t.as_str()) && b.repo_of(t).is_some_and(|r| key_of(&r, t))
+            })
+        });
+        if on_key {
+            affected.insert(bi);
+        }
+    }
+    let touched: BTreeSet<String> = affected.iter().map(|i| srcs[*i].id.clone()).collect();
+    for (bi, b) in srcs.iter().enumerate() {
+        let depends = b.lanes.iter().any(|l| {
+            l.depends_on.iter().any(|d| {
+                !d.contains('#')
+                    && d.split_once(':')
+                        .is_some_and(|(batch, _)| touched.contains(batch))
+            })
+        });
+        if depends {
+            affected.insert(bi);
+        }
+    }
+    let batch_ids: BTreeSet<String> = affected.iter().map(|i| srcs[*i].id.clone()).collect();
+    // One pass over the events for the affected items and batches.
+    let mut events_by_item: HashMap<(&str, &str), Vec<&EventIn>> = HashMap::new();
+    let mut events_by_batch: HashMap<&str, Vec<&EventIn>> = HashMap::new();
+    for e in &inputs.events {
+        if let (Some(r), Some(t)) = (&e.repo, &e.target) {
+            if key_of(r, t) {
+                events_by_item.entry((r, t)).or_default().push(e);
+            }
+        }
+        if let Some(b) = &e.batch_id {
+            if batch_ids.contains(b) {
+                events_by_batch.entry(b).or_default().push(e);
+            }
+        }
+    }
+    for v in events_by_item
+        .values_mut()
+        .chain(events_by_batch.values_mut())
+    {
+        sort_events(v);
+    }
+    // Controls: recomputed for affected batches, kept for the others.
+    let prev_views: HashMap<&str, &BatchView> =
+        prev.batches.iter().map(|b| (b.id.as_str(), b)).collect();
+    let controls: Vec<(ControlStatus, Option<String>)> = srcs
+        .iter()
+        .enumerate()
+        .map(|(i, b)| {
+            if direct.contains(&i) {
+                control_of_batch(
+                    events_by_batch
+                        .get(b.id.as_str())
+                        .map(Vec::as_slice)
+                        .unwrap_or_default(),
+                )
+            } else {
+                prev_views
+                    .get(b.id.as_str())
+                    .map(|v| (v.control, v.stop_requested_at.clone()))
+                    .unwrap_or((ControlStatus::Running, None))
+            }
+        })
+        .collect();
+
+    // Rows and QA of the affected items and lane rows.
+    let active = active_claims(inputs);
+    let lane_row_ids: BTreeSet<String> = derivation
+        .lane_rows
+        .iter()
+        .filter(|(bi, _)| direct.contains(bi))
+        .map(|(bi, li)| format!("lane:{}:{}", srcs[*bi].id, srcs[*bi].lanes[*li].name))
+        .collect();
+    let DashboardModel {
+        rows: prev_rows,
+        qa: prev_qa,
+        batches: prev_batches,
+        health: prev_health,
+        machines,
+        ..
+    } = prev;
+    let mut rows: Vec<Row> = prev_rows
+        .into_iter()
+        .filter(|r| r.id.starts_with("lane:") || !key_of(&r.repo, &r.target))
+        .filter(|r| !lane_row_ids.contains(&r.id))
+        .collect();
+    let mut qa: Vec<QaItem> = prev_qa
+        .into_iter()
+        .filter(|q| !key_of(&q.repo, &q.target))
+        .collect();
+    for (repo, target) in &keys {
+        let mut item = Item {
+            // The last one wins, as in a full build.
+            claim: active
+                .iter()
+                .rfind(|c| c.repo == *repo && c.target == *target)
+                .copied(),
+            heartbeats: inputs
+                .heartbeats
+                .iter()
+                .map(AsRef::as_ref)
+                .filter(|h| h.repo.as_deref() == Some(repo) && h.target.as_deref() == Some(target))
+                .collect(),
+            signals: Vec::new(),
+            events: events_by_item
+                .get(&(repo.as_str(), target.as_str()))
+                .cloned()
+                .unwrap_or_default(),
+        };
+        for (bi, b) in srcs.iter().enumerate() {
+            for (li, lane) in b.lanes.iter().enumerate() {
+                if lane
+                    .targets
+                    .iter()
+                    .any(|t| t == target && b.repo_of(t).as_deref() == Some(repo))
+                {
+                    item.signals.push((bi, li));
+                }
+            }
+        }
+        if item_exists(&item) {
+            let (row, mut qas) = item_row(repo, target, &item, srcs, &controls, now);
+            rows.push(row);
+            qa.append(&mut qas);
+        }
+    }
+    for (bi, li) in derivation
+        .lane_rows
+        .iter()
+        .filter(|(bi, _)| direct.contains(bi))
+    {
+        rows.push(lane_row(
+            &srcs[*bi],
+            &srcs[*bi].lanes[*li],
+            &controls[*bi],
+            now,
+        ));
+    }
+    sort_rows(&mut rows);
+    sort_qa(&mut qa);
+    let row_index: HashMap<&str, usize> = rows
+        .iter()
+        .enumerate()
+        .map(|(i, r)| (r.id.as_str(), i))
+        .collect();
+
+    // Batch views: the affected ones again, the others as they were.
+    let fresh = batch_views(
+        srcs,
+        &controls,
+        &rows,
+        &row_index,
+        &qa,
+        &events_by_batch,
+        Some(&affected),
+    );
+    let mut views: Vec<BatchView> = prev_batches
+        .into_iter()
+        .filter(|b| !batch_ids.contains(&b.id))
+        .chain(fresh)
+        .collect();
+    let order: HashMap<&str, usize> = srcs
+        .iter()
+        .enumerate()
+        .map(|(i, b)| (b.id.as_str(), i))
+        .collect();
+    views.sort_by_key(|v| {
+        (
+            v.tier,
+            order.get(v.id.as_str()).copied().unwrap_or(usize::MAX),
+        )
+    });
+
+    // Health: the signals about affected items and batches, again.
+    let hb_agents: BTreeSet<&str> = inputs
+        .heartbeats
+        .iter()
+        .filter(|h| match (&h.repo, &h.target) {
+            (Some(r), Some(t)) => key_of(r, t),
+            _ => false,
+        })
+        .map(|h| h.agent.as_str())
+        .collect();
+    let mut health: Vec<HealthItem> = prev_health
+        .into_iter()
+        .filter(|h| {
+            let key = || match (&h.repo, &h.target) {
+                (Some(r), Some(t)) => key_of(r, t),
+                _ => false,
+            };
+            match h.signal.as_str() {
+                "H1" => !h.agent.as_deref().is_some_and(|a| hb_agents.contains(a)),
+                "H2" | "H3" => !key(),
+                "R1" => true,
+                _ => !h.batch_id.as_ref().is_some_and(|b| batch_ids.contains(b)),
+            }
+        })
+        .collect();
+    let scope = super::health::Scope::Only {
+        keys: &key_set,
+        batches: &batch_ids,
+    };
+    health.extend(super::health::health(
+        inputs,
+        srcs,
+        &rows,
+        &events_by_batch,
+        &derivation.resolved,
+        &scope,
+    ));
+    super::health::sort(&mut health);
+
+    Some(assemble(
+        inputs, now, version, rows, views, machines, health, qa,
+    ))
 }
 
 /// The event as the UI shows it.
@@ -974,10 +1399,28 @@ fn batch_views(
     row_index: &HashMap<&str, usize>,
     qa: &[QaItem],
     events_by_batch: &HashMap<&str, Vec<&EventIn>>,
+    only: Option<&BTreeSet<usize>>,
 ) -> Vec<BatchView> {
     // Lane states first (notes follow dependency chains across lanes).
     let mut states: HashMap<(String, String), (RowState, Option<String>)> = HashMap::new();
-    for b in srcs {
+    // A partial pass needs its batches' lanes and the other batches they name.
+    let needed: Option<BTreeSet<&str>> = only.map(|o| {
+        let mut ids: BTreeSet<&str> = o.iter().map(|i| srcs[*i].id.as_str()).collect();
+        for i in o {
+            for lane in &srcs[*i].lanes {
+                for d in &lane.depends_on {
+                    if let Some((batch, _)) = d.split_once(':').filter(|_| !d.contains('#')) {
+                        ids.insert(batch);
+                    }
+                }
+            }
+        }
+        ids
+    });
+    for b in srcs
+        .iter()
+        .filter(|b| needed.as_ref().is_none_or(|n| n.contains(b.id.as_str())))
+    {
         for lane in &b.lanes {
             let row_id = lane
                 .targets
@@ -1007,7 +1450,9 @@ fn batch_views(
     let mut views: Vec<BatchView> = srcs
         .iter()
         .zip(controls)
-        .map(|(b, (control, stop_at))| {
+        .enumerate()
+        .filter(|(i, _)| only.is_none_or(|o| o.contains(i)))
+        .map(|(_, (b, (control, stop_at)))| {
             let owners: HashMap<String, Vec<String>> =
                 b.lanes.iter().fold(HashMap::new(), |mut m, l| {
                     for t in &l.targets {
@@ -1227,5 +1672,7 @@ fn blocked_on_of(
     resolve_dep(lane.blocked_on.first()?, &b.id, owners)
 }
 
+#[cfg(test)]
+mod incremental;
 #[cfg(test)]
 mod tests;

@@ -3,9 +3,9 @@
 use std::collections::BTreeMap;
 use std::collections::BTreeSet;
 use std::collections::HashMap;
+use std::collections::HashSet;
 
 use super::build::BatchSrc;
-use super::build::Item;
 use super::input::EventIn;
 use super::input::Inputs;
 use super::machines::MachineOf;
@@ -70,6 +70,46 @@ fn item(
     }
 }
 
+/// Which subjects a health pass derives.
+pub(crate) enum Scope<'a> {
+    /// Everything.
+    All,
+    /// Only these items (repo, target) and batches.
+    Only {
+        keys: &'a HashSet<(&'a str, &'a str)>,
+        batches: &'a BTreeSet<String>,
+    },
+}
+
+impl Scope<'_> {
+    fn item(&self, repo: &str, target: &str) -> bool {
+        match self {
+            Scope::All => true,
+            Scope::Only { keys, .. } => keys.contains(&(repo, target)),
+        }
+    }
+    fn batch(&self, id: &str) -> bool {
+        match self {
+            Scope::All => true,
+            Scope::Only { batches, .. } => batches.contains(id),
+        }
+    }
+    fn all(&self) -> bool {
+        matches!(self, Scope::All)
+    }
+}
+
+/// Sorts health items: severity, signal, id, detail.
+pub(crate) fn sort(items: &mut [HealthItem]) {
+    items.sort_by(|a, b| {
+        a.severity
+            .cmp(&b.severity)
+            .then_with(|| a.signal.cmp(&b.signal))
+            .then_with(|| a.id.cmp(&b.id))
+            .then_with(|| a.detail.cmp(&b.detail))
+    });
+}
+
 /// A prompt/manifest target identity: `repo:type#target`.
 fn identities(
     default_repo: Option<&str>,
@@ -92,9 +132,9 @@ pub(crate) fn health(
     inputs: &Inputs,
     srcs: &[BatchSrc],
     rows: &[Row],
-    items: &BTreeMap<(String, String), Item<'_>>,
     events_by_batch: &HashMap<&str, Vec<&EventIn>>,
     machines: &BTreeMap<String, MachineOf>,
+    scope: &Scope<'_>,
 ) -> Vec<HealthItem> {
     let mut out = Vec::new();
     let row_of: HashMap<&str, &Row> = rows.iter().map(|r| (r.id.as_str(), r)).collect();
@@ -113,7 +153,8 @@ pub(crate) fn health(
     // H1: heartbeats whose agent reports no machine anywhere.
     for h in &inputs.heartbeats {
         let item_ok = match (&h.repo, &h.target) {
-            (Some(r), Some(t)) => operational(r, t),
+            (Some(r), Some(t)) if scope.item(r, t) => operational(r, t),
+            _ if !scope.all() => continue,
             _ => true,
         };
         if machines.get(&h.agent) == Some(&MachineOf::Missing) && item_ok {
@@ -134,13 +175,19 @@ pub(crate) fn health(
         }
     }
     // H2: active claims with no heartbeat from the holder on that work.
+    let beats: HashSet<(&str, &str, &str)> = inputs
+        .heartbeats
+        .iter()
+        .filter_map(|h| Some((h.agent.as_str(), h.repo.as_deref()?, h.target.as_deref()?)))
+        .collect();
     for c in &active {
-        if c.status != "active" || !operational(&c.repo, &c.target) {
+        if c.status != "active"
+            || !scope.item(&c.repo, &c.target)
+            || !operational(&c.repo, &c.target)
+        {
             continue;
         }
-        let beating = items
-            .get(&(c.repo.clone(), c.target.clone()))
-            .is_some_and(|i| i.heartbeats.iter().any(|h| h.agent == c.agent));
+        let beating = beats.contains(&(c.agent.as_str(), c.repo.as_str(), c.target.as_str()));
         if !beating {
             out.push(item(
                 "H2",
@@ -163,6 +210,7 @@ pub(crate) fn health(
     // H3: started, but nobody live or stale is processing it.
     for r in rows {
         if r.scheduling == Scheduling::StartedNotProcessing
+            && scope.item(&r.repo, &r.target)
             && !matches!(r.state, RowState::Done | RowState::Ready)
             && !r.target.is_empty()
             && r.repo != "UNKNOWN"
@@ -189,7 +237,7 @@ pub(crate) fn health(
             ));
         }
     }
-    for b in srcs {
+    for b in srcs.iter().filter(|b| scope.batch(&b.id)) {
         let s = || Subject {
             batch: Some(&b.id),
             repo: b.repo.as_deref(),
@@ -311,7 +359,7 @@ pub(crate) fn health(
             }
         }
     }
-    for (path, message) in &inputs.malformed {
+    for (path, message) in inputs.malformed.iter().filter(|_| scope.all()) {
         out.push(item(
             "R1",
             "Unreadable coordination record",
@@ -321,12 +369,7 @@ pub(crate) fn health(
             Subject::default(),
         ));
     }
-    out.sort_by(|a, b| {
-        a.severity
-            .cmp(&b.severity)
-            .then_with(|| a.signal.cmp(&b.signal))
-            .then_with(|| a.id.cmp(&b.id))
-    });
+    sort(&mut out);
     out
 }
 

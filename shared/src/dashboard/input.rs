@@ -422,6 +422,20 @@ impl Inputs {
         self.malformed.sort();
     }
 
+    /// The number of records (unreadable ones included).
+    pub fn len(&self) -> usize {
+        self.claims.len()
+            + self.heartbeats.len()
+            + self.manifests.len()
+            + self.events.len()
+            + self.malformed.len()
+    }
+
+    /// Reports whether there are no records at all.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
     /// Adds one parsed record.
     pub fn push(&mut self, parsed: Parsed) {
         match parsed {

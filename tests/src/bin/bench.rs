@@ -516,20 +516,22 @@ fn bench_dashboard(scale: usize) {
         "{}api/dashboard",
         line.trim().rsplit(' ').next().unwrap_or_default()
     );
+    // (request time, body size, the server's own model-derivation time when it derived one)
     let fetch = || {
         let start = Instant::now();
         let mut body = Vec::new();
-        ureq::get(&url)
-            .call()
-            .expect("dashboard answers")
-            .into_reader()
-            .read_to_end(&mut body)
-            .expect("body");
-        (start.elapsed(), body.len())
+        let resp = ureq::get(&url).call().expect("dashboard answers");
+        let model_ms = resp.header("server-timing").and_then(|t| {
+            let dur = t.split("model;dur=").nth(1)?.split(';').next()?;
+            dur.parse::<f64>().ok()
+        });
+        resp.into_reader().read_to_end(&mut body).expect("body");
+        (start.elapsed(), body.len(), model_ms)
     };
-    let (cold, bytes) = fetch();
+    let (cold, bytes, cold_model) = fetch();
     let warm = median((0..15).map(|_| fetch().0).collect());
     let mut after = Vec::new();
+    let mut after_model = Vec::new();
     for i in 0..5 {
         run_ok(
             &fx,
@@ -543,7 +545,9 @@ fn bench_dashboard(scale: usize) {
                 &format!("bench {i}"),
             ],
         );
-        after.push(fetch().0);
+        let (took, _, model) = fetch();
+        after.push(took);
+        after_model.push(Duration::from_secs_f64(model.unwrap_or(f64::NAN) / 1e3));
     }
     let status =
         std::fs::read_to_string(format!("/proc/{}/status", child.id())).unwrap_or_default();
@@ -556,14 +560,16 @@ fn bench_dashboard(scale: usize) {
     let _ = child.wait();
     println!(
         "\n## dashboard, scale {scale}: {records} records, model {:.1} MB JSON\n\
-         | GET /api/dashboard cold (read + parse + derive + serialise) | {} |\n\
+         | GET /api/dashboard cold (read + parse + derive + serialise + transfer) | {} (model {:.1} ms) |\n\
          | warm (cached by tip ids), median of 15 | {} |\n\
-         | after one new event (incremental), median of 5 | {} |\n\
+         | after one new event, median of 5 | {} (model update {}) |\n\
          | server peak RSS | {hwm} |",
         bytes as f64 / 1e6,
         ms(cold),
+        cold_model.unwrap_or(f64::NAN),
         ms(warm),
         ms(median(after)),
+        ms(median(after_model)),
     );
 }
 

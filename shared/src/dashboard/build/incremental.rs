@@ -1,0 +1,172 @@
+//! `update` (re-deriving only what new events touch) must equal a full build.
+
+use std::sync::Arc;
+
+use proptest::prelude::*;
+use serde_json::json;
+use serde_json::Value;
+
+use crate::dashboard::build::build;
+use crate::dashboard::build::build_with;
+use crate::dashboard::build::update;
+use crate::dashboard::input::parse_record;
+use crate::dashboard::input::Inputs;
+use crate::time;
+
+const NOW: &str = "2026-11-29T12:00:00Z";
+const AGENTS: [&str; 4] = ["w1", "w2", "w3", "w4"];
+const REPOS: [&str; 2] = ["acme/app", "acme/api"];
+const KINDS: [&str; 8] = [
+    "phase.changed",
+    "qa.validation_failed",
+    "qa.validation_passed",
+    "qa.validation_requested",
+    "batch.stop_requested",
+    "lane.done",
+    "claim.released",
+    "note",
+];
+
+fn ago(minutes: i64) -> String {
+    let now = time::parse(NOW).unwrap_or_default();
+    time::format(now - chrono::Duration::minutes(minutes))
+}
+
+fn record(path: &str, v: &Value) -> (String, Vec<u8>) {
+    (path.to_owned(), serde_json::to_vec(v).unwrap_or_default())
+}
+
+/// (agent, repo, target, batch, kind, minutes ago, status)
+type Ev = (usize, usize, u8, u8, usize, i64, bool);
+
+fn event(i: usize, e: &Ev) -> (String, Vec<u8>) {
+    let (agent, repo, target, batch, kind, age, with_status) = *e;
+    let batch = format!("b{}", batch % 3);
+    let mut v = json!({"event_id": format!("e{i:04}"), "batch_id": batch, "type": KINDS[kind % KINDS.len()],
+                       "agent_id": AGENTS[agent % 4], "repo": REPOS[repo % 2], "target": format!("{}", target % 6),
+                       "at": ago(age)});
+    if with_status {
+        v["status"] = json!(if kind % 2 == 0 {
+            "stop_requested"
+        } else {
+            "implementing"
+        });
+    }
+    record(&format!("events/{batch}/e{i:04}.json"), &v)
+}
+
+fn base(
+    claims: &[(usize, usize, u8, bool)],
+    beats: &[(usize, usize, u8, i64)],
+) -> Vec<(String, Vec<u8>)> {
+    let mut files = Vec::new();
+    files.push(record("batches/b0.json", &json!({"batch_id": "b0", "repo": "acme/app", "launch_prompt": "Repository: acme/app\nBatch id: b0\nItems:\n- PR #1\n- PR #2\n",
+        "targets": [{"type": "pull_request", "target": "1"}, {"type": "pull_request", "target": "2"}],
+        "lanes": [{"name": "a", "owner": "w1", "targets": ["1"], "status": "in_progress"},
+                  {"name": "b", "owner": "w2", "targets": ["2"], "status": "queued", "depends_on": ["b0:a"]}]})));
+    files.push(record("batches/b1.json", &json!({"batch_id": "b1", "repo": "acme/api",
+        "lanes": [{"name": "c", "owner": "w3", "targets": ["3", "1"], "status": "in_progress", "depends_on": ["b0:b"]},
+                  {"name": "d", "owner": "w4", "targets": ["4"], "status": "merged"}]})));
+    for (agent, repo, target, released) in claims {
+        let v = json!({"repo": REPOS[repo % 2], "target": format!("{}", target % 6), "agent_id": AGENTS[agent % 4],
+                       "status": if *released { "released" } else { "active" }, "updated_at": ago(30), "machine_id": "box-1",
+                       "batch_id": "b2"});
+        files.push(record(
+            &format!("claims/{}/{}.json", REPOS[repo % 2], target % 6),
+            &v,
+        ));
+    }
+    for (i, agent) in AGENTS.iter().enumerate() {
+        let (repo, target, age) = beats
+            .get(i)
+            .map(|(_, r, t, a)| (REPOS[r % 2], format!("{}", t % 6), *a))
+            .unwrap_or((REPOS[0], format!("{i}"), 1));
+        let v = json!({"agent_id": agent, "repo": repo, "target": target, "status": "implementing",
+                       "updated_at": ago(age), "expires_at": ago(age - 10), "machine_id": format!("box-{i}")});
+        files.push(record(&format!("heartbeats/{agent}.json"), &v));
+    }
+    files
+}
+
+/// A tree holds one blob per path: the last write of a path wins.
+fn inputs(files: &[(String, Vec<u8>)]) -> Inputs {
+    let unique: std::collections::BTreeMap<&str, &[u8]> = files
+        .iter()
+        .map(|(p, b)| (p.as_str(), b.as_slice()))
+        .collect();
+    Inputs::from_files(unique)
+}
+
+fn ev() -> impl Strategy<Value = Ev> {
+    (
+        0..4usize,
+        0..2usize,
+        0..6u8,
+        0..3u8,
+        0..8usize,
+        0..60i64,
+        any::<bool>(),
+    )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(96))]
+
+    #[test]
+    fn update_equals_a_full_build(
+        claims in prop::collection::vec((0..4usize, 0..2usize, 0..6u8, any::<bool>()), 0..6),
+        beats in prop::collection::vec((0..4usize, 0..2usize, 0..6u8, 0..80i64), 0..4),
+        old in prop::collection::vec(ev(), 0..12),
+        new in prop::collection::vec(ev(), 1..4),
+    ) {
+        let now = time::parse(NOW).unwrap_or_default();
+        let mut files = base(&claims, &beats);
+        files.extend(old.iter().enumerate().map(|(i, e)| event(i, e)));
+        let before = inputs(&files);
+        let (model, derivation) = build_with(&before, now, "v1");
+        // The next tip: the same records (the same Arcs, as the server's cache shares them)
+        // plus the new events.
+        let mut after = before.clone();
+        for (i, e) in new.iter().enumerate() {
+            let (path, bytes) = event(1000 + i, e);
+            after.push(parse_record(&path, &bytes));
+        }
+        after.finish();
+        let full = build(&after, now, "v2");
+        let updated = update(model, &derivation, &before, &after, now, "v2");
+        let incremental = updated.expect("only events were added, by known agents");
+        prop_assert_eq!(incremental, full);
+    }
+}
+
+#[test]
+fn anything_but_new_events_falls_back_to_a_full_build() {
+    let now = time::parse(NOW).unwrap_or_default();
+    let files = base(&[(0, 0, 1, false)], &[]);
+    let before = inputs(&files);
+    let (model, derivation) = build_with(&before, now, "v1");
+    // A changed claim (a new Arc) is not an event append.
+    let mut after = before.clone();
+    let claim = after.claims[0].as_ref().clone();
+    after.claims[0] = Arc::new(claim);
+    assert!(update(model.clone(), &derivation, &before, &after, now, "v2").is_none());
+    // Nothing added at all.
+    assert!(update(
+        model.clone(),
+        &derivation,
+        &before,
+        &before.clone(),
+        now,
+        "v2"
+    )
+    .is_none());
+    // An event by an agent nobody has seen.
+    let mut after = before.clone();
+    let (p, b) = record(
+        "events/b0/x.json",
+        &json!({"type": "note", "agent_id": "stranger", "batch_id": "b0"}),
+    );
+    after.push(parse_record(&p, &b));
+    after.finish();
+    assert!(update(model.clone(), &derivation, &before, &after, now, "v2").is_none());
+}
