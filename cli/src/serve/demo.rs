@@ -165,25 +165,15 @@ pub(crate) fn seed(dir: &Path) -> Result<(), CommandError> {
                     batch,
                 ],
             )?;
-            step(
+            beat(
                 dir,
                 at,
                 machine,
-                &[
-                    "heartbeat",
-                    "--agent-id",
-                    agent,
-                    "--repo",
-                    REPO,
-                    "--target",
-                    target,
-                    "--batch-id",
-                    batch,
-                    "--status",
-                    "implementing",
-                    "--ttl",
-                    "600",
-                ],
+                agent,
+                target,
+                batch,
+                "implementing",
+                "600",
             )?;
         }
     }
@@ -228,6 +218,40 @@ pub(crate) fn seed(dir: &Path) -> Result<(), CommandError> {
     Ok(())
 }
 
+/// One heartbeat of `agent` on `REPO#target` in `batch`.
+#[allow(clippy::too_many_arguments)]
+fn beat(
+    dir: &Path,
+    at: Instant,
+    machine: &str,
+    agent: &str,
+    target: &str,
+    batch: &str,
+    status: &str,
+    ttl: &str,
+) -> Result<(), CommandError> {
+    step(
+        dir,
+        at,
+        machine,
+        &[
+            "heartbeat",
+            "--agent-id",
+            agent,
+            "--repo",
+            REPO,
+            "--target",
+            target,
+            "--batch-id",
+            batch,
+            "--status",
+            status,
+            "--ttl",
+            ttl,
+        ],
+    )
+}
+
 const PHASES: [&str; 4] = ["implementing", "verifying", "pushing", "review"];
 const QA: [&str; 3] = [
     "qa.validation_requested",
@@ -253,26 +277,7 @@ pub(crate) fn run(globals: &GlobalArgs, _env: &Env) {
 fn tick_once(dir: &Path, tick: usize) -> Result<(), CommandError> {
     let now = chrono::Utc::now();
     let beat = |agent: &str, machine: &str, target: &str, batch: &str, status: &str| {
-        step(
-            dir,
-            now,
-            machine,
-            &[
-                "heartbeat",
-                "--agent-id",
-                agent,
-                "--repo",
-                REPO,
-                "--target",
-                target,
-                "--batch-id",
-                batch,
-                "--status",
-                status,
-                "--ttl",
-                "60",
-            ],
-        )
+        beat(dir, now, machine, agent, target, batch, status, "60")
     };
     // Running lane: its phase moves every fourth tick.
     beat(

@@ -1129,36 +1129,16 @@ fn item_row(
         .and_then(|m| m.machine.clone())
         .or_else(|| claim_meta.and_then(|m| m.machine.clone()))
         .or_else(|| newest_with(&|e| e.meta.machine.clone()));
-    let thread = pick(
-        claim_meta.map(|m| &m.thread),
-        hb_meta.map(|m| &m.thread),
-        lane_meta.map(|m| &m.thread),
-        &|e| e.meta.thread.clone(),
-    );
-    let host = pick(
-        claim_meta.map(|m| &m.host),
-        hb_meta.map(|m| &m.host),
-        lane_meta.map(|m| &m.host),
-        &|e| e.meta.host.clone(),
-    );
-    let operator = pick(
-        claim_meta.map(|m| &m.operator),
-        hb_meta.map(|m| &m.operator),
-        lane_meta.map(|m| &m.operator),
-        &|e| e.meta.operator.clone(),
-    );
-    let branch = pick(
-        claim_meta.map(|m| &m.branch),
-        hb_meta.map(|m| &m.branch),
-        lane_meta.map(|m| &m.branch),
-        &|e| e.meta.branch.clone(),
-    );
-    let pr_url = pick(
-        claim_meta.map(|m| &m.pr_url),
-        hb_meta.map(|m| &m.pr_url),
-        lane_meta.map(|m| &m.pr_url),
-        &|e| e.meta.pr_url.clone(),
-    );
+    let meta = |f: fn(&Meta) -> &Option<String>| {
+        pick(claim_meta.map(f), hb_meta.map(f), lane_meta.map(f), &|e| {
+            f(&e.meta).clone()
+        })
+    };
+    let thread = meta(|m| &m.thread);
+    let host = meta(|m| &m.host);
+    let operator = meta(|m| &m.operator);
+    let branch = meta(|m| &m.branch);
+    let pr_url = meta(|m| &m.pr_url);
     let last_activity = [
         hb.and_then(|h| h.updated_at),
         item.claim.and_then(|c| c.updated_at),
