@@ -141,3 +141,51 @@ fn guards_over_real_sockets_and_writes_the_cli_reads_back() {
     assert_eq!(code, 404);
     assert_eq!(env.state_tip(), tip, "a refused write commits nothing");
 }
+
+#[test]
+fn the_demo_fleet_shows_every_state_and_keeps_moving() {
+    let env = TestEnv::new();
+    let server = Server::start(&env, &["--demo"]);
+    let model: Value = serde_json::from_str(&server.get("/api/dashboard").1).unwrap();
+    let state = |target: &str| {
+        model["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["target"] == json!(target))
+            .map(|r| r["state"].as_str().unwrap_or_default().to_owned())
+            .unwrap_or_default()
+    };
+    assert_eq!(state("101"), "running");
+    assert_eq!(state("102"), "wedged");
+    assert_eq!(state("103"), "blocked");
+    assert_eq!(state("104"), "dead");
+    assert_eq!(state("202"), "done");
+    let release = model["batches"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|b| b["id"] == json!("demo-release"))
+        .cloned()
+        .unwrap();
+    assert_eq!(release["control"], json!("stop_requested"));
+    assert!(
+        model["qa"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|q| q["status"] == json!("requested")),
+        "a QA event"
+    );
+    // The fleet keeps moving: a new version within a few ticks.
+    let versions = server.versions();
+    let first = versions
+        .recv_timeout(Duration::from_secs(10))
+        .expect("a version");
+    let next = versions
+        .recv_timeout(Duration::from_secs(15))
+        .expect("the fleet moved");
+    assert_ne!(first, next);
+    // The demo never touches the user's repository.
+    assert_eq!(env.state_tip(), None);
+}

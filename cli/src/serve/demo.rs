@@ -177,6 +177,17 @@ pub(crate) fn seed(dir: &Path) -> Result<(), CommandError> {
             )?;
         }
     }
+    // The wedged lane is alive now, but its phase has not moved for 40 minutes.
+    beat(
+        dir,
+        now,
+        "demo-m2",
+        "demo-agent-2",
+        "102",
+        "demo-platform",
+        "implementing",
+        "60",
+    )?;
     step(
         dir,
         mins(20),
