@@ -26,10 +26,11 @@ impl Server {
             .spawn()
             .expect("spawn serve");
         let stdout = child.stdout.take().expect("stdout");
+        let mut reader = BufReader::new(stdout);
         let mut line = String::new();
-        BufReader::new(stdout)
-            .read_line(&mut line)
-            .expect("url line");
+        reader.read_line(&mut line).expect("url line");
+        // Keep reading whatever else the server prints, as a terminal would.
+        std::thread::spawn(move || std::io::copy(&mut reader, &mut std::io::sink()));
         let url = line
             .trim()
             .rsplit(' ')

@@ -280,7 +280,8 @@ pub(crate) fn run(globals: &GlobalArgs, _env: &Env) {
         std::thread::sleep(Duration::from_secs(3));
         tick += 1;
         if let Err(e) = tick_once(&dir, tick) {
-            eprintln!("demo: {}", e.message);
+            use std::io::Write as _;
+            let _ = writeln!(std::io::stderr(), "demo: {}", e.message);
         }
     }
 }

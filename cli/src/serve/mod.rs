@@ -594,16 +594,26 @@ pub(crate) fn cmd_serve(cx: &Context, args: &ServeArgs) -> Result<Report, Comman
         } else {
             addr.ip().to_string()
         };
-        // The first stdout line is the URL; tests and scripts read it.
-        println!("agent-coord dashboard: http://{shown}:{}/", addr.port());
-        if args.demo {
-            println!("demo fleet: a temporary repository, moving every 3 s; Ctrl-C stops it");
-        }
-        if !assets::bundled() {
-            eprintln!("notice: built without the web front end; serving the JSON API only (see /)");
-        }
+        // The first stdout line is the URL; tests and scripts read it. A reader that goes
+        // away (a closed pipe) must not take the server down, so write errors are ignored.
         use std::io::Write as _;
-        let _ = std::io::stdout().flush();
+        let mut banner = format!("agent-coord dashboard: http://{shown}:{}/\n", addr.port());
+        if args.demo {
+            banner.push_str(
+                "demo fleet: a temporary repository, moving every 3 s; Ctrl-C stops it\n",
+            );
+        }
+        let mut stdout = std::io::stdout().lock();
+        let _ = stdout
+            .write_all(banner.as_bytes())
+            .and_then(|()| stdout.flush());
+        drop(stdout);
+        if !assets::bundled() {
+            let _ = writeln!(
+                std::io::stderr(),
+                "notice: built without the web front end; serving the JSON API only (see /)"
+            );
+        }
         let watcher = state.clone();
         tokio::spawn(async move {
             loop {

@@ -509,9 +509,9 @@ fn bench_dashboard(scale: usize) {
         .spawn()
         .expect("serve starts");
     let mut line = String::new();
-    std::io::BufReader::new(child.stdout.take().expect("stdout"))
-        .read_line(&mut line)
-        .expect("url line");
+    let mut reader = std::io::BufReader::new(child.stdout.take().expect("stdout"));
+    reader.read_line(&mut line).expect("url line");
+    std::thread::spawn(move || std::io::copy(&mut reader, &mut std::io::sink()));
     let url = format!(
         "{}api/dashboard",
         line.trim().rsplit(' ').next().unwrap_or_default()
