@@ -23,6 +23,11 @@ pub fn parse(s: &str) -> Option<Instant> {
         .map(|t| t.with_timezone(&Utc))
 }
 
+/// The instant `ms` milliseconds after the Unix epoch (a browser's `Date.now()`).
+pub fn from_unix_millis(ms: i64) -> Option<Instant> {
+    DateTime::from_timestamp_millis(ms)
+}
+
 /// Reports whether `s` is a real RFC 3339 date-time with a mandatory `Z` or offset.
 ///
 /// Lowercase `t`/`z` and fractional seconds are accepted; impossible calendar dates and

@@ -4,11 +4,8 @@
 
 use agent_coord_shared::dashboard::model::BatchTier;
 use agent_coord_shared::dashboard::model::BatchView;
-use agent_coord_shared::dashboard::model::ControlStatus;
 use agent_coord_shared::dashboard::model::Row;
 use agent_coord_shared::dashboard::model::RowState;
-use agent_coord_shared::dashboard::model::Scheduling;
-use agent_coord_shared::dashboard::model::Severity;
 
 /// Rows shown per page in the operator table.
 pub const ROWS_PER_PAGE: usize = 100;
@@ -25,15 +22,10 @@ pub const DASH: &str = "—";
 /// The elapsed time from `at` (ISO-8601) to `now_ms` (Unix milliseconds) as `Ns`, `Nm`, `Nh`
 /// or `Nd`; `—` when `at` is missing or unreadable.
 pub fn age(now_ms: f64, at: Option<&str>) -> String {
-    let Some(t) = at.and_then(agent_coord_shared::time::parse) else {
-        return DASH.to_string();
-    };
-    let secs = ((now_ms - t.timestamp_millis() as f64) / 1000.0).max(0.0) as u64;
-    match secs {
-        s if s < 60 => format!("{s}s"),
-        s if s < 3_600 => format!("{}m", s / 60),
-        s if s < 86_400 => format!("{}h", s / 3_600),
-        s => format!("{}d", s / 86_400),
+    let now = agent_coord_shared::time::from_unix_millis(now_ms as i64);
+    match (now, at.and_then(agent_coord_shared::time::parse)) {
+        (Some(now), Some(t)) => agent_coord_shared::dashboard::derive::age_label(Some(t), now),
+        _ => DASH.to_string(),
     }
 }
 
@@ -138,20 +130,6 @@ pub fn subject_batch_path(subject: &str) -> Option<String> {
     (!batch.is_empty()).then(|| batch_path(batch))
 }
 
-/// Reports whether a row belongs in the overview's active-work list.
-pub fn is_active_work(row: &Row) -> bool {
-    matches!(
-        row.state,
-        RowState::Running | RowState::Wedged | RowState::Stale | RowState::Paused
-    )
-}
-
-/// Reports whether a row belongs in the overview's recoverable-work list.
-pub fn is_recoverable(row: &Row) -> bool {
-    row.state == RowState::Dead
-        || (row.scheduling == Scheduling::StartedNotProcessing && row.state != RowState::Done)
-}
-
 /// A batch-board filter.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TierFilter {
@@ -225,34 +203,6 @@ impl TierFilter {
     }
 }
 
-/// The lowercase name of a batch tier.
-pub fn tier_name(tier: BatchTier) -> &'static str {
-    match tier {
-        BatchTier::Blocked => "blocked",
-        BatchTier::Stuck => "stuck",
-        BatchTier::Running => "running",
-        BatchTier::Archive => "archive",
-    }
-}
-
-/// The snake_case name of a control status (as the API spells it).
-pub fn control_name(control: ControlStatus) -> &'static str {
-    match control {
-        ControlStatus::Running => "running",
-        ControlStatus::StopRequested => "stop_requested",
-        ControlStatus::Stopped => "stopped",
-    }
-}
-
-/// The lowercase name of a severity.
-pub fn severity_name(severity: Severity) -> &'static str {
-    match severity {
-        Severity::Critical => "critical",
-        Severity::Warning => "warning",
-        Severity::Info => "info",
-    }
-}
-
 /// Reads a 1-based `?page=` value; anything unreadable is page 1.
 pub fn page_number(raw: Option<&str>) -> usize {
     raw.and_then(|p| p.trim().parse::<usize>().ok())
@@ -297,11 +247,6 @@ pub struct Selection {
     pub matched: usize,
 }
 
-/// Reads a `?state=` value.
-pub fn parse_state(raw: &str) -> Option<RowState> {
-    RowState::ALL.into_iter().find(|s| s.as_str() == raw)
-}
-
 /// Selects the operator rows for a raw search query and an optional state.
 pub fn select_rows(rows: &[Row], raw_query: &str, state: Option<RowState>) -> Selection {
     let query = agent_coord_shared::dashboard::search::parse_query(raw_query);
@@ -313,9 +258,7 @@ pub fn select_rows(rows: &[Row], raw_query: &str, state: Option<RowState>) -> Se
             continue;
         }
         selection.matched += 1;
-        if let Some(k) = RowState::ALL.iter().position(|s| *s == row.state) {
-            counts[k] += 1;
-        }
+        counts[row.state.index()] += 1;
         if state.is_none_or(|s| s == row.state) {
             selection.rows.push(i);
         }
@@ -327,6 +270,7 @@ pub fn select_rows(rows: &[Row], raw_query: &str, state: Option<RowState>) -> Se
 #[cfg(test)]
 mod tests {
     use super::*;
+    use agent_coord_shared::dashboard::model::Scheduling;
 
     const NOW: &str = "2026-06-13T12:00:00Z";
 
@@ -436,13 +380,13 @@ mod tests {
         let all = select_rows(&rows, "", None);
         assert_eq!(all.rows, vec![0, 1, 2]);
         assert_eq!(all.matched, 3);
-        let dead = select_rows(&rows, "", parse_state("dead"));
+        let dead = select_rows(&rows, "", RowState::parse("dead"));
         assert_eq!(dead.rows, vec![0, 2]);
         let pr = select_rows(&rows, "PR #12", None);
         assert_eq!(pr.rows, vec![2]);
         assert!(pr.by_state.contains(&(RowState::Dead, 1)));
         assert!(pr.by_state.contains(&(RowState::Running, 0)));
-        assert_eq!(parse_state("bogus"), None);
+        assert_eq!(RowState::parse("bogus"), None);
     }
 
     #[test]

@@ -634,9 +634,7 @@ fn assemble(
     };
     let mut by_state = [0usize; RowState::ALL.len()];
     for r in &rows {
-        if let Some(i) = RowState::ALL.iter().position(|s| *s == r.state) {
-            by_state[i] += 1;
-        }
+        by_state[r.state.index()] += 1;
     }
     for (state, n) in RowState::ALL.iter().zip(by_state) {
         counts.rows_by_state.insert(state.as_str().to_owned(), n);

@@ -268,7 +268,7 @@ pub fn event_closes_work(status_or_type: &str) -> bool {
     .any(|w| text::contains_bounded(&s, w, |c| !matches!(c, '.' | '_' | '-')))
 }
 
-/// `Ns`, `Nm`, `Nh` or `Nd` (floored), `—` when unknown.
+/// `Ns`, `Nm`, `Nh` or `Nd` (floored; a time in the future is `0s`), `—` when unknown.
 pub fn age_label(at: Option<Instant>, now: Instant) -> String {
     let Some(at) = at else {
         return "—".into();

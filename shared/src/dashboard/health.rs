@@ -34,11 +34,7 @@ fn item(
     detail: String,
     s: Subject<'_>,
 ) -> HealthItem {
-    let sev = match severity {
-        Severity::Critical => "critical",
-        Severity::Warning => "warning",
-        Severity::Info => "info",
-    };
+    let sev = severity.as_str();
     let id = [
         Some(category),
         Some(sev),

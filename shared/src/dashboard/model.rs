@@ -125,6 +125,16 @@ impl RowState {
         }
     }
 
+    /// Reads a state name (`as_str` back).
+    pub fn parse(name: &str) -> Option<RowState> {
+        RowState::ALL.into_iter().find(|s| s.as_str() == name)
+    }
+
+    /// The state's position in [`RowState::ALL`] (its sort rank).
+    pub fn index(self) -> usize {
+        self as usize
+    }
+
     /// Reports whether the row is active work (gets missing-field warnings).
     pub fn is_active(self) -> bool {
         matches!(
@@ -368,6 +378,24 @@ pub struct LaneView {
     pub row_id: Option<String>,
 }
 
+impl Row {
+    /// Reports whether the row belongs in the overview's active work: a live holder
+    /// (running, wedged, stale or paused).
+    pub fn is_active_work(&self) -> bool {
+        matches!(
+            self.state,
+            RowState::Running | RowState::Wedged | RowState::Stale | RowState::Paused
+        )
+    }
+
+    /// Reports whether the row belongs in the overview's recoverable work: a dead holder,
+    /// or started work nobody is processing.
+    pub fn is_recoverable(&self) -> bool {
+        self.state == RowState::Dead
+            || (self.scheduling == Scheduling::StartedNotProcessing && self.state != RowState::Done)
+    }
+}
+
 /// Where a batch came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -392,6 +420,18 @@ pub enum BatchTier {
     Archive,
 }
 
+impl BatchTier {
+    /// The lowercase name used in JSON and the UI.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BatchTier::Blocked => "blocked",
+            BatchTier::Stuck => "stuck",
+            BatchTier::Running => "running",
+            BatchTier::Archive => "archive",
+        }
+    }
+}
+
 /// A batch's stop control.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -402,6 +442,17 @@ pub enum ControlStatus {
     StopRequested,
     /// The batch was stopped.
     Stopped,
+}
+
+impl ControlStatus {
+    /// The snake_case name used in JSON and the UI.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ControlStatus::Running => "running",
+            ControlStatus::StopRequested => "stop_requested",
+            ControlStatus::Stopped => "stopped",
+        }
+    }
 }
 
 /// Lane completion counts (the batch-audit view).
@@ -550,6 +601,17 @@ pub enum Severity {
     Info,
 }
 
+impl Severity {
+    /// The lowercase name used in JSON and the UI.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Critical => "critical",
+            Severity::Warning => "warning",
+            Severity::Info => "info",
+        }
+    }
+}
+
 /// One health signal occurrence.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -633,4 +695,57 @@ pub struct BatchDetail {
     pub health: Vec<HealthItem>,
     /// Model version this was derived at.
     pub version: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn state_names_and_ranks_round_trip() {
+        for (i, s) in RowState::ALL.into_iter().enumerate() {
+            assert_eq!(s.index(), i);
+            assert_eq!(RowState::parse(s.as_str()), Some(s));
+        }
+        assert_eq!(RowState::parse("bogus"), None);
+        assert_eq!(ControlStatus::StopRequested.as_str(), "stop_requested");
+        assert_eq!(BatchTier::Archive.as_str(), "archive");
+        assert_eq!(Severity::Info.as_str(), "info");
+    }
+
+    #[test]
+    fn active_and_recoverable_work() {
+        let row = |state, scheduling| Row {
+            id: "target:a/b#1".into(),
+            repo: "a/b".into(),
+            target: "1".into(),
+            kind: "unknown".into(),
+            title: None,
+            state,
+            scheduling,
+            liveness: None,
+            agent: None,
+            machine: None,
+            host: None,
+            thread: None,
+            operator: None,
+            branch: None,
+            pr_url: None,
+            batch_id: None,
+            lane: None,
+            status: None,
+            blocked_on: vec![],
+            attention: None,
+            last_activity: None,
+            message: None,
+            qa: None,
+            warnings: vec![],
+        };
+        assert!(row(RowState::Wedged, Scheduling::InProcess).is_active_work());
+        assert!(!row(RowState::Dead, Scheduling::InProcess).is_active_work());
+        assert!(row(RowState::Dead, Scheduling::InProcess).is_recoverable());
+        assert!(row(RowState::Blocked, Scheduling::StartedNotProcessing).is_recoverable());
+        assert!(!row(RowState::Done, Scheduling::StartedNotProcessing).is_recoverable());
+        assert!(!row(RowState::Running, Scheduling::InProcess).is_recoverable());
+    }
 }

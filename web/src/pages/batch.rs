@@ -107,9 +107,9 @@ fn summary(b: &BatchView) -> impl IntoView {
             <dt>"Source"</dt><dd>{source_badge(b.source)}</dd>
             <dt>"Repository"</dt><dd>{format::or_unknown(b.repo.as_deref())}</dd>
             <dt>"Objective"</dt><dd>{format::or_dash(b.objective.as_deref())}</dd>
-            <dt>"Tier"</dt><dd>{widgets::badge("tier", format::tier_name(b.tier).to_string())}</dd>
+            <dt>"Tier"</dt><dd>{widgets::badge("tier", b.tier.as_str().to_string())}</dd>
             <dt>"Control"</dt>
-            <dd data-testid="batch-control">{format::control_name(b.control)}</dd>
+            <dd data-testid="batch-control">{b.control.as_str()}</dd>
             <dt>"Stop requested"</dt><dd>{format::timestamp(b.stop_requested_at.as_deref())}</dd>
             <dt>"Created"</dt>
             <dd>{format::timestamp(b.created_at.as_deref())} " on " {format::or_unknown(b.created_by_machine.as_deref())}</dd>

@@ -92,12 +92,12 @@ fn card(b: &BatchView) -> impl IntoView {
         b.audit.done, b.audit.lanes, b.audit.active, b.audit.blocked, b.audit.dead
     );
     view! {
-        <article class=format!("card tier-{}", format::tier_name(b.tier)) data-testid="batch-card" data-batch-id=b.id.clone()>
+        <article class=format!("card tier-{}", b.tier.as_str()) data-testid="batch-card" data-batch-id=b.id.clone()>
             <header>
                 <a class="card-title" href=format::batch_path(&b.id)>{b.title.clone()}</a>
-                {widgets::badge("tier", format::tier_name(b.tier).to_string())}
+                {widgets::badge("tier", b.tier.as_str().to_string())}
                 {source_badge(b.source)}
-                {widgets::badge("control", format::control_name(b.control).to_string())}
+                {widgets::badge("control", b.control.as_str().to_string())}
             </header>
             <div class="muted">{b.id.clone()} " · " {format::or_unknown(b.repo.as_deref())}</div>
             <div>{audit}</div>

@@ -93,7 +93,7 @@ fn item_view(item: &HealthItem) -> impl IntoView {
     };
     view! {
         <li class="health-item" data-testid="health-item" data-signal=item.signal.clone()>
-            {widgets::badge("severity", format::severity_name(item.severity).to_string())}
+            {widgets::badge("severity", item.severity.as_str().to_string())}
             <span class="signal">{item.signal.clone()}</span>
             <span class="detail">{item.detail.clone()}</span>
             <span class="muted">{meta}</span>

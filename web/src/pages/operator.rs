@@ -4,6 +4,7 @@ use std::sync::Arc;
 
 use agent_coord_shared::dashboard::model::DashboardModel;
 use agent_coord_shared::dashboard::model::Row;
+use agent_coord_shared::dashboard::model::RowState;
 use agent_coord_shared::record::is_http_url;
 use leptos::prelude::*;
 use leptos_router::hooks::use_navigate;
@@ -24,7 +25,7 @@ pub fn OperatorPage() -> impl IntoView {
     let state = Memo::new(move |_| query.with(|m| m.get("state").unwrap_or_default()));
     let page = Memo::new(move |_| query.with(|m| format::page_number(m.get("page").as_deref())));
     let selection = Memo::new(move |_| {
-        let wanted = format::parse_state(&state.get());
+        let wanted = RowState::parse(&state.get());
         let q = q.get();
         store
             .model

@@ -154,11 +154,7 @@ fn attention(m: &DashboardModel) -> impl IntoView {
 }
 
 fn active_work(m: &DashboardModel) -> impl IntoView {
-    let rows: Vec<_> = m
-        .rows
-        .iter()
-        .filter(|r| format::is_active_work(r))
-        .collect();
+    let rows: Vec<_> = m.rows.iter().filter(|r| r.is_active_work()).collect();
     let items = rows.iter().take(CAP).map(|r| row_line(r)).collect_view();
     let empty = rows
         .is_empty()
@@ -173,11 +169,7 @@ fn active_work(m: &DashboardModel) -> impl IntoView {
 }
 
 fn recoverable(m: &DashboardModel) -> impl IntoView {
-    let rows: Vec<_> = m
-        .rows
-        .iter()
-        .filter(|r| format::is_recoverable(r))
-        .collect();
+    let rows: Vec<_> = m.rows.iter().filter(|r| r.is_recoverable()).collect();
     let items = rows.iter().take(CAP).map(|r| row_line(r)).collect_view();
     let empty = rows
         .is_empty()
