@@ -25,17 +25,53 @@ pub(crate) struct DemoArgs {}
 
 const START: &str = "2026-01-01T12:00:00Z";
 
-fn context(dir: &std::path::Path, offset_secs: i64) -> Result<Context, CommandError> {
-    let start = agent_coord_shared::time::parse(START)
-        .ok_or_else(|| CommandError::operational("demo clock"))?;
-    let now = start + chrono::Duration::seconds(offset_secs);
+/// A context on the repository `dir` with the clock pinned at `now` and the machine id
+/// `machine` (demos, the dashboard's simulated fleet, tests).
+pub(crate) fn pinned_context(
+    dir: &std::path::Path,
+    now: agent_coord_shared::time::Instant,
+    machine: &str,
+) -> Result<Context, CommandError> {
     let globals = GlobalArgs {
         repo_dir: Some(dir.to_path_buf()),
         state_ref: None,
     };
     Context::new(
         globals,
-        Env::pinned(&agent_coord_shared::time::format(now), "demo-machine"),
+        Env::pinned(&agent_coord_shared::time::format(now), machine),
+    )
+}
+
+/// Parses `argv` (without the program name) as a command line and runs it in `cx`: the
+/// outer error is a malformed command line, the inner one the command's own result.
+pub(crate) fn run_argv(
+    cx: &Context,
+    argv: &[&str],
+) -> Result<Result<Report, CommandError>, CommandError> {
+    let cli = Cli::try_parse_from(std::iter::once("agent-coord").chain(argv.iter().copied()))
+        .map_err(|e| CommandError::operational(format!("demo step is malformed: {e}")))?;
+    Ok(run_command(cx, &cli.command))
+}
+
+/// Creates a new coordination repository at `dir` whose writes come from `machine`.
+pub(crate) fn create_repository(dir: &std::path::Path, machine: &str) -> Result<(), CommandError> {
+    Store::open(OpenOptions {
+        path: dir,
+        create: true,
+        state_ref: crate::store::DEFAULT_REF.to_owned(),
+        machine_override: Some(machine.to_owned()),
+        generate_machine: false,
+    })?;
+    Ok(())
+}
+
+fn context(dir: &std::path::Path, offset_secs: i64) -> Result<Context, CommandError> {
+    let start = agent_coord_shared::time::parse(START)
+        .ok_or_else(|| CommandError::operational("demo clock"))?;
+    pinned_context(
+        dir,
+        start + chrono::Duration::seconds(offset_secs),
+        "demo-machine",
     )
 }
 
@@ -45,10 +81,7 @@ fn step(
     offset_secs: i64,
     argv: &[&str],
 ) -> Result<Result<Report, CommandError>, CommandError> {
-    let cli = Cli::try_parse_from(std::iter::once("agent-coord").chain(argv.iter().copied()))
-        .map_err(|e| CommandError::operational(format!("demo step is malformed: {e}")))?;
-    let cx = context(dir, offset_secs)?;
-    Ok(run_command(&cx, &cli.command))
+    run_argv(&context(dir, offset_secs)?, argv)
 }
 
 fn failed(what: &str) -> CommandError {
@@ -70,13 +103,7 @@ pub(crate) fn cmd_demo(_: &DemoArgs) -> Result<Report, CommandError> {
         CommandError::operational(format!("demo: cannot create a temporary directory: {e}"))
     })?;
     let dir = temp.path().join("state.git");
-    Store::open(OpenOptions {
-        path: &dir,
-        create: true,
-        state_ref: crate::store::DEFAULT_REF.to_owned(),
-        machine_override: Some("demo-machine".to_owned()),
-        generate_machine: false,
-    })?;
+    create_repository(&dir, "demo-machine")?;
     let mut out =
         format!("agent-coord demo: isolated temporary repository, clock starts {START}\n");
     let claim = [

@@ -25,7 +25,7 @@ use crate::sync::SyncReport;
 pub(crate) mod args;
 mod batch_audit;
 mod claim;
-mod demo;
+pub(crate) mod demo;
 mod doctor;
 mod gc;
 mod heartbeat;
@@ -106,7 +106,7 @@ pub(crate) fn dispatch(args: impl IntoIterator<Item = OsString>) -> Result<Repor
 }
 
 /// Runs a parsed command in a context.
-pub(crate) fn run_command(cx: &Context, command: &Command) -> Result<Report, CommandError> {
+fn run_command(cx: &Context, command: &Command) -> Result<Report, CommandError> {
     match command {
         Command::Claim(a) => claim::cmd_claim(cx, a),
         Command::Serve(a) => crate::serve::cmd_serve(cx, a),

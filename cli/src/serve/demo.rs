@@ -9,31 +9,20 @@
 use std::path::Path;
 use std::time::Duration;
 
-use agent_coord_shared::time;
 use agent_coord_shared::time::Instant;
-use clap::Parser;
 use serde_json::json;
 
 use crate::command_error::CommandError;
-use crate::commands::run_command;
-use crate::commands::Cli;
-use crate::context::Context;
-use crate::context::Env;
-use crate::context::GlobalArgs;
+use crate::commands::demo::create_repository;
+use crate::commands::demo::pinned_context;
+use crate::commands::demo::run_argv;
 
 /// The machine id the dashboard itself writes as in the demo.
 pub(crate) const MACHINE: &str = "demo-m1";
 const REPO: &str = "demo/coordination-showcase";
 
 fn step(dir: &Path, at: Instant, machine: &str, argv: &[&str]) -> Result<(), CommandError> {
-    let cli = Cli::try_parse_from(std::iter::once("agent-coord").chain(argv.iter().copied()))
-        .map_err(|e| CommandError::operational(format!("demo step is malformed: {e}")))?;
-    let globals = GlobalArgs {
-        repo_dir: Some(dir.to_path_buf()),
-        state_ref: None,
-    };
-    let cx = Context::new(globals, Env::pinned(&time::format(at), machine))?;
-    run_command(&cx, &cli.command).map(|_| ())
+    run_argv(&pinned_context(dir, at, machine)?, argv)?.map(|_| ())
 }
 
 fn register(
@@ -89,13 +78,7 @@ const AGENTS: [(&str, &str, &str, &str); 6] = [
 
 /// Populates `dir` with the demo fleet at the current time.
 pub(crate) fn seed(dir: &Path) -> Result<(), CommandError> {
-    crate::store::Store::open(crate::store::OpenOptions {
-        path: dir,
-        create: true,
-        state_ref: crate::store::DEFAULT_REF.to_owned(),
-        machine_override: Some(MACHINE.to_owned()),
-        generate_machine: false,
-    })?;
+    create_repository(dir, MACHINE)?;
     let now = chrono::Utc::now();
     let mins = |m: i64| now - chrono::Duration::minutes(m);
     let platform_items = [
@@ -271,15 +254,12 @@ const QA: [&str; 3] = [
 ];
 
 /// Keeps the fleet moving every 3 seconds until the process ends.
-pub(crate) fn run(globals: &GlobalArgs, _env: &Env) {
-    let Some(dir) = globals.repo_dir.clone() else {
-        return;
-    };
+pub(crate) fn run(dir: &Path) {
     let mut tick: usize = 0;
     loop {
         std::thread::sleep(Duration::from_secs(3));
         tick += 1;
-        if let Err(e) = tick_once(&dir, tick) {
+        if let Err(e) = tick_once(dir, tick) {
             use std::io::Write as _;
             let _ = writeln!(std::io::stderr(), "demo: {}", e.message);
         }

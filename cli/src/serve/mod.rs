@@ -622,9 +622,8 @@ pub(crate) fn cmd_serve(cx: &Context, args: &ServeArgs) -> Result<Report, Comman
                 tokio::time::sleep(Duration::from_millis(250)).await;
             }
         });
-        if args.demo {
-            let s = state.clone();
-            std::thread::spawn(move || demo::run(&s.globals, &s.env));
+        if let Some(dir) = state.globals.repo_dir.clone().filter(|_| args.demo) {
+            std::thread::spawn(move || demo::run(&dir));
         }
         axum::serve(
             listener,

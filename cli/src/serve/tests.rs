@@ -25,14 +25,7 @@ struct Harness {
 fn harness() -> Harness {
     let dir = tempfile::tempdir().expect("tempdir");
     let repo = dir.path().join("state.git");
-    crate::store::Store::open(crate::store::OpenOptions {
-        path: &repo,
-        create: true,
-        state_ref: crate::store::DEFAULT_REF.to_owned(),
-        machine_override: Some("box-1".into()),
-        generate_machine: false,
-    })
-    .expect("repo");
+    crate::commands::demo::create_repository(&repo, "box-1").expect("repo");
     let globals = GlobalArgs {
         repo_dir: Some(repo),
         state_ref: None,
