@@ -77,6 +77,17 @@ impl BatchSrc {
             .or_else(|| self.repo.clone())
     }
 
+    /// Target → the lanes that own it (for `owner/repo#N` dependency references).
+    fn lane_owners(&self) -> HashMap<String, Vec<String>> {
+        let mut owners: HashMap<String, Vec<String>> = HashMap::new();
+        for l in &self.lanes {
+            for t in &l.targets {
+                owners.entry(t.clone()).or_default().push(l.name.clone());
+            }
+        }
+        owners
+    }
+
     /// The repository of `target` in this batch (for the health rules).
     pub(crate) fn repo_of_pub(&self, target: &str) -> Option<String> {
         self.repo_of(target)
@@ -267,15 +278,7 @@ pub(crate) fn batches(
         })
         .collect();
     for b in &mut out {
-        let owners: HashMap<String, Vec<String>> =
-            b.lanes.iter().fold(HashMap::new(), |mut m, l| {
-                for t in &l.targets {
-                    m.entry(t.clone())
-                        .or_insert_with(Vec::new)
-                        .push(l.name.clone());
-                }
-                m
-            });
+        let owners = b.lane_owners();
         let id = b.id.clone();
         for lane in &mut b.lanes {
             lane.blocked_on = lane
@@ -410,6 +413,21 @@ fn sort_rows(rows: &mut [Row]) {
     });
 }
 
+/// Batches by tier, then in source order (manifests by path, then inferred batches).
+fn sort_views(views: &mut [BatchView], srcs: &[BatchSrc]) {
+    let order: HashMap<&str, usize> = srcs
+        .iter()
+        .enumerate()
+        .map(|(i, b)| (b.id.as_str(), i))
+        .collect();
+    views.sort_by_key(|v| {
+        (
+            v.tier,
+            order.get(v.id.as_str()).copied().unwrap_or(usize::MAX),
+        )
+    });
+}
+
 fn sort_qa(qa: &mut [QaItem]) {
     qa.sort_by(|a, b| {
         (a.repo.as_str(), numeric_key(&a.target), a.id.as_str()).cmp(&(
@@ -525,21 +543,8 @@ pub fn build_with(inputs: &Inputs, now: Instant, version: &str) -> (DashboardMod
     }
     sort_rows(&mut rows);
     sort_qa(&mut qa);
-    let row_index: HashMap<&str, usize> = rows
-        .iter()
-        .enumerate()
-        .map(|(i, r)| (r.id.as_str(), i))
-        .collect();
 
-    let batch_views = batch_views(
-        &srcs,
-        &controls,
-        &rows,
-        &row_index,
-        &qa,
-        &events_by_batch,
-        None,
-    );
+    let batch_views = batch_views(&srcs, &controls, &rows, &qa, &events_by_batch, None);
     let resolved = super::machines::machine_of_agents(inputs, &active_claims, &events);
     let machines = super::machines::machines(inputs, &active_claims, &resolved, now);
     let health = super::health::health(
@@ -914,18 +919,12 @@ pub fn update(
     }
     sort_rows(&mut rows);
     sort_qa(&mut qa);
-    let row_index: HashMap<&str, usize> = rows
-        .iter()
-        .enumerate()
-        .map(|(i, r)| (r.id.as_str(), i))
-        .collect();
 
     // Batch views: the affected ones again, the others as they were.
     let fresh = batch_views(
         srcs,
         &controls,
         &rows,
-        &row_index,
         &qa,
         &events_by_batch,
         Some(&affected),
@@ -935,17 +934,7 @@ pub fn update(
         .filter(|b| !batch_ids.contains(&b.id))
         .chain(fresh)
         .collect();
-    let order: HashMap<&str, usize> = srcs
-        .iter()
-        .enumerate()
-        .map(|(i, b)| (b.id.as_str(), i))
-        .collect();
-    views.sort_by_key(|v| {
-        (
-            v.tier,
-            order.get(v.id.as_str()).copied().unwrap_or(usize::MAX),
-        )
-    });
+    sort_views(&mut views, srcs);
 
     // Health: the signals about affected items and batches, again.
     let hb_agents: BTreeSet<&str> = inputs
@@ -1374,11 +1363,15 @@ fn batch_views(
     srcs: &[BatchSrc],
     controls: &[(ControlStatus, Option<String>)],
     rows: &[Row],
-    row_index: &HashMap<&str, usize>,
     qa: &[QaItem],
     events_by_batch: &HashMap<&str, Vec<&EventIn>>,
     only: Option<&BTreeSet<usize>>,
 ) -> Vec<BatchView> {
+    let row_index: HashMap<&str, usize> = rows
+        .iter()
+        .enumerate()
+        .map(|(i, r)| (r.id.as_str(), i))
+        .collect();
     // Lane states first (notes follow dependency chains across lanes).
     let mut states: HashMap<(String, String), (RowState, Option<String>)> = HashMap::new();
     // A partial pass needs its batches' lanes and the other batches they name.
@@ -1431,15 +1424,7 @@ fn batch_views(
         .enumerate()
         .filter(|(i, _)| only.is_none_or(|o| o.contains(i)))
         .map(|(_, (b, (control, stop_at)))| {
-            let owners: HashMap<String, Vec<String>> =
-                b.lanes.iter().fold(HashMap::new(), |mut m, l| {
-                    for t in &l.targets {
-                        m.entry(t.clone())
-                            .or_insert_with(Vec::new)
-                            .push(l.name.clone());
-                    }
-                    m
-                });
+            let owners = b.lane_owners();
             let lanes: Vec<LaneView> = b
                 .lanes
                 .iter()
@@ -1548,17 +1533,7 @@ fn batch_views(
             }
         })
         .collect();
-    let order: HashMap<&str, usize> = srcs
-        .iter()
-        .enumerate()
-        .map(|(i, b)| (b.id.as_str(), i))
-        .collect();
-    views.sort_by_key(|v| {
-        (
-            v.tier,
-            order.get(v.id.as_str()).copied().unwrap_or(usize::MAX),
-        )
-    });
+    sort_views(&mut views, srcs);
     views
 }
 
