@@ -3,6 +3,7 @@
 use std::io::BufRead;
 use std::io::BufReader;
 use std::process::Child;
+use std::process::Command;
 use std::process::Stdio;
 
 use crate::env::TestEnv;
@@ -19,8 +20,12 @@ impl Server {
     pub fn start(env: &TestEnv, extra: &[&str]) -> Server {
         let mut args = vec!["serve", "--host", "127.0.0.1", "--port", "0"];
         args.extend_from_slice(extra);
-        let mut child = env
-            .command(&args)
+        Server::spawn(env.command(&args))
+    }
+
+    /// Spawns a prepared `agent-coord serve …` command and waits for its URL line.
+    pub fn spawn(mut command: Command) -> Server {
+        let mut child = command
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
@@ -43,6 +48,11 @@ impl Server {
             "unexpected first line: {line:?}"
         );
         Server { child, url }
+    }
+
+    /// The server's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
     }
 
     /// `GET path` with `Host: 127.0.0.1`; returns status and body text.

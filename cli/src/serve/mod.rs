@@ -331,16 +331,29 @@ async fn read_json(body: Body) -> ApiResult<Value> {
     })
 }
 
+/// One of the two writes: checked (same machine, JSON, size), then run on a blocking
+/// thread; `201` with what it wrote.
+async fn write_route(
+    s: Arc<AppState>,
+    peer: SocketAddr,
+    headers: &HeaderMap,
+    body: Body,
+    who: &str,
+    write: fn(&AppState, &Value) -> ApiResult<Value>,
+) -> ApiResult<(StatusCode, Json<Value>)> {
+    write_preamble(&s, peer, headers, who)?;
+    let body = read_json(body).await?;
+    let out = blocking(move || write(&s, &body)).await?;
+    Ok((StatusCode::CREATED, Json(out)))
+}
+
 async fn import(
     State(s): State<Arc<AppState>>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
     headers: HeaderMap,
     body: Body,
 ) -> ApiResult<(StatusCode, Json<Value>)> {
-    write_preamble(&s, peer, &headers, "Batch plans")?;
-    let body = read_json(body).await?;
-    let out = blocking(move || import_blocking(&s, &body)).await?;
-    Ok((StatusCode::CREATED, Json(out)))
+    write_route(s, peer, &headers, body, "Batch plans", import_blocking).await
 }
 
 fn import_blocking(s: &AppState, body: &Value) -> ApiResult<Value> {
@@ -380,10 +393,15 @@ async fn stop(
     headers: HeaderMap,
     body: Body,
 ) -> ApiResult<(StatusCode, Json<Value>)> {
-    write_preamble(&s, peer, &headers, "Batch stop requests")?;
-    let body = read_json(body).await?;
-    let out = blocking(move || stop_blocking(&s, &body)).await?;
-    Ok((StatusCode::CREATED, Json(out)))
+    write_route(
+        s,
+        peer,
+        &headers,
+        body,
+        "Batch stop requests",
+        stop_blocking,
+    )
+    .await
 }
 
 fn stop_blocking(s: &AppState, body: &Value) -> ApiResult<Value> {

@@ -15,6 +15,7 @@ use std::time::Instant;
 
 use agent_coord_tests::env::git;
 use agent_coord_tests::fleet;
+use agent_coord_tests::server::Server;
 
 /// A fixed "now" for the generated fleet (2026-06-13T12:00:00Z).
 const NOW_UNIX: i64 = 1_781_352_000;
@@ -501,21 +502,10 @@ fn bench_day() {
 /// The dashboard server on a generated fleet: cold model build (first request), warm
 /// (cached by tip ids), after one new event (incremental rebuild), and peak RSS.
 fn bench_dashboard(scale: usize) {
-    use std::io::BufRead;
     use std::io::Read;
     let (fx, records, _) = fixture(scale);
-    let mut child = cli(&fx, &["serve", "--host", "127.0.0.1", "--port", "0"])
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("serve starts");
-    let mut line = String::new();
-    let mut reader = std::io::BufReader::new(child.stdout.take().expect("stdout"));
-    reader.read_line(&mut line).expect("url line");
-    std::thread::spawn(move || std::io::copy(&mut reader, &mut std::io::sink()));
-    let url = format!(
-        "{}api/dashboard",
-        line.trim().rsplit(' ').next().unwrap_or_default()
-    );
+    let server = Server::spawn(cli(&fx, &["serve", "--host", "127.0.0.1", "--port", "0"]));
+    let url = format!("{}/api/dashboard", server.url);
     // (request time, body size, the server's own model-derivation time when it derived one)
     let fetch = || {
         let start = Instant::now();
@@ -550,14 +540,13 @@ fn bench_dashboard(scale: usize) {
         after_model.push(Duration::from_secs_f64(model.unwrap_or(f64::NAN) / 1e3));
     }
     let status =
-        std::fs::read_to_string(format!("/proc/{}/status", child.id())).unwrap_or_default();
+        std::fs::read_to_string(format!("/proc/{}/status", server.pid())).unwrap_or_default();
     let hwm = status
         .lines()
         .find_map(|l| l.strip_prefix("VmHWM:"))
         .map(|v| v.trim().to_owned())
         .unwrap_or_else(|| "unknown".into());
-    let _ = child.kill();
-    let _ = child.wait();
+    drop(server);
     println!(
         "\n## dashboard, scale {scale}: {records} records, model {:.1} MB JSON\n\
          | GET /api/dashboard cold (read + parse + derive + serialise + transfer) | {} (model {:.1} ms) |\n\
