@@ -29,6 +29,14 @@ pub enum ReadError {
 pub trait Snapshot {
     /// Returns the record at `path`, `None` if absent.
     fn read(&self, path: &str) -> Result<Option<Record>, ReadError>;
+    /// Returns the record at `path` as a record kind (`Claim`, `Heartbeat`, …).
+    fn read_as<T: From<Record>>(&self, path: &str) -> Result<Option<T>, ReadError>
+    where
+        Self: Sized,
+    {
+        Ok(self.read(path)?.map(T::from))
+    }
+
     /// Returns every `.json` record below the folder `prefix`, sorted by path.
     fn list(&self, prefix: &str) -> Result<Vec<(String, Record)>, ReadError>;
 

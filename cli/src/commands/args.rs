@@ -1,7 +1,7 @@
 //! Flags shared by several commands: claim metadata and terminal closeout options.
 
+use agent_coord_shared::record::field as f;
 use agent_coord_shared::record::Record;
-use serde_json::Value;
 
 /// Metadata carried on claims, heartbeats, releases and events.
 #[derive(clap::Args, Debug, Clone, Default)]
@@ -47,30 +47,30 @@ impl MetadataArgs {
     pub(crate) fn to_record(&self) -> Record {
         let mut r = Record::new();
         let strings = [
-            ("thread_handle", &self.thread_handle),
-            ("chat_handle", &self.chat_handle),
-            ("host", &self.host),
-            ("pr_url", &self.pr_url),
-            ("dashboard_url", &self.dashboard_url),
-            ("operator", &self.operator),
-            ("phase", &self.phase),
+            (f::THREAD_HANDLE, &self.thread_handle),
+            (f::CHAT_HANDLE, &self.chat_handle),
+            (f::HOST, &self.host),
+            (f::PR_URL, &self.pr_url),
+            (f::DASHBOARD_URL, &self.dashboard_url),
+            (f::OPERATOR, &self.operator),
+            (f::PHASE, &self.phase),
         ];
         for (key, value) in strings {
             if let Some(v) = value {
-                r.insert(key.into(), Value::String(v.clone()));
+                key.set(&mut r, v.as_str());
             }
         }
         if let Some(g) = self.generation {
-            r.insert("generation".into(), Value::from(g));
+            f::GENERATION.set(&mut r, g);
         }
         if let Some(i) = &self.instance_id {
-            r.insert("instance_id".into(), Value::String(i.clone()));
+            f::INSTANCE_ID.set(&mut r, i.as_str());
         }
         if self.synthetic {
-            r.insert("synthetic".into(), Value::Bool(true));
+            f::SYNTHETIC.set(&mut r, true);
         }
         if let Some(k) = &self.synthetic_kind {
-            r.insert("synthetic_kind".into(), Value::String(k.clone()));
+            f::SYNTHETIC_KIND.set(&mut r, k.as_str());
         }
         r
     }

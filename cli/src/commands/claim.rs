@@ -4,12 +4,12 @@ use agent_coord_shared::ids::AgentId;
 use agent_coord_shared::ids::BatchId;
 use agent_coord_shared::ids::RepoSlug;
 use agent_coord_shared::ids::Target;
+use agent_coord_shared::record::Claim;
 use agent_coord_shared::rules::claim;
 use agent_coord_shared::rules::claim::ClaimKind;
 use agent_coord_shared::rules::claim::ClaimRequest;
 use agent_coord_shared::snapshot::Snapshot;
 use serde_json::json;
-use serde_json::Value;
 
 use super::args::positive_ttl;
 use super::args::MetadataArgs;
@@ -78,8 +78,8 @@ pub(crate) fn cmd_claim(cx: &Context, args: &ClaimArgs) -> Result<Report, Comman
     if let Some(report) = &synced {
         // The claim stands only if it is still ours in the state the remote accepted, however
         // that state came about (this process's merge, or another sync that ran meanwhile).
-        let published = store.snapshot()?.read(&outcome.path)?;
-        let holder = published.as_ref().and_then(claim::active_holder);
+        let published: Option<Claim> = store.snapshot()?.read_as(&outcome.path)?;
+        let holder = published.as_ref().and_then(Claim::active_holder);
         if holder != Some(args.agent_id.as_str()) {
             return Err(CommandError {
                 kind: ErrorKind::ClaimRefused,
@@ -94,11 +94,7 @@ pub(crate) fn cmd_claim(cx: &Context, args: &ClaimArgs) -> Result<Report, Comman
         }
         notices.push(format!("published to {}", report.remote));
     }
-    let expires = outcome
-        .record
-        .get("expires_at")
-        .and_then(Value::as_str)
-        .unwrap_or_default();
+    let expires = outcome.record.expires_at().unwrap_or_default();
     let report = if args.json {
         let kind = match outcome.kind {
             ClaimKind::New => "acquired",

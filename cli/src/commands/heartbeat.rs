@@ -4,10 +4,10 @@ use agent_coord_shared::ids::AgentId;
 use agent_coord_shared::ids::BatchId;
 use agent_coord_shared::ids::RepoSlug;
 use agent_coord_shared::ids::Target;
+use agent_coord_shared::record::field as f;
 use agent_coord_shared::rules::heartbeat;
 use agent_coord_shared::rules::heartbeat::HeartbeatRequest;
 use serde_json::json;
-use serde_json::Value;
 
 use super::args::positive_ttl;
 use super::args::MetadataArgs;
@@ -75,10 +75,7 @@ pub(crate) fn cmd_heartbeat(cx: &Context, args: &HeartbeatArgs) -> Result<Report
         heartbeat::decide(snap, &request, ctx)
     })?;
     let record = &done.plan.outcome.record;
-    let updated = record
-        .get("updated_at")
-        .and_then(Value::as_str)
-        .unwrap_or_default();
+    let updated = f::UPDATED_AT.text(record).unwrap_or_default();
     let report = if args.json {
         Report::json(&json!({
             "result": "recorded",

@@ -6,7 +6,9 @@ use agent_coord_shared::ids::EventType;
 use agent_coord_shared::ids::LaneName;
 use agent_coord_shared::ids::RepoSlug;
 use agent_coord_shared::ids::Target;
+use agent_coord_shared::record::field as f;
 use agent_coord_shared::record::Record;
+use agent_coord_shared::record::LANE_CLOSED;
 use agent_coord_shared::rules::closeout;
 use agent_coord_shared::rules::closeout::Closed;
 use agent_coord_shared::rules::closeout::CloseoutRequest;
@@ -100,7 +102,7 @@ pub(crate) fn cmd_record_event(
         .map(str::parse::<LaneName>)
         .transpose()
         .map_err(CommandError::usage)?;
-    if args.kind.as_str() == "lane_closed" {
+    if args.kind.as_str() == LANE_CLOSED {
         return lane_closed(cx, args, lane);
     }
     if args.terminal.terminal.is_some() || args.terminal.first_terminal_only_flag().is_some() {
@@ -110,14 +112,14 @@ pub(crate) fn cmd_record_event(
     }
     let mut fields = Record::new();
     for (key, value) in [
-        ("agent_id", &args.agent_id),
-        ("repo", &args.repo),
-        ("target", &args.target),
-        ("branch", &args.branch),
-        ("message", &args.message),
+        (f::AGENT_ID, &args.agent_id),
+        (f::REPO, &args.repo),
+        (f::TARGET, &args.target),
+        (f::BRANCH, &args.branch),
+        (f::MESSAGE, &args.message),
     ] {
         if let Some(v) = value {
-            fields.insert(key.into(), Value::String(v.clone()));
+            key.set(&mut fields, v.as_str());
         }
     }
     fields.extend(args.metadata.to_record());

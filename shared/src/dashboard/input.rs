@@ -1,6 +1,11 @@
 //! Records as the dashboard reads them: field aliases resolved (reference §7.2), display-
 //! unsafe values dropped, timestamps parsed once.
 //!
+//! Each file is parsed once, into its record kind ([`Claim`], [`Heartbeat`], [`Manifest`],
+//! [`Event`]); the `*In` values are built from those. Canonical fields are read through
+//! [`crate::record::field`]; the predecessors' aliases (`thread_name`, `prUrl`, …) are not
+//! fields of ours and are read by their spelling from the same record.
+//!
 //! The server caches these by blob id, so a new tip only normalises the records that
 //! changed.
 
@@ -8,11 +13,20 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
+use crate::record::field as f;
+use crate::record::field::Field;
 use crate::record::scalar_string;
+use crate::record::Claim;
+use crate::record::Event;
+use crate::record::Heartbeat;
+use crate::record::Lane;
+use crate::record::Manifest;
 use crate::record::Record;
-use crate::rules::batch::is_closed;
 use crate::time;
 use crate::time::Instant;
+
+/// A lane's name: ours is `lane`; predecessors wrote `lane_name` or `lane_id` (preferred).
+const LANE_ALIASES: [&str; 3] = ["lane_name", "lane_id", f::LANE.name()];
 
 /// Reports whether a value is a placeholder (`UNKNOWN agent`, blank, …) to treat as absent.
 pub fn is_placeholder(s: &str) -> bool {
@@ -40,6 +54,11 @@ pub fn field(r: &Record, keys: &[&str]) -> Option<String> {
             .map(|s| s.trim().to_owned())
             .filter(|s| !is_placeholder(s))
     })
+}
+
+/// The value of one canonical field, as [`field`] reads it.
+fn one(r: &Record, key: Field) -> Option<String> {
+    field(r, &[key.name()])
 }
 
 fn instant(r: &Record, keys: &[&str]) -> (Option<Instant>, Option<String>) {
@@ -77,12 +96,12 @@ pub struct Meta {
 impl Meta {
     fn of(r: &Record) -> Meta {
         Meta {
-            machine: field(r, &["machine_id", "machine", "hostname"]),
-            thread: field(r, &["thread_handle", "thread_name", "thread"]),
-            host: field(r, &["host", "host_app"]),
-            operator: field(r, &["operator", "operator_id"]),
-            branch: field(r, &["branch"]),
-            pr_url: field(r, &["pr_url", "prUrl", "pull_request_url"])
+            machine: field(r, &[f::MACHINE_ID.name(), f::MACHINE.name(), "hostname"]),
+            thread: field(r, &[f::THREAD_HANDLE.name(), "thread_name", "thread"]),
+            host: field(r, &[f::HOST.name(), "host_app"]),
+            operator: field(r, &[f::OPERATOR.name(), "operator_id"]),
+            branch: one(r, f::BRANCH),
+            pr_url: field(r, &[f::PR_URL.name(), "prUrl", "pull_request_url"])
                 .filter(|u| crate::record::is_http_url(u)),
         }
     }
@@ -113,29 +132,29 @@ pub struct ClaimIn {
 
 impl ClaimIn {
     /// Normalises the claim at `path` (`claims/<owner>/<repo>/<target>.json`).
-    pub fn from_record(path: &str, r: &Record) -> ClaimIn {
+    pub fn from_claim(path: &str, r: &Claim) -> ClaimIn {
         let parts: Vec<&str> = path.trim_end_matches(".json").split('/').collect();
         let path_repo = (parts.len() >= 4).then(|| format!("{}/{}", parts[1], parts[2]));
-        let status = match field(r, &["status"]).map(|s| s.to_lowercase()).as_deref() {
+        let status = match one(r, f::STATUS).map(|s| s.to_lowercase()).as_deref() {
             Some("active") => "active",
             Some("released") => "released",
             _ => "unknown",
         };
-        let (updated, _) = instant(r, &["updated_at"]);
-        let (claimed, _) = instant(r, &["claimed_at"]);
+        let (updated, _) = instant(r, &[f::UPDATED_AT.name()]);
+        let (claimed, _) = instant(r, &[f::CLAIMED_AT.name()]);
         ClaimIn {
             path: path.to_owned(),
-            repo: field(r, &["repo"])
+            repo: one(r, f::REPO)
                 .or(path_repo)
                 .unwrap_or_else(|| "UNKNOWN".into()),
-            target: field(r, &["target"])
+            target: one(r, f::TARGET)
                 .or_else(|| parts.last().map(|s| (*s).to_owned()))
                 .unwrap_or_default(),
-            agent: field(r, &["agent_id"]).unwrap_or_else(|| "unattributed".into()),
+            agent: one(r, f::AGENT_ID).unwrap_or_else(|| "unattributed".into()),
             status: status.into(),
             updated_at: updated.or(claimed),
-            batch_id: field(r, &["batch_id"]),
-            lane: field(r, &["lane_name", "lane_id", "lane"]),
+            batch_id: one(r, f::BATCH_ID),
+            lane: field(r, &LANE_ALIASES),
             meta: Meta::of(r),
         }
     }
@@ -166,21 +185,22 @@ pub struct HeartbeatIn {
 
 impl HeartbeatIn {
     /// Normalises the heartbeat at `path` (`heartbeats/<agent>.json`).
-    pub fn from_record(path: &str, r: &Record) -> HeartbeatIn {
+    pub fn from_heartbeat(path: &str, r: &Heartbeat) -> HeartbeatIn {
         let base = path
             .rsplit('/')
             .next()
             .unwrap_or_default()
             .trim_end_matches(".json");
         HeartbeatIn {
-            agent: field(r, &["agent_id"]).unwrap_or_else(|| base.to_owned()),
-            repo: field(r, &["repo"]),
-            target: field(r, &["target"]),
-            batch_id: field(r, &["batch_id"]),
-            lane: field(r, &["lane_name", "lane_id", "lane"]),
-            status: field(r, &["status", "phase"]).unwrap_or_else(|| "unknown".into()),
-            updated_at: instant(r, &["updated_at"]).0,
-            expires_at: instant(r, &["expires_at"]).0,
+            agent: one(r, f::AGENT_ID).unwrap_or_else(|| base.to_owned()),
+            repo: one(r, f::REPO),
+            target: one(r, f::TARGET),
+            batch_id: one(r, f::BATCH_ID),
+            lane: field(r, &LANE_ALIASES),
+            status: field(r, &[f::STATUS.name(), f::PHASE.name()])
+                .unwrap_or_else(|| "unknown".into()),
+            updated_at: instant(r, &[f::UPDATED_AT.name()]).0,
+            expires_at: instant(r, &[f::EXPIRES_AT.name()]).0,
             meta: Meta::of(r),
         }
     }
@@ -262,22 +282,22 @@ fn normalize_kind(raw: Option<String>) -> String {
 
 impl ManifestIn {
     /// Normalises the manifest at `path` (`batches/<id>.json`).
-    pub fn from_record(path: &str, r: &Record) -> ManifestIn {
+    pub fn from_manifest(path: &str, r: &Manifest) -> ManifestIn {
         let base = path
             .rsplit('/')
             .next()
             .unwrap_or_default()
             .trim_end_matches(".json");
-        let targets = match r.get("targets") {
+        let targets = match f::TARGETS.get(r) {
             Some(Value::Array(items)) => items
                 .iter()
                 .filter_map(|t| match t {
                     Value::Object(o) => Some(TargetIn {
-                        kind: normalize_kind(field(o, &["type"])),
-                        target: field(o, &["target", "number", "id"])?,
-                        title: field(o, &["title"]),
-                        url: field(o, &["url"]).filter(|u| crate::record::is_http_url(u)),
-                        repo: field(o, &["repo"]),
+                        kind: normalize_kind(one(o, f::TYPE)),
+                        target: field(o, &[f::TARGET.name(), "number", f::ID.name()])?,
+                        title: one(o, f::TITLE),
+                        url: one(o, f::URL).filter(|u| crate::record::is_http_url(u)),
+                        repo: one(o, f::REPO),
                     }),
                     other => scalar_string(other).map(|n| TargetIn {
                         kind: "unknown".into(),
@@ -290,47 +310,48 @@ impl ManifestIn {
                 .collect(),
             _ => Vec::new(),
         };
-        let lanes = match r.get("lanes") {
+        let lanes = match f::LANES.get(r) {
             Some(Value::Array(items)) => items
                 .iter()
                 .filter_map(Value::as_object)
                 .map(|l| {
-                    let mut targets = list(l.get("targets"));
+                    let mut targets = list(f::TARGETS.get(l));
                     if targets.is_empty() {
-                        targets = list(l.get("target"));
+                        targets = list(f::TARGET.get(l));
                     }
                     LaneIn {
-                        name: field(l, &["name", "id"]).unwrap_or_else(|| "UNKNOWN".into()),
-                        owner: field(l, &["owner", "agent_id"]).filter(|o| o != "unassigned"),
+                        name: field(l, &[f::NAME.name(), f::ID.name()])
+                            .unwrap_or_else(|| "UNKNOWN".into()),
+                        owner: field(l, &[f::OWNER.name(), f::AGENT_ID.name()])
+                            .filter(|o| o != "unassigned"),
                         targets,
-                        depends_on: list(l.get("depends_on")),
-                        status: field(l, &["status"]).unwrap_or_else(|| "unknown".into()),
-                        closed: is_closed(l),
+                        depends_on: list(f::DEPENDS_ON.get(l)),
+                        status: one(l, f::STATUS).unwrap_or_else(|| "unknown".into()),
+                        closed: Lane::is_closed(l),
                         meta: Meta::of(l),
                     }
                 })
                 .collect(),
             _ => Vec::new(),
         };
-        let created = field(r, &["created_at", "registered_at"]);
+        let created = field(r, &[f::CREATED_AT.name(), f::REGISTERED_AT.name()]);
         ManifestIn {
             path: path.to_owned(),
-            id: field(r, &["batch_id"]).unwrap_or_else(|| base.to_owned()),
-            repo: field(r, &["repo"]),
-            objective: field(r, &["objective"]),
+            id: one(r, f::BATCH_ID).unwrap_or_else(|| base.to_owned()),
+            repo: one(r, f::REPO),
+            objective: one(r, f::OBJECTIVE),
             targets,
             lanes,
-            updated_at: instant(r, &["updated_at"])
+            updated_at: instant(r, &[f::UPDATED_AT.name()])
                 .0
                 .or_else(|| created.as_deref().and_then(time::parse)),
             created_at: created,
-            created_by_machine: field(r, &["created_by_machine"]),
-            launch_prompt: r
-                .get("launch_prompt")
-                .and_then(Value::as_str)
+            created_by_machine: one(r, f::CREATED_BY_MACHINE),
+            launch_prompt: f::LAUNCH_PROMPT
+                .text(r)
                 .filter(|p| !p.trim().is_empty())
                 .map(str::to_owned),
-            has_blocker: r.get("blocker").is_some_and(Value::is_object),
+            has_blocker: f::BLOCKER.get(r).is_some_and(Value::is_object),
         }
     }
 }
@@ -368,23 +389,30 @@ pub struct EventIn {
 
 impl EventIn {
     /// Normalises the event at `path` (`events/<batch>/<id>.json`).
-    pub fn from_record(path: &str, r: &Record) -> EventIn {
+    pub fn from_event(path: &str, r: &Event) -> EventIn {
         let folder_batch = path.strip_prefix("events/").and_then(|rest| {
             let (batch, file) = rest.split_once('/')?;
             (!file.contains('/')).then(|| batch.to_owned())
         });
-        let (at, at_raw) = instant(r, &["timestamp", "at", "created_at", "updated_at"]);
+        let at_keys = [
+            "timestamp",
+            f::AT.name(),
+            f::CREATED_AT.name(),
+            f::UPDATED_AT.name(),
+        ];
+        let (at, at_raw) = instant(r, &at_keys);
         EventIn {
             path: path.to_owned(),
-            id: field(r, &["event_id", "id"]).unwrap_or_else(|| path.to_owned()),
-            kind: field(r, &["type", "event_type", "name"]).unwrap_or_else(|| "unknown".into()),
-            batch_id: field(r, &["batch_id"]).or(folder_batch),
-            lane: field(r, &["lane_name", "lane_id", "lane"]),
-            agent: field(r, &["agent_id"]),
-            repo: field(r, &["repo"]),
-            target: field(r, &["target"]),
-            status: field(r, &["status", "phase", "terminal"]),
-            message: field(r, &["message"]),
+            id: field(r, &[f::EVENT_ID.name(), f::ID.name()]).unwrap_or_else(|| path.to_owned()),
+            kind: field(r, &[f::TYPE.name(), "event_type", f::NAME.name()])
+                .unwrap_or_else(|| "unknown".into()),
+            batch_id: one(r, f::BATCH_ID).or(folder_batch),
+            lane: field(r, &LANE_ALIASES),
+            agent: one(r, f::AGENT_ID),
+            repo: one(r, f::REPO),
+            target: one(r, f::TARGET),
+            status: field(r, &[f::STATUS.name(), f::PHASE.name(), f::TERMINAL.name()]),
+            message: one(r, f::MESSAGE),
             at,
             at_raw,
             meta: Meta::of(r),
@@ -500,9 +528,11 @@ pub fn parse_record(path: &str, bytes: &[u8]) -> Parsed {
         Err(e) => return Parsed::Malformed(path.to_owned(), e.to_string()),
     };
     match top {
-        "claims" => Parsed::Claim(Arc::new(ClaimIn::from_record(path, &record))),
-        "heartbeats" => Parsed::Heartbeat(Arc::new(HeartbeatIn::from_record(path, &record))),
-        "batches" => Parsed::Manifest(Arc::new(ManifestIn::from_record(path, &record))),
-        _ => Parsed::Event(Arc::new(EventIn::from_record(path, &record))),
+        "claims" => Parsed::Claim(Arc::new(ClaimIn::from_claim(path, &record.into()))),
+        "heartbeats" => {
+            Parsed::Heartbeat(Arc::new(HeartbeatIn::from_heartbeat(path, &record.into())))
+        }
+        "batches" => Parsed::Manifest(Arc::new(ManifestIn::from_manifest(path, &record.into()))),
+        _ => Parsed::Event(Arc::new(EventIn::from_event(path, &record.into()))),
     }
 }

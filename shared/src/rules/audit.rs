@@ -17,11 +17,12 @@ use serde_json::Value;
 use super::deps;
 use crate::ids::paths;
 use crate::ids::BatchId;
+use crate::record::field as f;
+use crate::record::field::Field;
 use crate::record::is_http_url;
-use crate::record::nonempty;
-use crate::record::str_field;
 use crate::record::ParseError;
 use crate::record::Record;
+use crate::record::LANE_CLOSED;
 use crate::snapshot::ReadError;
 use crate::snapshot::Snapshot;
 use crate::time;
@@ -35,20 +36,27 @@ const TERMINAL_STATES: [&str; 3] = ["done", "abandoned", "superseded"];
 /// Lifecycle event types other than `lane_closed`.
 const ORDINARY_TYPES: [&str; 3] = ["claim.acquired", "claim.released", "phase.changed"];
 /// Fields an ordinary lifecycle event must carry as fact strings.
-const ORDINARY_REQUIRED: [&str; 4] = ["event_id", "batch_id", "agent_id", "at"];
+const ORDINARY_REQUIRED: [Field; 4] = [f::EVENT_ID, f::BATCH_ID, f::AGENT_ID, f::AT];
 /// Identity fields an ordinary lifecycle event may carry, as fact strings.
-const ORDINARY_OPTIONAL: [&str; 3] = ["lane", "repo", "target"];
+const ORDINARY_OPTIONAL: [Field; 3] = [f::LANE, f::REPO, f::TARGET];
 /// Fields a `lane_closed` must carry as fact strings under the strict contract.
-const TERMINAL_REQUIRED: [&str; 6] = ["event_id", "repo", "target", "terminal", "workspace", "at"];
+const TERMINAL_REQUIRED: [Field; 6] = [
+    f::EVENT_ID,
+    f::REPO,
+    f::TARGET,
+    f::TERMINAL,
+    f::WORKSPACE,
+    f::AT,
+];
 /// Fields a `lane_closed` may carry, as fact strings, under the strict contract.
-const TERMINAL_OPTIONAL: [&str; 7] = [
-    "batch_id",
-    "lane",
-    "agent_id",
-    "branch",
-    "pr_url",
-    "pr_state",
-    "evidence_url",
+const TERMINAL_OPTIONAL: [Field; 7] = [
+    f::BATCH_ID,
+    f::LANE,
+    f::AGENT_ID,
+    f::BRANCH,
+    f::PR_URL,
+    f::PR_STATE,
+    f::EVIDENCE_URL,
 ];
 /// The verdict of a batch audit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -284,7 +292,8 @@ pub fn lineage_authorized(
     lane_name: &str,
     events: &[(String, Record)],
 ) -> Option<BTreeSet<String>> {
-    let batch_id = str_field(batch, "batch_id")
+    let batch_id = f::BATCH_ID
+        .text(batch)
         .map(str::to_owned)
         .or_else(|| events_folder(events))
         .unwrap_or_default();
@@ -314,31 +323,33 @@ fn events_folder(events: &[(String, Record)]) -> Option<String> {
             .map(|(b, _)| b)
     });
     let first = folders.next()??;
-    folders.all(|f| f == Some(first)).then(|| first.to_owned())
+    folders.all(|b| b == Some(first)).then(|| first.to_owned())
 }
 
 /// Reports whether `r` is a valid v2 `lane_closed` terminal marker (§8.4).
 pub fn is_valid_terminal_marker(r: &Record) -> bool {
-    number_is(r, "schema_version", 2.0)
-        && str_field(r, "type") == Some("lane_closed")
-        && str_field(r, "terminal").is_some_and(|t| TERMINAL_STATES.contains(&t))
-        && nonempty(r, "event_id").is_some()
-        && nonempty(r, "target").is_some()
-        && str_field(r, "repo").is_some_and(is_repo_pattern)
-        && nonempty(r, "workspace").is_some()
-        && r.get("closed_by").is_some_and(is_valid_closed_by)
-        && str_field(r, "at").is_some_and(time::is_rfc3339)
-        && ["batch_id", "lane", "branch", "pr_state"]
+    number_is(r, f::SCHEMA_VERSION, 2.0)
+        && f::TYPE.text(r) == Some(LANE_CLOSED)
+        && f::TERMINAL
+            .text(r)
+            .is_some_and(|t| TERMINAL_STATES.contains(&t))
+        && f::EVENT_ID.nonempty(r).is_some()
+        && f::TARGET.nonempty(r).is_some()
+        && f::REPO.text(r).is_some_and(is_repo_pattern)
+        && f::WORKSPACE.nonempty(r).is_some()
+        && f::CLOSED_BY.get(r).is_some_and(is_valid_closed_by)
+        && f::AT.text(r).is_some_and(time::is_rfc3339)
+        && [f::BATCH_ID, f::LANE, f::BRANCH, f::PR_STATE]
             .iter()
-            .all(|k| !r.contains_key(*k) || nonempty(r, k).is_some())
-        && ["pr_url", "evidence_url"]
+            .all(|k| !k.is_in(r) || k.nonempty(r).is_some())
+        && [f::PR_URL, f::EVIDENCE_URL]
             .iter()
-            .all(|k| !r.contains_key(*k) || str_field(r, k).is_some_and(is_http_url))
+            .all(|k| !k.is_in(r) || k.text(r).is_some_and(is_http_url))
 }
 
 /// Reports whether `r[key]` is a JSON number equal to `n` (`2.0` counts as `2`).
-fn number_is(r: &Record, key: &str, n: f64) -> bool {
-    r.get(key).and_then(Value::as_f64) == Some(n)
+fn number_is(r: &Record, key: Field, n: f64) -> bool {
+    key.get(r).and_then(Value::as_f64) == Some(n)
 }
 
 /// Matches `^[^/]+/[^/]+$`.
@@ -350,7 +361,7 @@ fn is_repo_pattern(s: &str) -> bool {
 /// Reports whether `v` is `{agent_id, machine}` exactly, both non-empty strings.
 fn is_valid_closed_by(v: &Value) -> bool {
     v.as_object().is_some_and(|o| {
-        o.len() == 2 && nonempty(o, "agent_id").is_some() && nonempty(o, "machine").is_some()
+        o.len() == 2 && f::AGENT_ID.nonempty(o).is_some() && f::MACHINE.nonempty(o).is_some()
     })
 }
 
@@ -365,19 +376,18 @@ fn is_fact(v: Option<&Value>) -> bool {
 }
 
 /// Reports whether every one of `keys` is a fact string in `r`.
-fn facts(r: &Record, keys: &[&str]) -> bool {
-    keys.iter().all(|k| is_fact(r.get(*k)))
+fn facts(r: &Record, keys: &[Field]) -> bool {
+    keys.iter().all(|k| is_fact(k.get(r)))
 }
 
 /// Reports whether every one of `keys` is absent from `r` or a fact string.
-fn optional_facts(r: &Record, keys: &[&str]) -> bool {
-    keys.iter()
-        .all(|k| !r.contains_key(*k) || is_fact(r.get(*k)))
+fn optional_facts(r: &Record, keys: &[Field]) -> bool {
+    keys.iter().all(|k| !k.is_in(r) || is_fact(k.get(r)))
 }
 
 /// Returns `v` when it is truthy in the predecessor's sense (present, not null, not false).
-fn given<'a>(r: &'a Record, key: &str) -> Option<&'a Value> {
-    r.get(key)
+fn given(r: &Record, key: Field) -> Option<&Value> {
+    key.get(r)
         .filter(|v| !matches!(v, Value::Null | Value::Bool(false)))
 }
 
@@ -393,7 +403,7 @@ fn loose_string(v: Option<&Value>) -> String {
 /// Returns the lane entries of a batch with Ruby `Array()` semantics: a missing value is
 /// no lanes, an object is one (malformed) entry per key, any other scalar is one entry.
 fn lane_entries(batch: &Record) -> Vec<Value> {
-    match batch.get("lanes") {
+    match f::LANES.get(batch) {
         None | Some(Value::Null) => Vec::new(),
         Some(Value::Array(items)) => items.clone(),
         Some(Value::Object(map)) => map.iter().map(|(k, v)| json!([k, v])).collect(),

@@ -16,27 +16,18 @@ use crate::ids::is_segment;
 use crate::ids::paths;
 use crate::ids::BatchId;
 use crate::ids::RepoSlug;
+use crate::record::field as f;
+use crate::record::field::copy_all;
 use crate::record::scalar_string;
-use crate::record::str_field;
+use crate::record::Lane;
+use crate::record::Manifest;
 use crate::record::Record;
 use crate::snapshot::Snapshot;
 use crate::time;
 
-/// Lane fields the protocol stamps when a lane closes.
-pub const LANE_TERMINAL_FIELDS: [&str; 8] = [
-    "status",
-    "terminal",
-    "closed_at",
-    "closed_by",
-    "workspace",
-    "pr_url",
-    "pr_state",
-    "evidence_url",
-];
-
 /// Reports whether a lane carries a terminal stamp (`null` does not count).
 pub fn is_closed(lane: &Record) -> bool {
-    lane.get("terminal").is_some_and(|t| !t.is_null())
+    Lane::is_closed(lane)
 }
 
 /// A `register-batch` request.
@@ -62,7 +53,7 @@ pub struct Registered {
     /// Whether a manifest already existed (and was replaced).
     pub replaced: bool,
     /// The stored manifest.
-    pub record: Record,
+    pub record: Manifest,
 }
 
 /// Validates a manifest and returns its batch id and normalised lanes.
@@ -71,8 +62,7 @@ pub fn validate(manifest: &Value, batch_id: Option<&str>) -> Result<(BatchId, Re
         return Err(usage("batch manifest must be a JSON object"));
     };
     // `null` reads as absent, as in the predecessor.
-    let field = |k: &str| manifest.get(k).filter(|v| !v.is_null());
-    let id = match (field("batch_id"), batch_id) {
+    let id = match (f::BATCH_ID.present(manifest), batch_id) {
         (Some(m), Some(b)) if m.as_str() != Some(b) => {
             return Err(usage("--batch-id does not match batch manifest batch_id"))
         }
@@ -84,11 +74,11 @@ pub fn validate(manifest: &Value, batch_id: Option<&str>) -> Result<(BatchId, Re
     let batch: BatchId = id
         .parse()
         .map_err(|e: crate::ids::IdError| usage(e.to_string()))?;
-    if let Some(repo) = field("repo") {
+    if let Some(repo) = f::REPO.present(manifest) {
         let text = scalar_string(repo).unwrap_or_else(|| repo.to_string());
         RepoSlug::parse_as(&text, "batch repo").map_err(|e| usage(e.to_string()))?;
     }
-    let Some(Value::Array(lanes)) = manifest.get("lanes") else {
+    let Some(Value::Array(lanes)) = f::LANES.get(manifest) else {
         return Err(usage("batch manifest lanes must be an array"));
     };
     if lanes.is_empty() {
@@ -101,8 +91,7 @@ pub fn validate(manifest: &Value, batch_id: Option<&str>) -> Result<(BatchId, Re
         let Value::Object(lane) = lane else {
             return Err(usage(format!("batch lane {n} must be a JSON object")));
         };
-        let present = |k: &str| lane.get(k).filter(|v| !v.is_null());
-        let name = match present("name").or_else(|| present("id")) {
+        let name = match f::NAME.present(lane).or_else(|| f::ID.present(lane)) {
             None => return Err(usage(format!("batch lane {n} missing name"))),
             Some(Value::String(s)) => s.clone(),
             Some(_) => return Err(usage(format!("batch lane {n} name must be a string"))),
@@ -110,7 +99,7 @@ pub fn validate(manifest: &Value, batch_id: Option<&str>) -> Result<(BatchId, Re
         if name.contains(':') {
             return Err(usage(format!("batch lane {name} cannot contain ':'")));
         }
-        match present("owner").or_else(|| present("agent_id")) {
+        match f::OWNER.present(lane).or_else(|| f::AGENT_ID.present(lane)) {
             None => return Err(usage(format!("batch lane {name} missing owner"))),
             Some(Value::String(o)) if is_segment(o) => {}
             Some(Value::String(o)) => return Err(usage(format!("invalid lane owner: {o}"))),
@@ -123,7 +112,7 @@ pub fn validate(manifest: &Value, batch_id: Option<&str>) -> Result<(BatchId, Re
         if let Some(bad) = targets.iter().find(|t| !is_segment(t)) {
             return Err(usage(format!("invalid lane target: {bad}")));
         }
-        let deps: Vec<String> = match lane.get("depends_on") {
+        let deps: Vec<String> = match f::DEPENDS_ON.get(lane) {
             None | Some(Value::Null) => Vec::new(),
             Some(Value::String(s)) => vec![s.clone()],
             Some(Value::Array(items)) => items
@@ -142,18 +131,18 @@ pub fn validate(manifest: &Value, batch_id: Option<&str>) -> Result<(BatchId, Re
         }
         let mut lane = lane.clone();
         // Targets are stored as strings: a number and its digits are one target.
-        if lane.get("targets").is_some_and(|t| !t.is_null()) {
-            lane.insert("targets".into(), Value::from(targets));
-        } else if let Some(Value::Number(n)) = lane.get("target") {
+        if f::TARGETS.present(&lane).is_some() {
+            f::TARGETS.set(&mut lane, targets);
+        } else if let Some(Value::Number(n)) = f::TARGET.get(&lane) {
             let text = n.to_string();
-            lane.insert("target".into(), Value::String(text));
-        } else if let Some(Value::Array(_)) = lane.get("target") {
-            lane.insert("target".into(), Value::from(targets));
+            f::TARGET.set(&mut lane, text);
+        } else if let Some(Value::Array(_)) = f::TARGET.get(&lane) {
+            f::TARGET.set(&mut lane, targets);
         }
         normalized.push(Value::Object(lane));
     }
     let mut out = manifest.clone();
-    out.insert("lanes".into(), Value::Array(normalized));
+    f::LANES.set(&mut out, normalized);
     Ok((batch, out))
 }
 
@@ -165,41 +154,41 @@ pub fn register(
 ) -> Result<Plan<Registered>, RuleError> {
     let (batch, manifest) = validate(&req.manifest, req.batch_id.as_deref())?;
     let path = paths::batch(&batch);
-    let existing = snap.read(&path)?;
+    let existing: Option<Manifest> = snap.read_as(&path)?;
     let now = Value::String(time::format(ctx.now));
 
-    let mut record = Record::new();
-    record.insert("schema_version".into(), Value::from(1));
-    record.insert("batch_id".into(), Value::String(batch.to_string()));
+    let mut record = Manifest::default();
+    f::SCHEMA_VERSION.set(&mut record, 1);
+    f::BATCH_ID.set(&mut record, batch.to_string());
     record.extend(manifest);
-    record.insert("schema_version".into(), Value::from(1));
-    record.insert("batch_id".into(), Value::String(batch.to_string()));
-    let registered_at = record
-        .get("registered_at")
+    f::SCHEMA_VERSION.set(&mut record, 1);
+    f::BATCH_ID.set(&mut record, batch.to_string());
+    let registered_at = f::REGISTERED_AT
+        .get(&record)
         .cloned()
         .or_else(|| {
             existing
                 .as_ref()
-                .and_then(|e| e.get("registered_at").cloned())
+                .and_then(|e| f::REGISTERED_AT.get(e).cloned())
         })
         .unwrap_or_else(|| now.clone());
-    record.insert("registered_at".into(), registered_at);
-    record.insert("updated_at".into(), now);
+    f::REGISTERED_AT.set(&mut record, registered_at);
+    f::UPDATED_AT.set(&mut record, now);
     if let Some(prompt) = &req.launch_prompt {
-        record.insert("launch_prompt".into(), Value::String(prompt.clone()));
+        f::LAUNCH_PROMPT.set(&mut record, prompt.as_str());
     }
     if req.synthetic {
-        record.insert("synthetic".into(), Value::Bool(true));
+        f::SYNTHETIC.set(&mut record, true);
     }
     if let Some(k) = &req.synthetic_kind {
-        record.insert("synthetic_kind".into(), Value::String(k.clone()));
+        f::SYNTHETIC_KIND.set(&mut record, k.as_str());
     }
     if let Some(existing) = &existing {
         carry_over(existing, &mut record, req);
     }
     Ok(Plan {
         summary: format!("register batch {batch}"),
-        state: vec![(path, record.clone())],
+        state: vec![(path, record.clone().into_record())],
         heartbeats: Vec::new(),
         removals: Vec::new(),
         heartbeat_removals: Vec::new(),
@@ -214,44 +203,32 @@ pub fn register(
 }
 
 /// Keeps protocol-owned stamps of an existing manifest across re-registration.
-fn carry_over(existing: &Record, record: &mut Record, req: &RegisterRequest) {
-    for key in ["synthetic", "synthetic_kind"] {
-        let given = if key == "synthetic" {
-            req.synthetic
-        } else {
-            req.synthetic_kind.is_some()
-        };
-        if !given && !record.contains_key(key) {
-            if let Some(v) = existing.get(key) {
-                record.insert(key.into(), v.clone());
-            }
+fn carry_over(existing: &Manifest, record: &mut Manifest, req: &RegisterRequest) {
+    for (key, given) in [
+        (f::SYNTHETIC, req.synthetic),
+        (f::SYNTHETIC_KIND, req.synthetic_kind.is_some()),
+    ] {
+        if !given && !key.is_in(record) {
+            key.copy(existing, record);
         }
     }
-    let old_lanes: Vec<&Record> = existing
-        .get("lanes")
+    let old_lanes: Vec<&Record> = f::LANES
+        .get(existing)
         .and_then(Value::as_array)
         .map(|l| l.iter().filter_map(Value::as_object).collect())
         .unwrap_or_default();
     let mut all_terminal = true;
-    if let Some(Value::Array(lanes)) = record.get_mut("lanes") {
+    if let Some(Value::Array(lanes)) = record.get_mut(f::LANES.name()) {
         for lane in lanes.iter_mut().filter_map(Value::as_object_mut) {
             let old = old_lanes.iter().find(|o| lane_name(o) == lane_name(lane));
             if let Some(old) = old.filter(|o| is_closed(o)) {
-                for key in LANE_TERMINAL_FIELDS {
-                    if let Some(v) = old.get(key) {
-                        lane.insert(key.into(), v.clone());
-                    }
-                }
+                copy_all(&Lane::TERMINAL, old, lane);
             }
             all_terminal &= is_closed(lane);
         }
     }
-    if all_terminal && str_field(existing, "status") == Some("completed") {
-        for key in ["status", "completed_at"] {
-            if let Some(v) = existing.get(key) {
-                record.insert(key.into(), v.clone());
-            }
-        }
+    if all_terminal && existing.status() == Some("completed") {
+        copy_all(&[f::STATUS, f::COMPLETED_AT], existing, record);
     }
 }
 

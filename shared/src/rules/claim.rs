@@ -5,7 +5,6 @@
 //! between the check and the commit makes the commit fail and the decision re-run.
 
 use chrono::Duration;
-use serde_json::Value;
 
 use super::event;
 use super::liveness;
@@ -19,12 +18,16 @@ use crate::ids::AgentId;
 use crate::ids::BatchId;
 use crate::ids::RepoSlug;
 use crate::ids::Target;
-use crate::record::str_field;
+use crate::record::field as f;
+use crate::record::field::copy_all;
+use crate::record::Claim;
 use crate::record::Record;
-use crate::record::METADATA_FIELDS;
 use crate::snapshot::ReadError;
 use crate::snapshot::Snapshot;
 use crate::time;
+
+/// The claim fields a lifecycle event starts from.
+const LIFECYCLE: [f::Field; 4] = [f::AGENT_ID, f::REPO, f::TARGET, f::BRANCH];
 
 /// The default claim TTL: 4 hours.
 pub const DEFAULT_TTL_SECONDS: i64 = 14_400;
@@ -71,7 +74,7 @@ pub struct Claimed {
     /// The claim path.
     pub path: String,
     /// The claim as it now stands.
-    pub record: Record,
+    pub record: Claim,
     /// The previous holder, on takeover.
     pub previous_holder: Option<String>,
 }
@@ -116,12 +119,12 @@ pub fn holder_beat(
 
 /// Decides whether another agent's active claim may be taken over; `Err` is the refusal.
 pub fn takeover_allowed(
-    claim: &Record,
+    claim: &Claim,
     label: &str,
     beat: HolderBeat,
     now: time::Instant,
 ) -> Result<(), RuleError> {
-    let holder = str_field(claim, "agent_id").unwrap_or_default();
+    let holder = claim.agent_id().unwrap_or_default();
     let refuse = |detail: String| {
         Err(RuleError::Refused(format!(
             "CLAIM_REFUSED: active claim for {label} held by {holder}; {detail}"
@@ -132,7 +135,7 @@ pub fn takeover_allowed(
         HolderBeat::Seen(Liveness::Stale) => refuse("heartbeat stale".into()),
         HolderBeat::Seen(Liveness::Dead) => Ok(()),
         _ => {
-            let expires = str_field(claim, "expires_at").unwrap_or_default();
+            let expires = claim.expires_at().unwrap_or_default();
             match time::parse(expires) {
                 Some(t) if t > now => refuse(format!(
                     "heartbeat {}; fallback claim expires at {expires}",
@@ -144,15 +147,6 @@ pub fn takeover_allowed(
     }
 }
 
-fn is_active(r: &Record) -> bool {
-    str_field(r, "status") == Some("active")
-}
-
-/// Returns who actively holds a claim record (`None` when released, inactive or unset).
-pub fn active_holder(r: &Record) -> Option<&str> {
-    str_field(r, "agent_id").filter(|_| is_active(r))
-}
-
 /// Decides a claim: refuse, renew, take over or grant, plus the `claim.acquired` event.
 pub fn decide(
     snap: &impl Snapshot,
@@ -161,30 +155,30 @@ pub fn decide(
 ) -> Result<Plan<Claimed>, RuleError> {
     let path = paths::claim(&req.repo, &req.target);
     let label = format!("{}#{}", req.repo, req.target);
-    let existing = snap.read(&path)?;
+    let existing: Option<Claim> = snap.read_as(&path)?;
     let me = req.agent.as_str();
 
     let mut previous_holder = None;
     let active_other = existing
         .as_ref()
-        .filter(|c| is_active(c) && str_field(c, "agent_id") != Some(me));
+        .filter(|c| c.is_active() && c.agent_id() != Some(me));
     if let Some(claim) = active_other {
-        let holder = str_field(claim, "agent_id").unwrap_or_default();
+        let holder = claim.agent_id().unwrap_or_default();
         takeover_allowed(claim, &label, holder_beat(snap, holder, ctx.now)?, ctx.now)?;
         previous_holder = Some(holder.to_owned());
     }
 
     // Same lane unless a batch or branch is given that differs from a stored one; adding
     // one the claim lacked is still a renewal.
-    let same_lane = |c: &Record, key: &str, given: Option<&str>| {
-        given.is_none_or(|g| str_field(c, key).is_none_or(|stored| stored == g))
+    let same_lane = |stored: Option<&str>, given: Option<&str>| {
+        given.is_none_or(|g| stored.is_none_or(|stored| stored == g))
     };
     let mine = existing
         .as_ref()
-        .filter(|c| is_active(c) && str_field(c, "agent_id") == Some(me));
+        .filter(|c| c.is_active() && c.agent_id() == Some(me));
     let renewal = mine.filter(|c| {
-        same_lane(c, "batch_id", req.batch.as_ref().map(BatchId::as_str))
-            && same_lane(c, "branch", req.branch.as_deref())
+        same_lane(c.batch_id(), req.batch.as_ref().map(BatchId::as_str))
+            && same_lane(c.branch(), req.branch.as_deref())
     });
     let kind = match (&previous_holder, renewal, mine) {
         (Some(_), _, _) => ClaimKind::Takeover,
@@ -194,30 +188,30 @@ pub fn decide(
     };
 
     let now = time::format(ctx.now);
-    let mut record = Record::new();
-    record.insert("schema_version".into(), Value::from(1));
-    record.insert("repo".into(), Value::String(req.repo.to_string()));
-    record.insert("target".into(), Value::String(req.target.to_string()));
-    record.insert("agent_id".into(), Value::String(me.to_owned()));
+    let mut record = Claim::default();
+    f::SCHEMA_VERSION.set(&mut record, 1);
+    f::REPO.set(&mut record, req.repo.to_string());
+    f::TARGET.set(&mut record, req.target.to_string());
+    f::AGENT_ID.set(&mut record, me);
     if let Some(prior) = renewal {
         // A renewal keeps the lane's batch, branch, metadata, claimed_at and unknown fields.
-        for (k, v) in prior {
+        for (k, v) in prior.iter() {
             record.entry(k.clone()).or_insert_with(|| v.clone());
         }
     }
     if let Some(b) = &req.batch {
-        record.insert("batch_id".into(), Value::String(b.to_string()));
+        f::BATCH_ID.set(&mut record, b.to_string());
     }
     if let Some(b) = &req.branch {
-        record.insert("branch".into(), Value::String(b.clone()));
+        f::BRANCH.set(&mut record, b.as_str());
     }
-    record.insert("status".into(), Value::String("active".into()));
+    f::STATUS.set(&mut record, "active");
     if renewal.is_none() {
-        record.insert("claimed_at".into(), Value::String(now.clone()));
+        f::CLAIMED_AT.set(&mut record, now.as_str());
     }
-    record.insert("updated_at".into(), Value::String(now));
+    f::UPDATED_AT.set(&mut record, now);
     let expires = ctx.now + Duration::seconds(req.ttl_seconds);
-    record.insert("expires_at".into(), Value::String(time::format(expires)));
+    f::EXPIRES_AT.set(&mut record, time::format(expires));
     record.extend(req.metadata.clone());
     ctx.identity.stamp(&mut record);
 
@@ -252,25 +246,15 @@ pub fn decide(
     };
     if kind != ClaimKind::Renewed || fencing_changed(renewal, &record) {
         let mut fields = Record::new();
-        for key in ["agent_id", "repo", "target", "branch"] {
-            if let Some(v) = record.get(key) {
-                fields.insert(key.into(), v.clone());
-            }
-        }
-        event::copy_metadata(&record, &mut fields);
-        match event::lifecycle(
-            snap,
-            ctx,
-            "claim.acquired",
-            str_field(&record, "batch_id"),
-            fields,
-        ) {
+        copy_all(&LIFECYCLE, &record, &mut fields);
+        copy_all(&f::METADATA, &record, &mut fields);
+        match event::lifecycle(snap, ctx, "claim.acquired", record.batch_id(), fields) {
             Ok(Some(ev)) => plan.state.push(ev),
             Ok(None) => {}
             Err(w) => plan.warnings.push(w),
         }
     }
-    plan.state.insert(0, (path, record));
+    plan.state.insert(0, (path, record.into_record()));
     Ok(plan)
 }
 
@@ -279,26 +263,24 @@ pub fn decide(
 /// Liveness comes from heartbeats, so a renewal that only pushes `expires_at` further out
 /// is written only once half of the claim's TTL has passed; this keeps a renewing agent
 /// from adding a commit per renewal while the fallback expiry stays meaningful.
-fn renewal_is_noop(prior: &Record, next: &Record, ttl_seconds: i64, now: time::Instant) -> bool {
-    let strip = |r: &Record| {
+fn renewal_is_noop(prior: &Claim, next: &Claim, ttl_seconds: i64, now: time::Instant) -> bool {
+    let strip = |r: &Claim| {
         let mut r = r.clone();
-        r.remove("updated_at");
-        r.remove("expires_at");
+        f::UPDATED_AT.take(&mut r);
+        f::EXPIRES_AT.take(&mut r);
         r
     };
-    let remaining = str_field(prior, "expires_at")
-        .and_then(time::parse)
-        .map(|t| t - now);
+    let remaining = prior.expires_at().and_then(time::parse).map(|t| t - now);
     strip(prior) == strip(next)
         && remaining.is_some_and(|r| r >= Duration::seconds(ttl_seconds / 2))
 }
 
 /// Reports whether a renewal changed or added `generation`/`instance_id` (re-emits `claim.acquired`).
-fn fencing_changed(prior: Option<&Record>, next: &Record) -> bool {
+fn fencing_changed(prior: Option<&Claim>, next: &Claim) -> bool {
     prior.is_some_and(|p| {
-        ["generation", "instance_id"]
+        Claim::FENCING
             .iter()
-            .any(|k| next.get(*k).is_some() && p.get(*k) != next.get(*k))
+            .any(|k| k.get(next).is_some() && k.get(p) != k.get(next))
     })
 }
 
@@ -327,7 +309,7 @@ pub struct Released {
     /// The claim path.
     pub path: String,
     /// The released claim.
-    pub record: Record,
+    pub record: Claim,
 }
 
 /// Reads the claim at `repo#target` and checks that `agent` may release it.
@@ -336,13 +318,13 @@ pub fn claim_for_release(
     agent: &AgentId,
     repo: &RepoSlug,
     target: &Target,
-) -> Result<(String, Record), RuleError> {
+) -> Result<(String, Claim), RuleError> {
     let path = paths::claim(repo, target);
     let label = format!("{repo}#{target}");
-    let Some(claim) = snap.read(&path)? else {
+    let Some(claim) = snap.read_as::<Claim>(&path)? else {
         return Err(usage(format!("no claim exists for {label}")));
     };
-    match str_field(&claim, "agent_id").filter(|h| !h.is_empty()) {
+    match claim.agent_id().filter(|h| !h.is_empty()) {
         Some(holder) if holder != agent.as_str() => Err(usage(format!(
             "claim belongs to {holder}; {agent} cannot release it"
         ))),
@@ -352,29 +334,30 @@ pub fn claim_for_release(
 
 /// Stamps `claim` as released by `agent` at `now` (shared by plain and terminal release).
 pub fn stamp_released(
-    claim: &Record,
+    claim: &Claim,
     agent: &AgentId,
     branch: Option<&str>,
     metadata: &Record,
     ctx: &Ctx,
-) -> Record {
-    let now = Value::String(time::format(ctx.now));
+) -> Claim {
+    let now = time::format(ctx.now);
     let mut record = claim.clone();
-    let holder = str_field(claim, "agent_id")
+    let holder = claim
+        .agent_id()
         .filter(|h| !h.is_empty())
         .unwrap_or(agent.as_str())
         .to_owned();
-    record.insert("agent_id".into(), Value::String(holder));
-    record.insert("status".into(), Value::String("released".into()));
-    record.insert("released_by".into(), Value::String(agent.to_string()));
-    record.insert("released_at".into(), now.clone());
-    record.insert("updated_at".into(), now.clone());
-    record.insert("expires_at".into(), now);
-    for key in ["release_mode", "handoff_to", "handoff_note"] {
-        record.remove(key);
+    f::AGENT_ID.set(&mut record, holder);
+    f::STATUS.set(&mut record, "released");
+    f::RELEASED_BY.set(&mut record, agent.to_string());
+    f::RELEASED_AT.set(&mut record, now.as_str());
+    f::UPDATED_AT.set(&mut record, now.as_str());
+    f::EXPIRES_AT.set(&mut record, now);
+    for key in Claim::HANDOFF {
+        key.take(&mut record);
     }
     if let Some(b) = branch {
-        record.insert("branch".into(), Value::String(b.to_owned()));
+        f::BRANCH.set(&mut record, b);
     }
     record.extend(metadata.clone());
     ctx.identity.stamp(&mut record);
@@ -397,38 +380,28 @@ pub fn release(
     );
     let handoff = req.handoff_to.is_some() || req.handoff_note.is_some();
     if handoff {
-        record.insert("release_mode".into(), Value::String("handoff".into()));
+        f::RELEASE_MODE.set(&mut record, "handoff");
         for (key, value) in [
-            ("handoff_to", &req.handoff_to),
-            ("handoff_note", &req.handoff_note),
+            (f::HANDOFF_TO, &req.handoff_to),
+            (f::HANDOFF_NOTE, &req.handoff_note),
         ] {
             if let Some(v) = value {
-                record.insert(key.into(), Value::String(v.clone()));
+                key.set(&mut record, v.as_str());
             }
         }
     }
 
     let mut fields = Record::new();
-    for key in ["agent_id", "repo", "target", "branch"] {
-        if let Some(v) = record.get(key) {
-            fields.insert(key.into(), v.clone());
-        }
-    }
-    fields.insert("status".into(), Value::String("released".into()));
+    copy_all(&LIFECYCLE, &record, &mut fields);
+    f::STATUS.set(&mut fields, "released");
     if let Some(note) = &req.handoff_note {
-        fields.insert("message".into(), Value::String(note.clone()));
+        f::MESSAGE.set(&mut fields, note.as_str());
     }
-    for key in METADATA_FIELDS
-        .iter()
-        .chain(&["release_mode", "handoff_to", "handoff_note"])
-    {
-        if let Some(v) = record.get(*key) {
-            fields.insert((*key).into(), v.clone());
-        }
-    }
+    copy_all(&f::METADATA, &record, &mut fields);
+    copy_all(&Claim::HANDOFF, &record, &mut fields);
     let mut plan = Plan {
         summary: format!("release {}#{} by {}", req.repo, req.target, req.agent),
-        state: vec![(path.clone(), record.clone())],
+        state: vec![(path.clone(), record.clone().into_record())],
         heartbeats: Vec::new(),
         removals: Vec::new(),
         heartbeat_removals: Vec::new(),
@@ -439,13 +412,7 @@ pub fn release(
             record: record.clone(),
         },
     };
-    match event::lifecycle(
-        snap,
-        ctx,
-        "claim.released",
-        str_field(&record, "batch_id"),
-        fields,
-    ) {
+    match event::lifecycle(snap, ctx, "claim.released", record.batch_id(), fields) {
         Ok(Some(ev)) => plan.state.push(ev),
         Ok(None) => {}
         Err(w) => plan.warnings.push(w),

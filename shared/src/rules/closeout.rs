@@ -5,13 +5,11 @@
 //! so a closeout is never half-applied; the first closeout is authoritative, an identical
 //! retry is idempotent and a different one is refused.
 
-use serde_json::json;
 use serde_json::Value;
 use sha2::Digest;
 use sha2::Sha256;
 
 use super::audit;
-use super::batch::is_closed;
 use super::claim;
 use super::deps::lane_name;
 use super::deps::lane_targets;
@@ -25,9 +23,14 @@ use crate::ids::BatchId;
 use crate::ids::LaneName;
 use crate::ids::RepoSlug;
 use crate::ids::Target;
+use crate::record::field as f;
 use crate::record::is_http_url;
-use crate::record::str_field;
+use crate::record::Claim;
+use crate::record::Lane;
+use crate::record::LaneClosed;
+use crate::record::Manifest;
 use crate::record::Record;
+use crate::record::LANE_CLOSED;
 use crate::snapshot::Snapshot;
 use crate::time;
 
@@ -107,7 +110,7 @@ pub fn validate_options(req: &CloseoutRequest) -> Result<(), RuleError> {
     if req.workspace.as_deref().is_some_and(str::is_empty) {
         return Err(usage("--workspace must not be empty for terminal closeout"));
     }
-    let host = req.metadata.get("host").and_then(Value::as_str);
+    let host = f::HOST.text(&req.metadata);
     for (flag, value) in [
         ("--host", host),
         ("--branch", req.branch.as_deref()),
@@ -119,7 +122,7 @@ pub fn validate_options(req: &CloseoutRequest) -> Result<(), RuleError> {
             )));
         }
     }
-    let pr_url = req.metadata.get("pr_url").and_then(Value::as_str);
+    let pr_url = f::PR_URL.text(&req.metadata);
     for (flag, value) in [
         ("--pr-url", pr_url),
         ("--evidence-url", req.evidence_url.as_deref()),
@@ -130,37 +133,6 @@ pub fn validate_options(req: &CloseoutRequest) -> Result<(), RuleError> {
     }
     Ok(())
 }
-
-/// The fields whose difference makes two closeouts conflict.
-fn semantics(r: &Record) -> [Value; 6] {
-    let get = |k: &str| r.get(k).cloned().unwrap_or(Value::Null);
-    let workspace = r
-        .get("workspace")
-        .cloned()
-        .unwrap_or_else(|| json!("default"));
-    let closer = r
-        .get("closed_by")
-        .and_then(|c| c.get("agent_id"))
-        .cloned()
-        .unwrap_or(Value::Null);
-    [
-        get("terminal"),
-        workspace,
-        closer,
-        get("pr_url"),
-        get("pr_state"),
-        get("evidence_url"),
-    ]
-}
-
-const CLAIM_TERMINAL_FIELDS: [&str; 6] = [
-    "terminal",
-    "workspace",
-    "closed_by",
-    "pr_url",
-    "pr_state",
-    "evidence_url",
-];
 
 /// Decides a terminal closeout.
 pub fn decide(
@@ -176,7 +148,8 @@ pub fn decide(
     let (released, batch) = match req.entry {
         Entry::Release => {
             let (_, held) = claim::claim_for_release(snap, &req.agent, &req.repo, &req.target)?;
-            let batch = str_field(&held, "batch_id")
+            let batch = held
+                .batch_id()
                 .filter(|b| !b.is_empty())
                 .ok_or_else(|| usage("terminal release requires a claim with batch_id"))?;
             let batch: BatchId = batch
@@ -195,10 +168,10 @@ pub fn decide(
     };
 
     let batch_path = paths::batch(&batch);
-    let manifest = snap
-        .read(&batch_path)?
+    let manifest: Manifest = snap
+        .read_as(&batch_path)?
         .ok_or_else(|| usage(format!("batch {batch} not found for terminal closeout")))?;
-    if let Some(repo) = manifest.get("repo") {
+    if let Some(repo) = f::REPO.get(&manifest) {
         if repo.as_str() != Some(req.repo.to_string().as_str()) {
             return Err(usage(format!(
                 "terminal closeout repo does not match batch {batch}"
@@ -214,11 +187,10 @@ pub fn decide(
         .as_ref()
         .map(|(_, r)| r.clone())
         .unwrap_or_default();
-    let pick = |key: &str| -> Option<Value> {
-        req.metadata
-            .get(key)
+    let pick = |key: f::Field| -> Option<Value> {
+        key.get(&req.metadata)
             .cloned()
-            .or_else(|| source.get(key).cloned())
+            .or_else(|| key.get(&source).cloned())
     };
     let event_id = event_id(&lane_name);
     let event_path = paths::event(&batch, &event_id);
@@ -226,52 +198,49 @@ pub fn decide(
         .identity
         .machine_id
         .clone()
-        .or_else(|| pick("host").and_then(|h| h.as_str().map(str::to_owned)))
+        .or_else(|| pick(f::HOST).and_then(|h| h.as_str().map(str::to_owned)))
         .unwrap_or_else(|| "UNKNOWN".to_owned());
-    let mut event = Record::new();
-    event.insert("schema_version".into(), json!(2));
-    event.insert("event_id".into(), json!(event_id));
-    event.insert("batch_id".into(), json!(batch.as_str()));
-    event.insert("type".into(), json!("lane_closed"));
-    event.insert("lane".into(), json!(lane_name));
-    event.insert("agent_id".into(), json!(req.agent.as_str()));
-    event.insert("repo".into(), json!(req.repo.to_string()));
-    event.insert("target".into(), json!(req.target.as_str()));
+    let mut event = LaneClosed::default();
+    f::SCHEMA_VERSION.set(&mut event, LaneClosed::SCHEMA);
+    f::EVENT_ID.set(&mut event, event_id);
+    f::BATCH_ID.set(&mut event, batch.as_str());
+    f::TYPE.set(&mut event, LANE_CLOSED);
+    f::LANE.set(&mut event, lane_name.as_str());
+    f::AGENT_ID.set(&mut event, req.agent.as_str());
+    f::REPO.set(&mut event, req.repo.to_string());
+    f::TARGET.set(&mut event, req.target.as_str());
     let branch = req
         .branch
         .clone()
         .map(Value::String)
-        .or_else(|| source.get("branch").cloned());
+        .or_else(|| f::BRANCH.get(&source).cloned());
     for (key, value) in [
-        ("branch", branch),
-        ("host", pick("host")),
-        ("pr_url", pick("pr_url")),
+        (f::BRANCH, branch),
+        (f::HOST, pick(f::HOST)),
+        (f::PR_URL, pick(f::PR_URL)),
     ] {
         if let Some(v) = value {
-            event.insert(key.into(), v);
+            key.set(&mut event, v);
         }
     }
-    event.insert("terminal".into(), json!(req.terminal));
+    f::TERMINAL.set(&mut event, req.terminal.as_str());
     for (key, value) in [
-        ("pr_state", &req.pr_state),
-        ("evidence_url", &req.evidence_url),
+        (f::PR_STATE, &req.pr_state),
+        (f::EVIDENCE_URL, &req.evidence_url),
     ] {
         if let Some(v) = value {
-            event.insert(key.into(), json!(v));
+            key.set(&mut event, v.as_str());
         }
     }
-    event.insert(
-        "workspace".into(),
-        json!(req.workspace.as_deref().unwrap_or("default")),
-    );
-    event.insert(
-        "closed_by".into(),
-        json!({"agent_id": req.agent.as_str(), "machine": machine}),
-    );
-    event.insert("at".into(), json!(time::format(ctx.now)));
-    for key in ["synthetic", "synthetic_kind"] {
+    f::WORKSPACE.set(&mut event, req.workspace.as_deref().unwrap_or("default"));
+    let mut closer = Record::new();
+    f::AGENT_ID.set(&mut closer, req.agent.as_str());
+    f::MACHINE.set(&mut closer, machine);
+    f::CLOSED_BY.set(&mut event, closer);
+    f::AT.set(&mut event, time::format(ctx.now));
+    for key in [f::SYNTHETIC, f::SYNTHETIC_KIND] {
         if let Some(v) = pick(key) {
-            event.insert(key.into(), v);
+            key.set(&mut event, v);
         }
     }
     ctx.identity.stamp(&mut event);
@@ -281,13 +250,13 @@ pub fn decide(
         "close lane {lane_name} of {batch} ({}) by {}",
         req.terminal, req.agent
     );
-    let authoritative = match snap.read(&event_path)? {
-        Some(first) if semantics(&first) != semantics(&event) => {
+    let authoritative = match snap.read_as::<LaneClosed>(&event_path)? {
+        Some(first) if LaneClosed::semantics(&first) != LaneClosed::semantics(&event) => {
             return Err(conflicting(&lane_name))
         }
         Some(first) => first,
         None => {
-            plan.state.push((event_path, event.clone()));
+            plan.state.push((event_path, event.clone().into_record()));
             event
         }
     };
@@ -296,32 +265,35 @@ pub fn decide(
     // Entry A: the claim carries the authoritative closeout.
     let mut claim_changed = false;
     if let Some((held, mut released)) = released {
-        for key in CLAIM_TERMINAL_FIELDS {
-            match authoritative.get(key) {
-                Some(v) => released.insert(key.into(), v.clone()),
-                None => released.remove(key),
-            };
+        for key in Claim::TERMINAL {
+            match key.get(&authoritative) {
+                Some(v) => key.set(&mut released, v.clone()),
+                None => {
+                    key.take(&mut released);
+                }
+            }
         }
-        let already = str_field(&held, "status") == Some("released")
-            && CLAIM_TERMINAL_FIELDS
+        let already = held.status() == Some("released")
+            && Claim::TERMINAL
                 .iter()
-                .all(|k| held.get(*k) == released.get(*k));
+                .all(|k| k.get(&held) == k.get(&released));
         if !already {
-            plan.state.push((claim_path, released));
+            plan.state.push((claim_path, released.into_record()));
             claim_changed = true;
         }
     }
 
     // Stamp the batch.
     let batch_changed = stamp_batch(&manifest, &lane_name, &authoritative, ctx)?
-        .map(|stamped| plan.state.push((batch_path, stamped)))
+        .map(|stamped| plan.state.push((batch_path, stamped.into_record())))
         .is_some();
 
     plan.outcome = match req.entry {
         Entry::Release if created || claim_changed || batch_changed => Closed::Released,
         Entry::RecordEvent if created => Closed::Recorded {
             batch: batch.to_string(),
-            event_id: str_field(&authoritative, "event_id")
+            event_id: f::EVENT_ID
+                .text(&authoritative)
                 .unwrap_or_default()
                 .to_owned(),
         },
@@ -343,12 +315,12 @@ fn conflicting(lane_name: &str) -> RuleError {
 
 /// Finds the one lane this closeout is for.
 fn resolve_lane(
-    manifest: &Record,
+    manifest: &Manifest,
     req: &CloseoutRequest,
     batch: &BatchId,
 ) -> Result<Record, RuleError> {
-    let lanes: Vec<&Record> = manifest
-        .get("lanes")
+    let lanes: Vec<&Record> = f::LANES
+        .get(manifest)
         .and_then(Value::as_array)
         .map(|l| l.iter().filter_map(Value::as_object).collect())
         .unwrap_or_default();
@@ -378,24 +350,24 @@ fn resolve_lane(
 /// admitted by a valid lifecycle lineage.
 fn authorize(
     snap: &impl Snapshot,
-    manifest: &Record,
+    manifest: &Manifest,
     lane: &Record,
     lane_name: &str,
     req: &CloseoutRequest,
     batch: &BatchId,
 ) -> Result<(), RuleError> {
     let me = req.agent.as_str();
-    let owner = str_field(lane, "owner").or_else(|| str_field(lane, "agent_id"));
+    let owner = f::OWNER.text(lane).or_else(|| f::AGENT_ID.text(lane));
     if owner.is_some_and(|o| o == me && o != "UNKNOWN") {
         return Ok(());
     }
     let claimant = snap
-        .read(&paths::claim(&req.repo, &req.target))?
+        .read_as::<Claim>(&paths::claim(&req.repo, &req.target))?
         .is_some_and(|c| {
-            str_field(&c, "repo") == Some(req.repo.to_string().as_str())
-                && str_field(&c, "target") == Some(req.target.as_str())
-                && str_field(&c, "batch_id") == Some(batch.as_str())
-                && str_field(&c, "agent_id") == Some(me)
+            f::REPO.text(&c) == Some(req.repo.to_string().as_str())
+                && f::TARGET.text(&c) == Some(req.target.as_str())
+                && c.batch_id() == Some(batch.as_str())
+                && c.agent_id() == Some(me)
         });
     if claimant {
         let events = snap.list(&paths::events_dir(batch))?;
@@ -412,13 +384,13 @@ fn authorize(
 
 /// Returns the manifest with the lane stamped terminal, or `None` if it already was.
 fn stamp_batch(
-    manifest: &Record,
+    manifest: &Manifest,
     lane_name: &str,
-    event: &Record,
+    event: &LaneClosed,
     ctx: &Ctx,
-) -> Result<Option<Record>, RuleError> {
+) -> Result<Option<Manifest>, RuleError> {
     let mut stamped = manifest.clone();
-    let Some(Value::Array(lanes)) = stamped.get_mut("lanes") else {
+    let Some(Value::Array(lanes)) = stamped.get_mut(f::LANES.name()) else {
         return Ok(None);
     };
     let Some(lane) = lanes
@@ -428,39 +400,42 @@ fn stamp_batch(
     else {
         return Ok(None);
     };
-    if is_closed(lane) {
+    if Lane::is_closed(lane) {
         // The lane's stamp stands for its own closeout (even when the reservation event is
         // gone, e.g. compacted): a closeout that differs in any conflict field is refused.
-        if semantics(lane) != semantics(event) {
+        if LaneClosed::semantics(lane) != LaneClosed::semantics(event) {
             return Err(conflicting(lane_name));
         }
         return Ok(None);
     }
-    let terminal = event.get("terminal").cloned().unwrap_or(Value::Null);
-    lane.insert("status".into(), terminal.clone());
-    lane.insert("terminal".into(), terminal);
+    let terminal = f::TERMINAL.get(event).cloned().unwrap_or(Value::Null);
+    f::STATUS.set(lane, terminal.clone());
+    f::TERMINAL.set(lane, terminal);
     for (key, value) in [
-        ("closed_at", event.get("at")),
-        ("closed_by", event.get("closed_by")),
-        ("workspace", event.get("workspace")),
+        (f::CLOSED_AT, f::AT.get(event)),
+        (f::CLOSED_BY, f::CLOSED_BY.get(event)),
+        (f::WORKSPACE, f::WORKSPACE.get(event)),
     ] {
         if let Some(v) = value {
-            lane.entry(key).or_insert_with(|| v.clone());
+            lane.entry(key.name()).or_insert_with(|| v.clone());
         }
     }
-    for key in ["pr_url", "pr_state", "evidence_url"] {
-        if let Some(v) = event.get(key) {
-            lane.insert(key.into(), v.clone());
-        }
+    for key in [f::PR_URL, f::PR_STATE, f::EVIDENCE_URL] {
+        key.copy(event, lane);
     }
-    let now = json!(time::format(ctx.now));
-    let all_closed = lanes.iter().filter_map(Value::as_object).all(is_closed)
+    let now = time::format(ctx.now);
+    let all_closed = lanes
+        .iter()
+        .filter_map(Value::as_object)
+        .all(Lane::is_closed)
         && lanes.iter().all(Value::is_object);
     if all_closed {
-        stamped.insert("status".into(), json!("completed"));
-        stamped.entry("completed_at").or_insert_with(|| now.clone());
+        f::STATUS.set(&mut stamped, "completed");
+        stamped
+            .entry(f::COMPLETED_AT.name())
+            .or_insert_with(|| Value::from(now.as_str()));
     }
-    stamped.insert("updated_at".into(), now);
+    f::UPDATED_AT.set(&mut stamped, now);
     Ok(Some(stamped))
 }
 

@@ -12,29 +12,16 @@ use std::collections::HashMap;
 use serde_json::Value;
 
 use crate::ids::is_segment;
+use crate::record::field as f;
+use crate::record::field::Field;
+use crate::record::Lane;
+use crate::record::Manifest;
 use crate::record::Record;
 use crate::rules::liveness::Liveness;
 use crate::rules::vocab::DEPENDENCY_DONE;
 
 /// The placeholder for a lane without a name or owner.
 pub const UNKNOWN: &str = "UNKNOWN";
-
-/// Lane fields that the status projection passes through when present.
-pub const LANE_METADATA_FIELDS: [&str; 13] = [
-    "thread_handle",
-    "chat_handle",
-    "host",
-    "pr_url",
-    "dashboard_url",
-    "operator",
-    "phase",
-    "branch",
-    "terminal",
-    "closed_at",
-    "closed_by",
-    "pr_state",
-    "evidence_url",
-];
 
 /// Splits a dependency ref `<batch-id>:<lane>` at its last `:`.
 ///
@@ -60,8 +47,8 @@ pub(crate) fn to_text(v: &Value) -> Cow<'_, str> {
 }
 
 /// Returns the value at `key` unless it is absent, `null` or `false` (Ruby truthiness).
-fn truthy<'a>(r: &'a Record, key: &str) -> Option<&'a Value> {
-    r.get(key)
+fn truthy(r: &Record, key: Field) -> Option<&Value> {
+    key.get(r)
         .filter(|v| !matches!(v, Value::Null | Value::Bool(false)))
 }
 
@@ -80,17 +67,13 @@ fn list_of(v: Option<&Value>) -> Vec<String> {
 
 /// Returns a manifest's lanes: the `lanes` array, or a lone value as a list of one.
 pub fn lanes_of(batch: &Record) -> &[Value] {
-    match batch.get("lanes") {
-        None | Some(Value::Null) => &[],
-        Some(Value::Array(items)) => items,
-        Some(one) => std::slice::from_ref(one),
-    }
+    Manifest::lanes_in(batch)
 }
 
 /// Returns a lane's name: `name`, else the legacy `id`, else `UNKNOWN`.
 pub fn lane_name(lane: &Record) -> Cow<'_, str> {
-    truthy(lane, "name")
-        .or_else(|| truthy(lane, "id"))
+    truthy(lane, f::NAME)
+        .or_else(|| truthy(lane, f::ID))
         .map_or(Cow::Borrowed(UNKNOWN), to_text)
 }
 
@@ -101,8 +84,8 @@ pub fn is_malformed_lane_name(name: &str) -> bool {
 
 /// Returns a lane's owner: `owner`, else the legacy `agent_id`; `UNKNOWN` when empty.
 pub fn lane_owner(lane: &Record) -> Cow<'_, str> {
-    match truthy(lane, "owner")
-        .or_else(|| truthy(lane, "agent_id"))
+    match truthy(lane, f::OWNER)
+        .or_else(|| truthy(lane, f::AGENT_ID))
         .map(to_text)
     {
         Some(owner) if !owner.is_empty() => owner,
@@ -113,31 +96,31 @@ pub fn lane_owner(lane: &Record) -> Cow<'_, str> {
 /// Returns a lane's targets (`targets`, else the legacy `target`) as strings; empty
 /// strings are never targets.
 pub fn lane_targets(lane: &Record) -> Vec<String> {
-    let mut targets = list_of(truthy(lane, "targets").or_else(|| truthy(lane, "target")));
+    let mut targets = list_of(truthy(lane, f::TARGETS).or_else(|| truthy(lane, f::TARGET)));
     targets.retain(|t| !t.is_empty());
     targets
 }
 
 /// Returns a lane's dependency refs (`depends_on`, a string or a list) as strings.
 pub fn lane_deps(lane: &Record) -> Vec<String> {
-    list_of(lane.get("depends_on"))
+    list_of(f::DEPENDS_ON.get(lane))
 }
 
 /// Returns a heartbeat's status for the lane precedence (absent, `null` or `false`: none).
 pub fn heartbeat_status(heartbeat: &Record) -> Option<Cow<'_, str>> {
-    truthy(heartbeat, "status").map(to_text)
+    truthy(heartbeat, f::STATUS).map(to_text)
 }
 
 /// Returns a lane's status: `lane.terminal`, then the owner heartbeat's status, then
 /// `lane.status`, then `unknown`.
 pub fn lane_status(lane: &Record, heartbeat_status: Option<&str>) -> String {
-    if let Some(terminal) = truthy(lane, "terminal") {
+    if let Some(terminal) = truthy(lane, f::TERMINAL) {
         return to_text(terminal).into_owned();
     }
     if let Some(status) = heartbeat_status {
         return status.to_owned();
     }
-    truthy(lane, "status").map_or_else(|| "unknown".to_owned(), |s| to_text(s).into_owned())
+    truthy(lane, f::STATUS).map_or_else(|| "unknown".to_owned(), |s| to_text(s).into_owned())
 }
 
 /// Reports whether a lane status satisfies a dependency on that lane.
@@ -208,8 +191,8 @@ pub struct LaneIndex {
 
 /// Returns a manifest's batch id: its `batch_id`, else the file stem of `path`.
 pub fn batch_id_of<'a>(path: &'a str, batch: &'a Record) -> Cow<'a, str> {
-    batch
-        .get("batch_id")
+    f::BATCH_ID
+        .get(batch)
         .map_or_else(|| Cow::Borrowed(file_stem(path)), to_text)
 }
 
@@ -241,7 +224,7 @@ pub fn index_lanes(batches: &[(String, Record)], beats: &HashMap<String, OwnerBe
 }
 
 /// Projects one lane for `status`: name, owner, targets, status, liveness, deps, blocked_on,
-/// then the present [`LANE_METADATA_FIELDS`] (moved out of the lane).
+/// then the present [`Lane::METADATA`] (moved out of the lane).
 pub(crate) fn lane_row(
     lane: Value,
     beats: &HashMap<String, OwnerBeat>,
@@ -261,25 +244,23 @@ pub(crate) fn lane_row(
     let strings = |v: Vec<String>| Value::Array(v.into_iter().map(Value::String).collect());
 
     let mut row = Record::new();
-    row.insert("name".to_owned(), Value::String(name));
-    row.insert("owner".to_owned(), Value::String(owner));
-    row.insert("targets".to_owned(), strings(lane_targets(&lane)));
-    row.insert("status".to_owned(), Value::String(status));
+    f::NAME.set(&mut row, name);
+    f::OWNER.set(&mut row, owner);
+    f::TARGETS.set(&mut row, strings(lane_targets(&lane)));
+    f::STATUS.set(&mut row, status);
     row.insert("liveness".to_owned(), Value::String(liveness.to_owned()));
     row.insert("deps".to_owned(), strings(deps));
     row.insert("blocked_on".to_owned(), strings(blocked));
-    move_present(&mut row, &mut lane, &LANE_METADATA_FIELDS);
+    move_present(&mut row, &mut lane, &Lane::METADATA);
     row
 }
 
 /// Moves each of `fields` that `from` holds with a non-null value into `row`, in order.
-pub(crate) fn move_present(row: &mut Record, from: &mut Record, fields: &[&str]) {
+pub(crate) fn move_present(row: &mut Record, from: &mut Record, fields: &[Field]) {
     for field in fields {
-        match from.remove(*field) {
+        match field.take(from) {
             None | Some(Value::Null) => {}
-            Some(v) => {
-                row.insert((*field).to_owned(), v);
-            }
+            Some(v) => field.set(row, v),
         }
     }
 }

@@ -4,8 +4,6 @@
 //! Events are append-only: each is a new file `events/<batch>/<event-id>.json`, written in
 //! the same commit as the change it describes.
 
-use serde_json::Value;
-
 use super::usage;
 use super::vocab;
 use super::Ctx;
@@ -15,73 +13,12 @@ use crate::ids::paths;
 use crate::ids::BatchId;
 use crate::ids::EventType;
 use crate::ids::LaneName;
+use crate::record::field as f;
+use crate::record::field::Field;
+use crate::record::Event;
 use crate::record::Record;
-use crate::record::METADATA_FIELDS;
 use crate::snapshot::Snapshot;
 use crate::time;
-
-/// Typed-event fields, in the order foreign-field checks report them.
-pub const TYPED_FIELDS: [&str; 7] = [
-    "reason",
-    "from_route",
-    "to_route",
-    "evidence",
-    "severity",
-    "category",
-    "kind",
-];
-
-/// Field order of stored events (anything else follows in insertion order).
-const EVENT_ORDER: [&str; 36] = [
-    "schema_version",
-    "event_id",
-    "batch_id",
-    "type",
-    "lane",
-    "agent_id",
-    "repo",
-    "target",
-    "branch",
-    "message",
-    "at",
-    "status",
-    "status_raw",
-    "previous_phase",
-    "thread_handle",
-    "chat_handle",
-    "host",
-    "pr_url",
-    "dashboard_url",
-    "operator",
-    "phase",
-    "generation",
-    "instance_id",
-    "synthetic",
-    "synthetic_kind",
-    "release_mode",
-    "handoff_to",
-    "handoff_note",
-    "reason",
-    "from_route",
-    "to_route",
-    "evidence",
-    "severity",
-    "category",
-    "kind",
-    "machine_id",
-];
-
-/// Returns `fields` reordered into the stored event order.
-fn ordered(mut fields: Record) -> Record {
-    let mut out = Record::new();
-    for key in EVENT_ORDER {
-        if let Some(v) = fields.remove(key) {
-            out.insert(key.to_owned(), v);
-        }
-    }
-    out.extend(fields);
-    out
-}
 
 /// Picks a fresh event id for `batch` (re-drawing on the rare collision) and returns the
 /// stored `(path, event)` with `schema_version`, `event_id`, `batch_id`, `type` and `at` set.
@@ -99,13 +36,13 @@ pub fn new_event(
         );
         let path = paths::event(batch, &id);
         if snap.read(&path)?.is_none() {
-            fields.insert("schema_version".into(), Value::from(1));
-            fields.insert("event_id".into(), Value::String(id));
-            fields.insert("batch_id".into(), Value::String(batch.to_string()));
-            fields.insert("type".into(), Value::String(kind.to_owned()));
-            fields.insert("at".into(), Value::String(time::format(ctx.now)));
+            f::SCHEMA_VERSION.set(&mut fields, 1);
+            f::EVENT_ID.set(&mut fields, id);
+            f::BATCH_ID.set(&mut fields, batch.to_string());
+            f::TYPE.set(&mut fields, kind);
+            f::AT.set(&mut fields, time::format(ctx.now));
             ctx.identity.stamp(&mut fields);
-            return Ok((path, ordered(fields)));
+            return Ok((path, Event::ordered(fields).into_record()));
         }
     }
     Err(RuleError::Operational(format!(
@@ -134,15 +71,6 @@ pub fn lifecycle(
         .map_err(|e| warn(e.to_string()))
 }
 
-/// Copies the claim/heartbeat metadata fields present in `from` into `to`.
-pub fn copy_metadata(from: &Record, to: &mut Record) {
-    for key in METADATA_FIELDS {
-        if let Some(v) = from.get(key) {
-            to.insert(key.to_owned(), v.clone());
-        }
-    }
-}
-
 /// The typed-event fields given on the command line.
 #[derive(Debug, Clone, Default)]
 pub struct TypedFields {
@@ -163,15 +91,15 @@ pub struct TypedFields {
 }
 
 impl TypedFields {
-    fn get(&self, name: &str) -> Option<&str> {
-        match name {
-            "reason" => self.reason.as_deref(),
-            "from_route" => self.from_route.as_deref(),
-            "to_route" => self.to_route.as_deref(),
-            "evidence" => self.evidence.as_deref(),
-            "severity" => self.severity.as_deref(),
-            "category" => self.category.as_deref(),
-            "kind" => self.kind.as_deref(),
+    fn get(&self, field: Field) -> Option<&str> {
+        match field {
+            f::REASON => self.reason.as_deref(),
+            f::FROM_ROUTE => self.from_route.as_deref(),
+            f::TO_ROUTE => self.to_route.as_deref(),
+            f::EVIDENCE => self.evidence.as_deref(),
+            f::SEVERITY => self.severity.as_deref(),
+            f::CATEGORY => self.category.as_deref(),
+            f::KIND => self.kind.as_deref(),
             _ => None,
         }
     }
@@ -181,7 +109,7 @@ impl TypedFields {
 struct TypedRule {
     kind: &'static str,
     /// Own fields: (name, allowed values; empty = free-form but non-blank).
-    own: &'static [(&'static str, &'static [&'static str])],
+    own: &'static [(Field, &'static [&'static str])],
     /// Whether `--message` must be non-blank.
     needs_message: bool,
 }
@@ -189,28 +117,28 @@ struct TypedRule {
 const TYPED_RULES: [TypedRule; 4] = [
     TypedRule {
         kind: "help_requested",
-        own: &[("reason", &["blocked-user-input", "question", "permission"])],
+        own: &[(f::REASON, &["blocked-user-input", "question", "permission"])],
         needs_message: false,
     },
     TypedRule {
         kind: "escalation_requested",
-        own: &[("from_route", &[]), ("to_route", &[]), ("evidence", &[])],
+        own: &[(f::FROM_ROUTE, &[]), (f::TO_ROUTE, &[]), (f::EVIDENCE, &[])],
         needs_message: false,
     },
     TypedRule {
         kind: "error",
-        own: &[("severity", &["P0", "P1", "P2", "P3"]), ("category", &[])],
+        own: &[(f::SEVERITY, &["P0", "P1", "P2", "P3"]), (f::CATEGORY, &[])],
         needs_message: true,
     },
     TypedRule {
         kind: "human_intervention",
-        own: &[("kind", &["takeover", "supersede", "manual-fix", "drain"])],
+        own: &[(f::KIND, &["takeover", "supersede", "manual-fix", "drain"])],
         needs_message: false,
     },
 ];
 
-fn flag(field: &str) -> String {
-    format!("--{}", field.replace('_', "-"))
+fn flag(field: Field) -> String {
+    format!("--{}", field.name().replace('_', "-"))
 }
 
 /// Validates the typed fields of an event of type `kind` and returns the ones to store.
@@ -226,7 +154,7 @@ pub fn validate_typed(
     let Some(rule) = TYPED_RULES.iter().find(|r| r.kind == kind) else {
         return Ok(out);
     };
-    for field in TYPED_FIELDS {
+    for field in Event::TYPED {
         if typed.get(field).is_some() && !rule.own.iter().any(|(f, _)| *f == field) {
             return Err(usage(format!(
                 "{} is not valid for --type {kind}",
@@ -235,13 +163,13 @@ pub fn validate_typed(
         }
     }
     for (field, _) in rule.own {
-        match typed.get(field) {
-            None => return Err(usage(format!("missing required {}", flag(field)))),
+        match typed.get(*field) {
+            None => return Err(usage(format!("missing required {}", flag(*field)))),
             Some(v)
                 if rule.own.iter().any(|(f, a)| f == field && a.is_empty())
                     && v.trim().is_empty() =>
             {
-                return Err(usage(format!("missing required {}", flag(field))))
+                return Err(usage(format!("missing required {}", flag(*field))))
             }
             Some(_) => {}
         }
@@ -250,15 +178,15 @@ pub fn validate_typed(
         return Err(usage("missing required --message"));
     }
     for (field, allowed) in rule.own {
-        let value = typed.get(field).unwrap_or_default();
+        let value = typed.get(*field).unwrap_or_default();
         if !allowed.is_empty() && !allowed.contains(&value) {
             return Err(usage(format!(
                 "{} must be one of: {}",
-                flag(field),
+                flag(*field),
                 allowed.join(", ")
             )));
         }
-        out.insert((*field).to_owned(), Value::String(value.to_owned()));
+        field.set(&mut out, value);
     }
     Ok(out)
 }
@@ -298,11 +226,11 @@ pub fn decide(
     req: &EventRequest,
     ctx: &Ctx,
 ) -> Result<Plan<Recorded>, RuleError> {
-    let message = req.fields.get("message").and_then(Value::as_str);
+    let message = f::MESSAGE.text(&req.fields);
     let typed = validate_typed(req.kind.as_str(), &req.typed, message)?;
     let mut fields = req.fields.clone();
     if let Some(lane) = &req.lane {
-        fields.insert("lane".into(), Value::String(lane.to_string()));
+        f::LANE.set(&mut fields, lane.to_string());
     }
     let mut warnings = Vec::new();
     if let Some(raw) = &req.status {
@@ -310,18 +238,14 @@ pub fn decide(
         if n.unrecognized {
             warnings.push(vocab::unrecognized_warning(raw));
         }
-        fields.insert("status".into(), Value::String(n.status));
+        f::STATUS.set(&mut fields, n.status);
         if let Some(r) = n.status_raw {
-            fields.insert("status_raw".into(), Value::String(r));
+            f::STATUS_RAW.set(&mut fields, r);
         }
     }
     fields.extend(typed);
     let (path, event) = new_event(snap, ctx, &req.batch, req.kind.as_str(), fields)?;
-    let event_id = event
-        .get("event_id")
-        .and_then(Value::as_str)
-        .unwrap_or_default()
-        .to_owned();
+    let event_id = f::EVENT_ID.text(&event).unwrap_or_default().to_owned();
     Ok(Plan {
         summary: format!("record event {} {} ({})", req.batch, event_id, req.kind),
         state: vec![(path.clone(), event)],
@@ -342,6 +266,7 @@ pub fn decide(
 #[allow(clippy::type_complexity)]
 mod tests {
     use serde_json::json;
+    use serde_json::Value;
 
     use super::*;
     use crate::record::Identity;

@@ -22,8 +22,14 @@ use super::vocab;
 use super::Plan;
 use super::RuleError;
 use crate::ids::AgentId;
-use crate::record::str_field;
+use crate::record::field as f;
+use crate::record::field::Field;
+use crate::record::Archive;
+use crate::record::Archived;
+use crate::record::Event;
 use crate::record::Record;
+use crate::record::ARCHIVED_RECORD;
+use crate::record::COMPACTED_EVENTS;
 use crate::snapshot::Snapshot;
 use crate::time;
 use crate::time::Instant;
@@ -134,21 +140,20 @@ fn days(n: i64) -> Duration {
 /// Returns the first present of the record-time fields (`updated_at, at, released_at,
 /// completed_at, expires_at`), checked.
 fn record_time(path: &str, r: &Record) -> Result<Instant, RuleError> {
-    let key = [
-        "updated_at",
-        "at",
-        "released_at",
-        "completed_at",
-        "expires_at",
+    let raw = [
+        f::UPDATED_AT,
+        f::AT,
+        f::RELEASED_AT,
+        f::COMPLETED_AT,
+        f::EXPIRES_AT,
     ]
     .into_iter()
-    .find(|k| r.get(*k).is_some_and(|v| !v.is_null()))
+    .find_map(|k| k.present(r))
     .ok_or_else(|| {
         op(format!(
             "gc record is missing a retention timestamp at {path}"
         ))
     })?;
-    let raw = &r[key];
     raw.as_str().and_then(time::parse).ok_or_else(|| {
         op(format!(
             "gc record has invalid retention timestamp at {path}: {raw}"
@@ -157,7 +162,7 @@ fn record_time(path: &str, r: &Record) -> Result<Instant, RuleError> {
 }
 
 fn is_synthetic(r: &Record) -> bool {
-    r.get("synthetic") == Some(&Value::Bool(true))
+    f::SYNTHETIC.get(r) == Some(&Value::Bool(true))
 }
 
 /// Returns how many days a record waits once eligible.
@@ -176,9 +181,10 @@ fn finished(
     r: &Record,
     now: Instant,
 ) -> Result<Option<(&'static str, Instant)>, RuleError> {
-    let status = str_field(r, "status");
-    let terminal_claim =
-        str_field(r, "terminal").is_some_and(|t| ["done", "abandoned", "superseded"].contains(&t));
+    let status = f::STATUS.text(r);
+    let terminal_claim = f::TERMINAL
+        .text(r)
+        .is_some_and(|t| ["done", "abandoned", "superseded"].contains(&t));
     match family {
         "claims" if status == Some("released") || terminal_claim => {
             Ok(Some(("terminal_claim", record_time(path, r)?)))
@@ -187,15 +193,15 @@ fn finished(
             Ok(Some(("terminal_heartbeat", record_time(path, r)?)))
         }
         "heartbeats" if liveness::of_record(r, now) == Liveness::Dead => {
-            let ts = |k: &str| str_field(r, k).and_then(time::parse);
-            let at = match (ts("updated_at"), ts("expires_at")) {
+            let ts = |k: Field| k.text(r).and_then(time::parse);
+            let at = match (ts(f::UPDATED_AT), ts(f::EXPIRES_AT)) {
                 (Some(u), Some(e)) if e > u => u + (e - u) * liveness::DEAD_AFTER_TTL_MULTIPLIER,
                 _ => record_time(path, r)?,
             };
             Ok(Some(("dead_heartbeat", at)))
         }
         "batches" if status == Some("completed") => {
-            let at = match str_field(r, "completed_at") {
+            let at = match f::COMPLETED_AT.text(r) {
                 Some(raw) => time::parse(raw).ok_or_else(|| {
                     op(format!(
                         "gc record has invalid retention timestamp at {path}: \"{raw}\""
@@ -210,18 +216,17 @@ fn finished(
 }
 
 /// Returns the archive envelope of one record.
-fn envelope(source: &str, reason: &str, data: &Record, now: Instant, policy: &Policy) -> Record {
-    let v = json!({
-        "schema_version": 1,
-        "record_family": "archived_record",
-        "source_path": source,
-        "reason": reason,
-        "synthetic": is_synthetic(data),
-        "archived_at": time::format(now),
-        "delete_after": time::format(now + days(policy.archive_days)),
-        "data": data,
-    });
-    v.as_object().cloned().unwrap_or_default()
+fn envelope(source: &str, reason: &str, data: &Record, now: Instant, policy: &Policy) -> Archive {
+    Archive::new(
+        Archived::Record {
+            source_path: source.to_owned(),
+            data: data.clone(),
+        },
+        reason,
+        is_synthetic(data),
+        time::format(now),
+        time::format(now + days(policy.archive_days)),
+    )
 }
 
 /// Serializes `v` with keys sorted recursively and no whitespace.
@@ -269,7 +274,11 @@ pub fn plan(
             actions: Vec::new(),
         },
     );
-    let archive: BTreeMap<String, Record> = snap.list("archive")?.into_iter().collect();
+    let archive: BTreeMap<String, Archive> = snap
+        .list("archive")?
+        .into_iter()
+        .map(|(path, r)| (path, Archive::from(r)))
+        .collect();
     let mut protected = BTreeSet::new();
 
     for family in FAMILIES
@@ -296,9 +305,9 @@ pub fn plan(
             let (action, reason) = match archive.get(&archive_path) {
                 None => ("archive", reason),
                 Some(old)
-                    if old.get("record_family") == Some(&json!("archived_record"))
-                        && old.get("source_path") == Some(&json!(path))
-                        && old.get("data") == Some(&Value::Object(record.clone())) =>
+                    if f::RECORD_FAMILY.get(old) == Some(&json!(ARCHIVED_RECORD))
+                        && f::SOURCE_PATH.get(old) == Some(&json!(path))
+                        && f::DATA.get(old) == Some(&Value::Object(record.clone())) =>
                 {
                     // The same envelope exists (an interrupted run): reuse it, drop the source.
                     protected.insert(archive_path.clone());
@@ -318,7 +327,7 @@ pub fn plan(
             };
             protected.insert(archive_path.clone());
             check_size(&archive_path, &fresh)?;
-            plan.state.push((archive_path.clone(), fresh));
+            plan.state.push((archive_path.clone(), fresh.into_record()));
             push_removal(&mut plan, &path);
             plan.outcome.actions.push(Action {
                 action,
@@ -337,8 +346,8 @@ pub fn plan(
         if protected.contains(path) {
             continue;
         }
-        match record.get("record_family").and_then(Value::as_str) {
-            Some("archived_record" | "compacted_events") => {}
+        match record.record_family() {
+            Some(ARCHIVED_RECORD | COMPACTED_EVENTS) => {}
             _ => return Err(op(format!("archive record has unknown family at {path}"))),
         }
         if delete_after(path, record)? <= now {
@@ -370,7 +379,8 @@ fn push_removal(plan: &mut Plan<GcOutcome>, path: &str) {
 }
 
 fn delete_after(path: &str, r: &Record) -> Result<Instant, RuleError> {
-    str_field(r, "delete_after")
+    f::DELETE_AFTER
+        .text(r)
         .and_then(time::parse)
         .ok_or_else(|| op(format!("archive record has invalid delete_after at {path}")))
 }
@@ -390,7 +400,7 @@ fn check_size(archive_path: &str, envelope: &Record) -> Result<(), RuleError> {
 /// One event with what grouping and retention need.
 struct Ev {
     path: String,
-    data: Record,
+    data: Event,
     at: Option<Instant>,
     terminal: bool,
 }
@@ -399,7 +409,7 @@ fn compact_events(
     snap: &impl Snapshot,
     policy: &Policy,
     now: Instant,
-    archive: &BTreeMap<String, Record>,
+    archive: &BTreeMap<String, Archive>,
     protected: &mut BTreeSet<String>,
     plan: &mut Plan<GcOutcome>,
 ) -> Result<(), RuleError> {
@@ -410,15 +420,17 @@ fn compact_events(
     let mut terminal_lanes: BTreeMap<Key, BTreeSet<String>> = BTreeMap::new();
     let mut parsed = Vec::new();
     for (path, data) in events {
-        let batch = str_field(&data, "batch_id")
+        let data = Event::from(data);
+        let batch = data
+            .batch_id()
             .map(str::to_owned)
             .unwrap_or_else(|| path.split('/').nth(1).unwrap_or_default().to_owned());
         let key = (
             batch,
-            str_field(&data, "repo").unwrap_or_default().to_owned(),
-            str_field(&data, "target").unwrap_or_default().to_owned(),
+            f::REPO.text(&data).unwrap_or_default().to_owned(),
+            f::TARGET.text(&data).unwrap_or_default().to_owned(),
         );
-        let lane = str_field(&data, "lane").map(str::to_owned);
+        let lane = data.lane().map(str::to_owned);
         let terminal = is_valid_terminal_marker(&data);
         if let (true, Some(l)) = (terminal, &lane) {
             terminal_lanes
@@ -426,7 +438,7 @@ fn compact_events(
                 .or_default()
                 .insert(l.clone());
         }
-        let at = str_field(&data, "at").and_then(time::parse);
+        let at = data.at();
         parsed.push((
             key,
             lane,
@@ -496,21 +508,23 @@ fn compact_events(
             sha16(&ident),
             sha16(&content)
         );
-        let env = json!({
-            "schema_version": 1,
-            "record_family": "compacted_events",
-            "source_paths": source_paths,
-            "reason": reason,
-            "synthetic": evs.iter().all(|e| is_synthetic(&e.data)),
-            "archived_at": time::format(now),
-            "delete_after": time::format(now + days(policy.archive_days)),
-            "records": kept.iter().map(|e| Value::Object(e.data.clone())).collect::<Vec<_>>(),
-        });
-        let env = env.as_object().cloned().unwrap_or_default();
+        let env = Archive::new(
+            Archived::Events {
+                source_paths: source_paths.clone(),
+                records: kept
+                    .iter()
+                    .map(|e| Value::Object(e.data.clone().into_record()))
+                    .collect(),
+            },
+            reason,
+            evs.iter().all(|e| is_synthetic(&e.data)),
+            time::format(now),
+            time::format(now + days(policy.archive_days)),
+        );
         match archive.get(&archive_path) {
             Some(old)
-                if old.get("source_paths") == env.get("source_paths")
-                    && old.get("records") == env.get("records") => {}
+                if f::SOURCE_PATHS.get(old) == f::SOURCE_PATHS.get(&env)
+                    && f::RECORDS.get(old) == f::RECORDS.get(&env) => {}
             Some(_) => {
                 return Err(op(format!(
                     "event compaction destination conflict at {archive_path}"
@@ -518,7 +532,7 @@ fn compact_events(
             }
             None => {
                 check_size(&archive_path, &env)?;
-                plan.state.push((archive_path.clone(), env));
+                plan.state.push((archive_path.clone(), env.into_record()));
             }
         }
         protected.insert(archive_path.clone());
@@ -548,7 +562,7 @@ fn retained(evs: &[Ev]) -> Vec<&Ev> {
         if e.terminal {
             keep.insert(i);
         }
-        if let Some(p) = str_field(&e.data, "phase").filter(|p| !p.is_empty()) {
+        if let Some(p) = e.data.phase().filter(|p| !p.is_empty()) {
             if last_phase != Some(p) {
                 keep.insert(i);
             }

@@ -5,7 +5,6 @@
 //! beat never adds a commit to the audit trail; only the `phase.changed` event does.
 
 use chrono::Duration;
-use serde_json::Value;
 
 use super::event;
 use super::vocab;
@@ -17,37 +16,19 @@ use crate::ids::AgentId;
 use crate::ids::BatchId;
 use crate::ids::RepoSlug;
 use crate::ids::Target;
-use crate::record::nonempty;
-use crate::record::str_field;
+use crate::record::field as f;
+use crate::record::field::copy_all;
+use crate::record::field::Field;
+use crate::record::Heartbeat;
 use crate::record::Record;
-use crate::record::METADATA_FIELDS;
 use crate::snapshot::Snapshot;
 use crate::time;
 
 /// The default heartbeat TTL: 15 minutes.
 pub const DEFAULT_TTL_SECONDS: i64 = 900;
 
-/// Fields a same-lane beat carries over from the prior record.
-const PRESERVED: [&str; 18] = [
-    "batch_id",
-    "branch",
-    "thread_handle",
-    "chat_handle",
-    "host",
-    "machine_id",
-    "session_id",
-    "session_source",
-    "pr_url",
-    "dashboard_url",
-    "operator",
-    "phase",
-    "generation",
-    "instance_id",
-    "status_raw",
-    "synthetic",
-    "synthetic_kind",
-    "repo",
-];
+/// The lane identity a beat may change: a differing one is a lane change.
+const LANE: [Field; 4] = [f::REPO, f::TARGET, f::BATCH_ID, f::BRANCH];
 
 /// A `heartbeat` request.
 #[derive(Debug, Clone)]
@@ -74,7 +55,7 @@ pub struct HeartbeatRequest {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Beat {
     /// The heartbeat record written.
-    pub record: Record,
+    pub record: Heartbeat,
     /// Whether this beat switched lanes (and so dropped the old lane's metadata).
     pub lane_change: bool,
 }
@@ -85,59 +66,48 @@ pub fn decide(
     req: &HeartbeatRequest,
     ctx: &Ctx,
 ) -> Result<Plan<Beat>, RuleError> {
-    let prior = snap
-        .read(&paths::heartbeat(&req.agent))?
+    let prior: Heartbeat = snap
+        .read_as(&paths::heartbeat(&req.agent))?
         .unwrap_or_default();
-    let given = |key: &str| -> Option<String> {
+    let given = |key: Field| -> Option<String> {
         match key {
-            "repo" => req.repo.as_ref().map(ToString::to_string),
-            "target" => req.target.as_ref().map(ToString::to_string),
-            "batch_id" => req.batch.as_ref().map(ToString::to_string),
-            "branch" => req.branch.clone(),
+            f::REPO => req.repo.as_ref().map(ToString::to_string),
+            f::TARGET => req.target.as_ref().map(ToString::to_string),
+            f::BATCH_ID => req.batch.as_ref().map(ToString::to_string),
+            f::BRANCH => req.branch.clone(),
             _ => None,
         }
     };
     // A supplied identity field that differs from (or is absent on) the prior record.
-    let differs =
-        |key: &str| given(key).is_some_and(|v| str_field(&prior, key) != Some(v.as_str()));
+    let differs = |key: Field| given(key).is_some_and(|v| key.text(&prior) != Some(v.as_str()));
     // `--repo` without `--target` on a record that has a target moves off that target.
-    let target_cleared = req.repo.is_some() && req.target.is_none() && prior.contains_key("target");
-    let lane_change = ["repo", "target", "batch_id", "branch"]
-        .iter()
-        .any(|k| differs(k))
-        || target_cleared;
+    let target_cleared = req.repo.is_some() && req.target.is_none() && f::TARGET.is_in(&prior);
+    let lane_change = LANE.iter().any(|k| differs(*k)) || target_cleared;
 
-    let mut record = Record::new();
-    record.insert("schema_version".into(), Value::from(1));
-    record.insert("agent_id".into(), Value::String(req.agent.to_string()));
-    let keep = |record: &mut Record, key: &str| {
-        if let Some(v) = prior.get(key) {
-            record.insert(key.to_owned(), v.clone());
-        }
-    };
+    let mut record = Heartbeat::default();
+    f::SCHEMA_VERSION.set(&mut record, 1);
+    f::AGENT_ID.set(&mut record, req.agent.to_string());
     if lane_change {
-        if !differs("repo") {
-            keep(&mut record, "repo");
+        if !differs(f::REPO) {
+            f::REPO.copy(&prior, &mut record);
         }
-        if !differs("repo") && !differs("target") && !target_cleared {
-            keep(&mut record, "target");
+        if !differs(f::REPO) && !differs(f::TARGET) && !target_cleared {
+            f::TARGET.copy(&prior, &mut record);
         }
     } else {
-        keep(&mut record, "repo");
-        keep(&mut record, "target");
-        for key in PRESERVED {
-            keep(&mut record, key);
-        }
+        f::REPO.copy(&prior, &mut record);
+        f::TARGET.copy(&prior, &mut record);
+        copy_all(&Heartbeat::CARRIED, &prior, &mut record);
         // Fields this client does not know about are kept too (lossless for newer writers).
-        for (k, v) in &prior {
+        for (k, v) in prior.iter() {
             if !record.contains_key(k) && !is_written_here(k) {
                 record.insert(k.clone(), v.clone());
             }
         }
     }
-    for key in ["repo", "target", "batch_id", "branch"] {
+    for key in LANE {
         if let Some(v) = given(key) {
-            record.insert(key.into(), Value::String(v));
+            key.set(&mut record, v);
         }
     }
     let raw = req.status.as_deref().unwrap_or("in_progress");
@@ -146,17 +116,19 @@ pub fn decide(
     if status.unrecognized {
         warnings.push(vocab::unrecognized_warning(raw));
     }
-    record.insert("status".into(), Value::String(status.status));
+    f::STATUS.set(&mut record, status.status);
     let now = time::format(ctx.now);
-    record.insert("updated_at".into(), Value::String(now.clone()));
+    f::UPDATED_AT.set(&mut record, now);
     let expires = ctx.now + Duration::seconds(req.ttl_seconds);
-    record.insert("expires_at".into(), Value::String(time::format(expires)));
+    f::EXPIRES_AT.set(&mut record, time::format(expires));
     record.extend(req.metadata.clone());
     ctx.identity.stamp(&mut record);
     match status.status_raw {
-        Some(r) => record.insert("status_raw".into(), Value::String(r)),
-        None => record.remove("status_raw"),
-    };
+        Some(r) => f::STATUS_RAW.set(&mut record, r),
+        None => {
+            f::STATUS_RAW.take(&mut record);
+        }
+    }
 
     let mut plan = Plan {
         summary: format!("heartbeat {}", req.agent),
@@ -175,16 +147,25 @@ pub fn decide(
         plan.summary = format!("heartbeat {} (phase change)", req.agent);
         plan.state.push(ev);
     }
-    plan.heartbeats.push((req.agent.clone(), record));
+    plan.heartbeats
+        .push((req.agent.clone(), record.into_record()));
     Ok(plan)
 }
 
 /// Fields this rule writes itself (never copied blindly from the prior record).
 fn is_written_here(key: &str) -> bool {
-    matches!(
-        key,
-        "schema_version" | "agent_id" | "status" | "updated_at" | "expires_at" | "target"
-    ) || PRESERVED.contains(&key)
+    [
+        f::SCHEMA_VERSION,
+        f::AGENT_ID,
+        f::STATUS,
+        f::UPDATED_AT,
+        f::EXPIRES_AT,
+        f::TARGET,
+        f::REPO,
+    ]
+    .iter()
+    .chain(&Heartbeat::CARRIED)
+    .any(|f| f.name() == key)
 }
 
 /// Builds `phase.changed` when a same-lane beat moves an established phase to a new one.
@@ -192,19 +173,19 @@ fn phase_changed(
     snap: &impl Snapshot,
     req: &HeartbeatRequest,
     ctx: &Ctx,
-    prior: &Record,
-    next: &Record,
+    prior: &Heartbeat,
+    next: &Heartbeat,
     warnings: &mut Vec<String>,
 ) -> Option<(String, Record)> {
-    let new_phase = req.metadata.get("phase").and_then(Value::as_str)?;
-    let old_phase = nonempty(prior, "phase").filter(|p| *p != new_phase)?;
+    let new_phase = f::PHASE.text(&req.metadata)?;
+    let old_phase = f::PHASE.nonempty(prior).filter(|p| *p != new_phase)?;
     let switched = [
-        ("batch_id", req.batch.as_ref().map(ToString::to_string)),
-        ("repo", req.repo.as_ref().map(ToString::to_string)),
-        ("target", req.target.as_ref().map(ToString::to_string)),
+        (f::BATCH_ID, req.batch.as_ref().map(ToString::to_string)),
+        (f::REPO, req.repo.as_ref().map(ToString::to_string)),
+        (f::TARGET, req.target.as_ref().map(ToString::to_string)),
     ]
     .into_iter()
-    .any(|(k, v)| v.is_some_and(|v| str_field(prior, k) != Some(v.as_str())));
+    .any(|(k, v)| v.is_some_and(|v| k.text(prior) != Some(v.as_str())));
     if switched {
         return None;
     }
@@ -212,22 +193,19 @@ fn phase_changed(
         .batch
         .as_ref()
         .map(ToString::to_string)
-        .or_else(|| str_field(prior, "batch_id").map(str::to_owned))?;
+        .or_else(|| prior.batch_id().map(str::to_owned))?;
     let mut fields = Record::new();
-    fields.insert("agent_id".into(), Value::String(req.agent.to_string()));
-    for key in ["repo", "target", "branch"] {
-        if let Some(v) = next.get(key).or_else(|| prior.get(key)) {
-            fields.insert(key.into(), v.clone());
+    f::AGENT_ID.set(&mut fields, req.agent.to_string());
+    for key in [f::REPO, f::TARGET, f::BRANCH] {
+        if let Some(v) = key.get(next).or_else(|| key.get(prior)) {
+            key.set(&mut fields, v.clone());
         }
     }
-    fields.insert("previous_phase".into(), Value::String(old_phase.to_owned()));
-    fields.insert(
-        "message".into(),
-        Value::String(format!("phase {old_phase} -> {new_phase}")),
-    );
-    for key in METADATA_FIELDS {
-        if let Some(v) = req.metadata.get(key).or_else(|| prior.get(key)) {
-            fields.insert(key.into(), v.clone());
+    f::PREVIOUS_PHASE.set(&mut fields, old_phase);
+    f::MESSAGE.set(&mut fields, format!("phase {old_phase} -> {new_phase}"));
+    for key in f::METADATA {
+        if let Some(v) = key.get(&req.metadata).or_else(|| key.get(prior)) {
+            key.set(&mut fields, v.clone());
         }
     }
     match event::lifecycle(snap, ctx, "phase.changed", Some(&batch), fields) {

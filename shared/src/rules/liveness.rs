@@ -2,9 +2,9 @@
 
 use std::fmt;
 
-use serde_json::Value;
-
-use crate::record::str_field;
+use crate::record::field::Field;
+use crate::record::field::EXPIRES_AT;
+use crate::record::field::UPDATED_AT;
 use crate::record::Record;
 use crate::time;
 use crate::time::Instant;
@@ -66,15 +66,13 @@ pub fn of_times(
 
 /// Returns the liveness of a heartbeat record at `now`.
 pub fn of_record(r: &Record, now: Instant) -> Liveness {
-    let ts = |k: &str| str_field(r, k).and_then(time::parse);
-    of_times(ts("updated_at"), ts("expires_at"), now)
+    let ts = |f: Field| f.text(r).and_then(time::parse);
+    of_times(ts(UPDATED_AT), ts(EXPIRES_AT), now)
 }
 
 /// Returns the record's `updated_at` if it parses; used to pick the newest of several copies.
 pub fn updated_at(r: &Record) -> Option<Instant> {
-    r.get("updated_at")
-        .and_then(Value::as_str)
-        .and_then(time::parse)
+    UPDATED_AT.text(r).and_then(time::parse)
 }
 
 #[cfg(test)]

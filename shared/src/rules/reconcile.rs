@@ -7,16 +7,16 @@
 //! local side lost are reported (and recorded as `claim.lost` events); every other clash is
 //! recorded as a `sync.conflict` event.
 
-use serde_json::json;
 use serde_json::Value;
 
-use super::batch::LANE_TERMINAL_FIELDS;
-use super::claim::active_holder;
 use super::deps::lane_name;
 use super::Ctx;
 use crate::ids::paths;
 use crate::ids::BatchId;
-use crate::record::str_field;
+use crate::record::field as f;
+use crate::record::field::copy_all;
+use crate::record::Claim;
+use crate::record::Lane;
 use crate::record::Record;
 use crate::time;
 
@@ -107,7 +107,11 @@ fn both_changed(change: PathChange, out: &mut Reconciled) {
         ..
     } = change;
     if path.starts_with("claims/") {
-        let active = |r: &Option<Record>| r.as_ref().and_then(active_holder).map(str::to_owned);
+        let active = |r: &Option<Record>| {
+            r.clone()
+                .map(Claim::from)
+                .and_then(|c| c.active_holder().map(str::to_owned))
+        };
         if let Some(holder) = active(&local) {
             let remote_holder = active(&remote);
             if remote_holder.as_deref() != Some(holder.as_str()) {
@@ -117,7 +121,7 @@ fn both_changed(change: PathChange, out: &mut Reconciled) {
                     .unwrap_or_else(|| path.clone());
                 let batch = local
                     .as_ref()
-                    .and_then(|c| str_field(c, "batch_id"))
+                    .and_then(|c| f::BATCH_ID.text(c))
                     .map(str::to_owned);
                 out.lost_claims.push(LostClaim {
                     path,
@@ -157,8 +161,8 @@ fn both_changed(change: PathChange, out: &mut Reconciled) {
 fn claim_label(c: &Record) -> String {
     format!(
         "{}#{}",
-        str_field(c, "repo").unwrap_or("?"),
-        str_field(c, "target").unwrap_or("?")
+        f::REPO.text(c).unwrap_or("?"),
+        f::TARGET.text(c).unwrap_or("?")
     )
 }
 
@@ -168,12 +172,12 @@ fn claim_label(c: &Record) -> String {
 pub fn merge_batch(local: &Record, remote: &Record) -> (Record, Vec<String>) {
     let mut merged = remote.clone();
     let mut clashes = Vec::new();
-    let local_lanes: Vec<&Record> = local
-        .get("lanes")
+    let local_lanes: Vec<&Record> = f::LANES
+        .get(local)
         .and_then(Value::as_array)
         .map(|l| l.iter().filter_map(Value::as_object).collect())
         .unwrap_or_default();
-    let Some(Value::Array(lanes)) = merged.get_mut("lanes") else {
+    let Some(Value::Array(lanes)) = merged.get_mut(f::LANES.name()) else {
         return (merged, clashes);
     };
     for lane in lanes.iter_mut().filter_map(Value::as_object_mut) {
@@ -181,14 +185,8 @@ pub fn merge_batch(local: &Record, remote: &Record) -> (Record, Vec<String>) {
         let Some(theirs) = local_lanes.iter().find(|l| lane_name(l) == name) else {
             continue;
         };
-        match (lane.get("terminal").filter(|t| !t.is_null()), theirs.get("terminal").filter(|t| !t.is_null())) {
-            (None, Some(_)) => {
-                for key in LANE_TERMINAL_FIELDS {
-                    if let Some(v) = theirs.get(key) {
-                        lane.insert(key.to_owned(), v.clone());
-                    }
-                }
-            }
+        match (f::TERMINAL.present(lane), f::TERMINAL.present(theirs)) {
+            (None, Some(_)) => copy_all(&Lane::TERMINAL, theirs, lane),
             (Some(a), Some(b)) if a != b => clashes.push(format!(
                 "lane {name} was closed {a} on the remote and {b} locally; the remote closure is kept"
             )),
@@ -197,14 +195,14 @@ pub fn merge_batch(local: &Record, remote: &Record) -> (Record, Vec<String>) {
     }
     let all_closed = lanes
         .iter()
-        .all(|l| l.as_object().is_some_and(super::batch::is_closed));
-    if all_closed && merged.get("status").and_then(Value::as_str) != Some("completed") {
-        merged.insert("status".into(), json!("completed"));
-        let completed_at = local
-            .get("completed_at")
+        .all(|l| l.as_object().is_some_and(Lane::is_closed));
+    if all_closed && f::STATUS.text(&merged) != Some("completed") {
+        f::STATUS.set(&mut merged, "completed");
+        let completed_at = f::COMPLETED_AT
+            .get(local)
             .cloned()
-            .unwrap_or_else(|| merged.get("updated_at").cloned().unwrap_or(Value::Null));
-        merged.insert("completed_at".into(), completed_at);
+            .unwrap_or_else(|| f::UPDATED_AT.get(&merged).cloned().unwrap_or(Value::Null));
+        f::COMPLETED_AT.set(&mut merged, completed_at);
     }
     (merged, clashes)
 }
@@ -214,18 +212,18 @@ fn record_events(out: &mut Reconciled, ctx: &Ctx) {
     let mut events = Vec::new();
     for claim in &out.lost_claims {
         let mut fields = Record::new();
-        fields.insert("agent_id".into(), json!(claim.local_holder));
+        f::AGENT_ID.set(&mut fields, claim.local_holder.as_str());
         if let Some((repo, target)) = claim.label.split_once('#') {
-            fields.insert("repo".into(), json!(repo));
-            fields.insert("target".into(), json!(target));
+            f::REPO.set(&mut fields, repo);
+            f::TARGET.set(&mut fields, target);
         }
         let winner = claim
             .remote_holder
             .as_deref()
             .unwrap_or("nobody (released on the remote)");
-        fields.insert(
-            "message".into(),
-            json!(format!("claim on {} lost to {winner}", claim.label)),
+        f::MESSAGE.set(
+            &mut fields,
+            format!("claim on {} lost to {winner}", claim.label),
         );
         events.push((
             claim.batch.clone().unwrap_or_else(|| SYNC_BATCH.to_owned()),
@@ -235,20 +233,20 @@ fn record_events(out: &mut Reconciled, ctx: &Ctx) {
     }
     for conflict in &out.conflicts {
         let mut fields = Record::new();
-        fields.insert(
-            "message".into(),
-            json!(format!("{}: {}", conflict.path, conflict.detail)),
+        f::MESSAGE.set(
+            &mut fields,
+            format!("{}: {}", conflict.path, conflict.detail),
         );
         events.push((conflict_batch(&conflict.path), "sync.conflict", fields));
     }
     for (n, (batch, kind, mut fields)) in events.into_iter().enumerate() {
         let batch = batch.parse::<BatchId>().unwrap_or_else(|_| sync_batch());
         let id = time::event_id(ctx.now, ctx.nonce.wrapping_add(n as u32));
-        fields.insert("schema_version".into(), json!(1));
-        fields.insert("event_id".into(), json!(id));
-        fields.insert("batch_id".into(), json!(batch.as_str()));
-        fields.insert("type".into(), json!(kind));
-        fields.insert("at".into(), json!(time::format(ctx.now)));
+        f::SCHEMA_VERSION.set(&mut fields, 1);
+        f::EVENT_ID.set(&mut fields, id.as_str());
+        f::BATCH_ID.set(&mut fields, batch.as_str());
+        f::TYPE.set(&mut fields, kind);
+        f::AT.set(&mut fields, time::format(ctx.now));
         ctx.identity.stamp(&mut fields);
         out.writes.push((paths::event(&batch, &id), Some(fields)));
     }

@@ -20,6 +20,7 @@ use crate::ids::BatchId;
 use crate::ids::IdError;
 use crate::ids::RepoSlug;
 use crate::ids::Target;
+use crate::record::field as f;
 use crate::record::Record;
 use crate::rules::deps;
 use crate::rules::deps::to_text;
@@ -112,12 +113,12 @@ impl Scope {
             }
             Scope::Target { repo, target } => {
                 out.insert("kind".to_owned(), "target".into());
-                out.insert("repo".to_owned(), repo.to_string().into());
-                out.insert("target".to_owned(), target.as_str().into());
+                f::REPO.set(&mut out, repo.to_string());
+                f::TARGET.set(&mut out, target.as_str());
             }
             Scope::Batch { batch } => {
                 out.insert("kind".to_owned(), "batch".into());
-                out.insert("batch_id".to_owned(), batch.as_str().into());
+                f::BATCH_ID.set(&mut out, batch.as_str());
             }
         }
         Value::Object(out)
@@ -247,8 +248,8 @@ pub fn stream_all<R: Send>(
     let mut heartbeat_rows = Vec::new();
     snap.for_each("heartbeats", &mut |path, hb| {
         let liveness = liveness::of_record(&hb, now);
-        let agent = hb
-            .get("agent_id")
+        let agent = f::AGENT_ID
+            .get(&hb)
             .map_or_else(|| deps::file_stem(&path).into(), to_text)
             .into_owned();
         let status = deps::heartbeat_status(&hb).map(Cow::into_owned);
@@ -341,8 +342,8 @@ fn target_scope(
     out.section_notes
         .push(("events", "not checked in target scope".to_owned()));
     let Some(claim) = claim else { return Ok(out) };
-    let holder = claim
-        .get("agent_id")
+    let holder = f::AGENT_ID
+        .get(&claim)
         .map_or(Cow::Borrowed(""), to_text)
         .into_owned();
     let (beat, found) = read_owner_beat(snap, &holder, now)?;
@@ -432,7 +433,7 @@ fn read_owner_beat(
     match snap.read(&path) {
         Ok(None) => Ok((OwnerBeat::Missing, None)),
         Ok(Some(hb)) => {
-            if hb.get("agent_id").is_some_and(|id| to_text(id) != owner) {
+            if f::AGENT_ID.get(&hb).is_some_and(|id| to_text(id) != owner) {
                 return Ok((OwnerBeat::Mismatched, None));
             }
             let status = deps::heartbeat_status(&hb).map(Cow::into_owned);

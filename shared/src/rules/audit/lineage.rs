@@ -30,7 +30,7 @@ impl<'a> Scope<'a> {
         }
         Scope {
             batch_id,
-            repo: loose_string(batch.get("repo")),
+            repo: loose_string(f::REPO.get(batch)),
             owners,
             targets,
         }
@@ -64,7 +64,7 @@ impl<'a> Scope<'a> {
         events
             .iter()
             .map(|(_, event)| event)
-            .filter(|event| self.repo.is_empty() || loose_string(event.get("repo")) == self.repo)
+            .filter(|event| self.repo.is_empty() || loose_string(f::REPO.get(event)) == self.repo)
             .filter(|event| lane.attributes(event))
             .collect()
     }
@@ -88,27 +88,29 @@ impl Lane<'_> {
     pub(super) fn attributes(&self, event: &Record) -> bool {
         let explicit = self.name != UNKNOWN
             && !self.name.is_empty()
-            && loose_string(event.get("lane")) == self.name;
-        let target = loose_string(event.get("target"));
+            && loose_string(f::LANE.get(event)) == self.name;
+        let target = loose_string(f::TARGET.get(event));
         let by_owner = self.owner_unique
-            && loose_string(event.get("agent_id")) == self.owner
+            && loose_string(f::AGENT_ID.get(event)) == self.owner
             && (target.is_empty() || self.targets.contains(&target));
         explicit || self.unique_targets.contains(&target) || by_owner
     }
 
     pub(super) fn has_target(&self, event: &Record) -> bool {
-        str_field(event, "target").is_some_and(|t| self.targets.iter().any(|x| x == t))
+        f::TARGET
+            .text(event)
+            .is_some_and(|t| self.targets.iter().any(|x| x == t))
     }
 
     /// Reports whether an ordinary lifecycle event carries this lane's identity facts.
     pub(super) fn identity_facts(&self, event: &Record) -> bool {
-        number_is(event, "schema_version", 1.0)
+        number_is(event, f::SCHEMA_VERSION, 1.0)
             && facts(event, &ORDINARY_REQUIRED)
             && optional_facts(event, &ORDINARY_OPTIONAL)
-            && str_field(event, "batch_id") == Some(self.batch_id)
-            && (!event.contains_key("lane") || str_field(event, "lane") == Some(self.name.as_str()))
-            && (!event.contains_key("target") || self.has_target(event))
-            && str_field(event, "at").is_some_and(time::is_rfc3339)
+            && f::BATCH_ID.text(event) == Some(self.batch_id)
+            && (!f::LANE.is_in(event) || f::LANE.text(event) == Some(self.name.as_str()))
+            && (!f::TARGET.is_in(event) || self.has_target(event))
+            && f::AT.text(event).is_some_and(time::is_rfc3339)
     }
 
     /// Reports whether a `claim.acquired` validly admits its agent to the lane.
@@ -116,15 +118,16 @@ impl Lane<'_> {
         if !self.identity_facts(event) || !payload_valid(event, "claim.acquired") {
             return false;
         }
-        if str_field(event, "agent_id") == Some(self.owner.as_str()) {
+        if f::AGENT_ID.text(event) == Some(self.owner.as_str()) {
             return true;
         }
         if self.owner == UNKNOWN || !self.has_target(event) {
             return false;
         }
         // A takeover names its lane, or its target identifies exactly one lane.
-        event.contains_key("lane")
-            || str_field(event, "target")
+        f::LANE.is_in(event)
+            || f::TARGET
+                .text(event)
                 .is_some_and(|t| self.unique_targets.iter().any(|u| u == t))
     }
 
@@ -132,18 +135,17 @@ impl Lane<'_> {
     /// authorized at its position (`authorized_here`).
     pub(super) fn terminal_attributed(&self, event: &Record, authorized_here: bool) -> bool {
         let closer = closer_of(event);
-        (!event.contains_key("batch_id") || str_field(event, "batch_id") == Some(self.batch_id))
-            && (!event.contains_key("lane") || str_field(event, "lane") == Some(self.name.as_str()))
+        (!f::BATCH_ID.is_in(event) || f::BATCH_ID.text(event) == Some(self.batch_id))
+            && (!f::LANE.is_in(event) || f::LANE.text(event) == Some(self.name.as_str()))
             && self.has_target(event)
             && authorized_here
-            && (!event.contains_key("agent_id") || str_field(event, "agent_id") == closer)
+            && (!f::AGENT_ID.is_in(event) || f::AGENT_ID.text(event) == closer)
     }
 }
 
 /// Reports whether an ordinary lifecycle event satisfies its type's payload contract.
 pub(super) fn payload_valid(event: &Record, kind: &str) -> bool {
-    let status_is =
-        |want: &str| !event.contains_key("status") || str_field(event, "status") == Some(want);
+    let status_is = |want: &str| !f::STATUS.is_in(event) || f::STATUS.text(event) == Some(want);
     match kind {
         "claim.acquired" => status_is("active"),
         "claim.released" => status_is("released"),
@@ -155,23 +157,21 @@ pub(super) fn payload_valid(event: &Record, kind: &str) -> bool {
 /// Reports whether a `phase.changed` is a real transition, in the current
 /// (`previous_phase`) or historical (`old_phase`/`new_phase`) shape.
 pub(super) fn phase_change_valid(event: &Record) -> bool {
-    if !is_fact(event.get("phase"))
-        || (event.contains_key("status") && !is_fact(event.get("status")))
-    {
+    if !is_fact(f::PHASE.get(event)) || (f::STATUS.is_in(event) && !is_fact(f::STATUS.get(event))) {
         return false;
     }
-    let historical = event.contains_key("old_phase") || event.contains_key("new_phase");
-    let published = event.contains_key("previous_phase");
+    let historical = f::OLD_PHASE.is_in(event) || f::NEW_PHASE.is_in(event);
+    let published = f::PREVIOUS_PHASE.is_in(event);
     if historical
-        && !(facts(event, &["old_phase", "new_phase"])
-            && event.get("old_phase") != event.get("new_phase")
-            && event.get("new_phase") == event.get("phase"))
+        && !(facts(event, &[f::OLD_PHASE, f::NEW_PHASE])
+            && f::OLD_PHASE.get(event) != f::NEW_PHASE.get(event)
+            && f::NEW_PHASE.get(event) == f::PHASE.get(event))
     {
         return false;
     }
     if published
-        && !(is_fact(event.get("previous_phase"))
-            && event.get("previous_phase") != event.get("phase"))
+        && !(is_fact(f::PREVIOUS_PHASE.get(event))
+            && f::PREVIOUS_PHASE.get(event) != f::PHASE.get(event))
     {
         return false;
     }
@@ -179,14 +179,14 @@ pub(super) fn phase_change_valid(event: &Record) -> bool {
 }
 
 pub(super) fn closer_of(event: &Record) -> Option<&str> {
-    event
-        .get("closed_by")
+    f::CLOSED_BY
+        .get(event)
         .and_then(Value::as_object)
-        .and_then(|c| str_field(c, "agent_id"))
+        .and_then(|c| f::AGENT_ID.text(c))
 }
 
 pub(super) fn type_of(event: &Record) -> Option<&str> {
-    str_field(event, "type")
+    f::TYPE.text(event)
 }
 
 /// The result of replaying a lane's lifecycle events in `(at, event_id)` order.
@@ -219,7 +219,7 @@ impl Lineage {
         let mut ordinary_valid = true;
         for i in order {
             let event = events[i];
-            let agent = str_field(event, "agent_id");
+            let agent = f::AGENT_ID.text(event);
             let valid = match type_of(event) {
                 Some("claim.acquired") => {
                     let valid = lane.admits(event);
@@ -255,14 +255,17 @@ pub(super) fn lifecycle_order(events: &[&Record]) -> Option<Vec<usize>> {
     let mut keyed = Vec::new();
     for (i, event) in events.iter().enumerate() {
         let lifecycle =
-            type_of(event).is_some_and(|t| ORDINARY_TYPES.contains(&t) || t == "lane_closed");
+            type_of(event).is_some_and(|t| ORDINARY_TYPES.contains(&t) || t == LANE_CLOSED);
         if !lifecycle {
             continue;
         }
-        let at = str_field(event, "at")
+        let at = f::AT
+            .text(event)
             .filter(|at| time::is_rfc3339(at))
             .and_then(time::parse);
-        let id = str_field(event, "event_id").filter(|_| is_fact(event.get("event_id")));
+        let id = f::EVENT_ID
+            .text(event)
+            .filter(|_| is_fact(f::EVENT_ID.get(event)));
         keyed.push(((at?, id?), i));
     }
     keyed.sort();
@@ -291,7 +294,7 @@ pub(super) fn missing_signals(events: &[&Record], lane: &Lane) -> Vec<String> {
 /// Reports whether the lane has a valid terminal signal: valid, non-conflicting
 /// `lane_closed` events, or (only when there are none) an authorized `claim.released`.
 pub(super) fn terminal_signal(events: &[&Record], lane: &Lane, lineage: &Lineage) -> bool {
-    let any_closed = events.iter().any(|e| type_of(e) == Some("lane_closed"));
+    let any_closed = events.iter().any(|e| type_of(e) == Some(LANE_CLOSED));
     if any_closed {
         return terminals_valid(events, lane, lineage);
     }
@@ -307,7 +310,7 @@ pub(super) fn terminals_valid(events: &[&Record], lane: &Lane, lineage: &Lineage
     let closed: Vec<(&Record, bool)> = events
         .iter()
         .zip(&lineage.ok)
-        .filter(|(e, _)| type_of(e) == Some("lane_closed"))
+        .filter(|(e, _)| type_of(e) == Some(LANE_CLOSED))
         .map(|(e, ok)| (*e, *ok))
         .collect();
     let all_valid = closed
@@ -323,8 +326,8 @@ pub(super) fn strict_terminal_contract(event: &Record) -> bool {
     is_valid_terminal_marker(event)
         && facts(event, &TERMINAL_REQUIRED)
         && optional_facts(event, &TERMINAL_OPTIONAL)
-        && event
-            .get("closed_by")
+        && f::CLOSED_BY
+            .get(event)
             .and_then(Value::as_object)
             .is_some_and(|c| c.values().all(|v| is_fact(Some(v))))
 }
@@ -332,17 +335,17 @@ pub(super) fn strict_terminal_contract(event: &Record) -> bool {
 /// Returns the conflict semantics of a closeout: `terminal`, `workspace` (default
 /// `default`), `closed_by.agent_id`, `pr_url`, `pr_state`, `evidence_url`.
 pub(super) fn conflict_key(event: &Record) -> [Value; 6] {
-    let field = |k: &str| event.get(k).cloned().unwrap_or(Value::Null);
-    let workspace = given(event, "workspace")
+    let field = |k: Field| k.get(event).cloned().unwrap_or(Value::Null);
+    let workspace = given(event, f::WORKSPACE)
         .cloned()
         .unwrap_or_else(|| json!(DEFAULT_WORKSPACE));
     let closer = closer_of(event).map_or(Value::Null, |c| json!(c));
     [
-        field("terminal"),
+        field(f::TERMINAL),
         workspace,
         closer,
-        field("pr_url"),
-        field("pr_state"),
-        field("evidence_url"),
+        field(f::PR_URL),
+        field(f::PR_STATE),
+        field(f::EVIDENCE_URL),
     ]
 }

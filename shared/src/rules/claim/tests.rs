@@ -1,6 +1,7 @@
 //! Unit tests for the claim rules: the takeover matrix, renewal vs lane change, release.
 
 use serde_json::json;
+use serde_json::Value;
 
 use super::*;
 use crate::record::Identity;

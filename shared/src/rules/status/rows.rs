@@ -6,6 +6,9 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
+use crate::record::field as f;
+use crate::record::field::Field;
+use crate::record::Heartbeat;
 use crate::record::Record;
 use crate::rules::deps;
 use crate::rules::deps::to_text;
@@ -14,46 +17,42 @@ use crate::rules::liveness;
 
 /// Claim fields projected when present, after the core fields.
 #[rustfmt::skip]
-pub(super) const CLAIM_FIELDS: [&str; 23] = [
-    "batch_id", "thread_handle", "chat_handle", "host", "machine_id", "session_id",
-    "session_source", "pr_url", "dashboard_url", "operator", "phase", "generation", "instance_id",
-    "release_mode", "handoff_to", "handoff_note", "terminal", "pr_state", "evidence_url",
-    "workspace", "closed_by", "synthetic", "synthetic_kind",
+pub(super) const CLAIM_FIELDS: [Field; 23] = [
+    f::BATCH_ID, f::THREAD_HANDLE, f::CHAT_HANDLE, f::HOST, f::MACHINE_ID, f::SESSION_ID,
+    f::SESSION_SOURCE, f::PR_URL, f::DASHBOARD_URL, f::OPERATOR, f::PHASE, f::GENERATION,
+    f::INSTANCE_ID, f::RELEASE_MODE, f::HANDOFF_TO, f::HANDOFF_NOTE, f::TERMINAL, f::PR_STATE,
+    f::EVIDENCE_URL, f::WORKSPACE, f::CLOSED_BY, f::SYNTHETIC, f::SYNTHETIC_KIND,
 ];
 
-/// Heartbeat fields projected when present, after the core fields.
-#[rustfmt::skip]
-pub(super) const HEARTBEAT_FIELDS: [&str; 17] = [
-    "batch_id", "branch", "thread_handle", "chat_handle", "host", "machine_id", "session_id",
-    "session_source", "pr_url", "dashboard_url", "operator", "phase", "generation", "instance_id",
-    "status_raw", "synthetic", "synthetic_kind",
-];
+/// Heartbeat fields projected when present, after the core fields: the lane fields a beat
+/// carries.
+pub(super) const HEARTBEAT_FIELDS: [Field; 17] = Heartbeat::CARRIED;
 
 /// Batch manifest fields projected when present, after `path`, `batch_id` and `lanes`.
 #[rustfmt::skip]
-pub(super) const BATCH_FIELDS: [&str; 12] = [
-    "repo", "objective", "instructions", "launch_prompt", "operator", "dashboard_url", "status",
-    "updated_at", "registered_at", "completed_at", "synthetic", "synthetic_kind",
+pub(super) const BATCH_FIELDS: [Field; 12] = [
+    f::REPO, f::OBJECTIVE, f::INSTRUCTIONS, f::LAUNCH_PROMPT, f::OPERATOR, f::DASHBOARD_URL,
+    f::STATUS, f::UPDATED_AT, f::REGISTERED_AT, f::COMPLETED_AT, f::SYNTHETIC, f::SYNTHETIC_KIND,
 ];
 
 /// Event fields projected when present, after `path`, `batch_id`, `type` and `at`.
 #[rustfmt::skip]
-pub(super) const EVENT_FIELDS: [&str; 39] = [
-    "event_id", "lane", "agent_id", "repo", "target", "branch", "status", "status_raw", "message",
-    "thread_handle", "chat_handle", "host", "machine_id", "session_id", "session_source", "pr_url",
-    "dashboard_url", "operator", "phase", "previous_phase", "generation", "instance_id",
-    "release_mode", "handoff_to", "handoff_note", "terminal", "pr_state", "evidence_url",
-    "workspace", "closed_by", "reason", "from_route", "to_route", "evidence", "severity",
-    "category", "kind", "synthetic", "synthetic_kind",
+pub(super) const EVENT_FIELDS: [Field; 39] = [
+    f::EVENT_ID, f::LANE, f::AGENT_ID, f::REPO, f::TARGET, f::BRANCH, f::STATUS, f::STATUS_RAW,
+    f::MESSAGE, f::THREAD_HANDLE, f::CHAT_HANDLE, f::HOST, f::MACHINE_ID, f::SESSION_ID,
+    f::SESSION_SOURCE, f::PR_URL, f::DASHBOARD_URL, f::OPERATOR, f::PHASE, f::PREVIOUS_PHASE,
+    f::GENERATION, f::INSTANCE_ID, f::RELEASE_MODE, f::HANDOFF_TO, f::HANDOFF_NOTE, f::TERMINAL,
+    f::PR_STATE, f::EVIDENCE_URL, f::WORKSPACE, f::CLOSED_BY, f::REASON, f::FROM_ROUTE, f::TO_ROUTE,
+    f::EVIDENCE, f::SEVERITY, f::CATEGORY, f::KIND, f::SYNTHETIC, f::SYNTHETIC_KIND,
 ];
 
 /// Returns `r[key]` moved out, or `default` when absent (Ruby's `fetch` with a default).
-pub(super) fn take(r: &mut Record, key: &str, default: impl FnOnce() -> Value) -> Value {
-    r.remove(key).unwrap_or_else(default)
+pub(super) fn take(r: &mut Record, key: Field, default: impl FnOnce() -> Value) -> Value {
+    key.take(r).unwrap_or_else(default)
 }
 
 pub(super) fn claim_row(path: String, mut c: Record) -> Record {
-    let repo = take(&mut c, "repo", || {
+    let repo = take(&mut c, f::REPO, || {
         let parts: Vec<&str> = path.split('/').collect();
         Value::from(if parts.len() >= 4 {
             format!("{}/{}", parts[1], parts[2])
@@ -61,46 +60,38 @@ pub(super) fn claim_row(path: String, mut c: Record) -> Record {
             "UNKNOWN".to_owned()
         })
     });
-    let target = take(&mut c, "target", || deps::file_stem(&path).into());
+    let target = take(&mut c, f::TARGET, || deps::file_stem(&path).into());
     let mut row = Record::new();
     row.insert("path".to_owned(), path.into());
-    row.insert("repo".to_owned(), repo);
-    row.insert("target".to_owned(), target);
-    row.insert(
-        "status".to_owned(),
-        take(&mut c, "status", || "unknown".into()),
-    );
-    for key in ["agent_id", "branch", "expires_at"] {
-        row.insert(key.to_owned(), take(&mut c, key, || "UNKNOWN".into()));
+    f::REPO.set(&mut row, repo);
+    f::TARGET.set(&mut row, target);
+    f::STATUS.set(&mut row, take(&mut c, f::STATUS, || "unknown".into()));
+    for key in [f::AGENT_ID, f::BRANCH, f::EXPIRES_AT] {
+        key.set(&mut row, take(&mut c, key, || "UNKNOWN".into()));
     }
     deps::move_present(&mut row, &mut c, &CLAIM_FIELDS);
     row
 }
 
 pub(super) fn heartbeat_row(path: String, mut h: Record, liveness: liveness::Liveness) -> Record {
-    let target: Vec<Cow<'_, str>> = ["repo", "target"]
+    let target: Vec<Cow<'_, str>> = [f::REPO, f::TARGET]
         .iter()
-        .filter_map(|k| h.get(*k))
+        .filter_map(|k| k.get(&h))
         .filter(|v| !v.is_null())
         .map(to_text)
         .collect();
     let target = Some(target.join("#"))
         .filter(|s| !s.is_empty())
         .unwrap_or_else(|| "-".to_owned());
-    let agent = take(&mut h, "agent_id", || deps::file_stem(&path).into());
+    let agent = take(&mut h, f::AGENT_ID, || deps::file_stem(&path).into());
     let mut row = Record::new();
     row.insert("path".to_owned(), path.into());
-    row.insert("agent_id".to_owned(), agent);
-    row.insert(
-        "status".to_owned(),
-        take(&mut h, "status", || "unknown".into()),
-    );
+    f::AGENT_ID.set(&mut row, agent);
+    f::STATUS.set(&mut row, take(&mut h, f::STATUS, || "unknown".into()));
     row.insert("liveness".to_owned(), liveness.as_str().into());
-    row.insert("target".to_owned(), target.into());
-    row.insert(
-        "updated_at".to_owned(),
-        take(&mut h, "updated_at", || "UNKNOWN".into()),
-    );
+    f::TARGET.set(&mut row, target);
+    let updated = take(&mut h, f::UPDATED_AT, || "UNKNOWN".into());
+    f::UPDATED_AT.set(&mut row, updated);
     deps::move_present(&mut row, &mut h, &HEARTBEAT_FIELDS);
     row
 }
@@ -111,27 +102,27 @@ pub(super) fn batch_row(
     beats: &HashMap<String, OwnerBeat>,
     states: &HashMap<String, String>,
 ) -> Record {
-    let batch_id = take(&mut b, "batch_id", || deps::file_stem(&path).into());
-    let lanes = match b.remove("lanes") {
+    let batch_id = take(&mut b, f::BATCH_ID, || deps::file_stem(&path).into());
+    let lanes = match f::LANES.take(&mut b) {
         None | Some(Value::Null) => Vec::new(),
         Some(Value::Array(lanes)) => lanes,
         Some(one) => vec![one],
     };
-    let lanes = lanes
+    let lanes: Vec<Value> = lanes
         .into_iter()
         .map(|lane| Value::Object(deps::lane_row(lane, beats, states)))
         .collect();
     let mut row = Record::new();
     row.insert("path".to_owned(), path.into());
-    row.insert("batch_id".to_owned(), batch_id);
-    row.insert("lanes".to_owned(), Value::Array(lanes));
+    f::BATCH_ID.set(&mut row, batch_id);
+    f::LANES.set(&mut row, lanes);
     deps::move_present(&mut row, &mut b, &BATCH_FIELDS);
     row
 }
 
 /// Returns an event's `at` as sort text (absent: empty, so it sorts first).
 pub(super) fn at_text(e: &Record) -> Cow<'_, str> {
-    e.get("at").map_or(Cow::Borrowed(""), to_text)
+    f::AT.get(e).map_or(Cow::Borrowed(""), to_text)
 }
 
 /// Projects events sorted by `[at, path]`.
@@ -153,7 +144,7 @@ pub(super) fn sort_events(mut rows: Vec<((String, String), Record)>) -> Vec<Reco
 /// Projects one event, returning its sort key (`at` as stored, path) with the row.
 pub(super) fn event_row(path: String, mut e: Record) -> ((String, String), Record) {
     let key = (at_text(&e).into_owned(), path.clone());
-    let batch_id = take(&mut e, "batch_id", || {
+    let batch_id = take(&mut e, f::BATCH_ID, || {
         let parts: Vec<&str> = path.split('/').collect();
         Value::from(if parts.len() >= 3 {
             parts[1]
@@ -163,9 +154,9 @@ pub(super) fn event_row(path: String, mut e: Record) -> ((String, String), Recor
     });
     let mut row = Record::new();
     row.insert("path".to_owned(), path.into());
-    row.insert("batch_id".to_owned(), batch_id);
-    row.insert("type".to_owned(), take(&mut e, "type", || "unknown".into()));
-    row.insert("at".to_owned(), take(&mut e, "at", || "UNKNOWN".into()));
+    f::BATCH_ID.set(&mut row, batch_id);
+    f::TYPE.set(&mut row, take(&mut e, f::TYPE, || "unknown".into()));
+    f::AT.set(&mut row, take(&mut e, f::AT, || "UNKNOWN".into()));
     deps::move_present(&mut row, &mut e, &EVENT_FIELDS);
     (key, row)
 }
@@ -173,21 +164,19 @@ pub(super) fn event_row(path: String, mut e: Record) -> ((String, String), Recor
 pub(super) fn archive_row(path: String, mut a: Record) -> Record {
     let mut row = Record::new();
     row.insert("path".to_owned(), path.into());
-    let fields: [(&str, Option<Value>); 7] = [
-        ("record_family", Some("unknown".into())),
-        ("source_path", None),
-        ("source_paths", None),
-        ("reason", Some("unknown".into())),
-        ("synthetic", Some(false.into())),
-        ("archived_at", Some("UNKNOWN".into())),
-        ("delete_after", Some("UNKNOWN".into())),
+    let fields: [(Field, Option<Value>); 7] = [
+        (f::RECORD_FAMILY, Some("unknown".into())),
+        (f::SOURCE_PATH, None),
+        (f::SOURCE_PATHS, None),
+        (f::REASON, Some("unknown".into())),
+        (f::SYNTHETIC, Some(false.into())),
+        (f::ARCHIVED_AT, Some("UNKNOWN".into())),
+        (f::DELETE_AFTER, Some("UNKNOWN".into())),
     ];
     for (key, default) in fields {
-        match a.remove(key).or(default) {
+        match key.take(&mut a).or(default) {
             None | Some(Value::Null) => {}
-            Some(v) => {
-                row.insert(key.to_owned(), v);
-            }
+            Some(v) => key.set(&mut row, v),
         }
     }
     row
