@@ -77,16 +77,7 @@ fn import_then_export_round_trips_every_value() {
 #[test]
 fn import_refuses_conflicts_and_malformed_files() {
     let env = TestEnv::new();
-    env.run([
-        "claim",
-        "--agent-id",
-        "a",
-        "--repo",
-        "acme/app",
-        "--target",
-        "7",
-    ])
-    .success();
+    env.claim("a", "acme/app", "7").run().success();
     let tip = env.state_tip();
     let src = env.root().join("legacy");
     std::fs::create_dir_all(src.join("claims/acme/app")).unwrap();
@@ -113,10 +104,7 @@ fn import_refuses_conflicts_and_malformed_files() {
     std::fs::remove_file(src.join("claims/acme/app/8.json")).unwrap();
     env.run(["import", "--from", src.to_str().unwrap(), "--overwrite"])
         .success();
-    assert_eq!(
-        env.record("claims/acme/app/7.json").unwrap()["agent_id"],
-        json!("z")
-    );
+    assert_eq!(env.holder("acme/app", "7").as_deref(), Some("z"));
 
     let dst = env.write_file("full/x.txt", "x");
     let out = env
@@ -145,17 +133,10 @@ fn killed_writers_leave_a_consistent_repository() {
             .unwrap();
         let mut claims: Vec<_> = (0..4)
             .map(|t| {
-                env.command([
-                    "claim",
-                    "--agent-id",
-                    &format!("k{i}"),
-                    "--repo",
-                    "acme/app",
-                    "--target",
-                    &format!("{}", i * 10 + t),
-                ])
-                .spawn()
-                .unwrap()
+                env.claim(&format!("k{i}"), "acme/app", i * 10 + t)
+                    .command()
+                    .spawn()
+                    .unwrap()
             })
             .collect();
         std::thread::sleep(std::time::Duration::from_millis(*delay_ms));
@@ -165,15 +146,7 @@ fn killed_writers_leave_a_consistent_repository() {
         for child in std::iter::once(&mut import).chain(claims.iter_mut()) {
             let _ = child.wait();
         }
-        let fsck = agent_coord_tests::env::git(
-            env.root(),
-            &[
-                "--git-dir",
-                env.repo.to_str().unwrap(),
-                "fsck",
-                "--no-dangling",
-            ],
-        );
+        let fsck = env.git_output(&["fsck", "--no-dangling"]);
         assert!(
             fsck.status.success(),
             "fsck failed: {}",
@@ -182,16 +155,7 @@ fn killed_writers_leave_a_consistent_repository() {
         if let Some(tip) = env.state_tip() {
             assert_eq!(env.git(&["cat-file", "-t", &tip]), "commit");
             // The tip's whole tree is readable.
-            let listing = agent_coord_tests::env::git(
-                env.root(),
-                &[
-                    "--git-dir",
-                    env.repo.to_str().unwrap(),
-                    "ls-tree",
-                    "-r",
-                    &tip,
-                ],
-            );
+            let listing = env.git_output(&["ls-tree", "-r", &tip]);
             assert!(listing.status.success());
         }
     }
@@ -207,17 +171,7 @@ fn killed_writers_leave_a_consistent_repository() {
         .status()
         .unwrap();
     assert!(aged.success());
-    let out = env
-        .run([
-            "claim",
-            "--agent-id",
-            "after",
-            "--repo",
-            "acme/app",
-            "--target",
-            "999",
-        ])
-        .success();
+    let out = env.claim("after", "acme/app", "999").run().success();
     assert!(
         out.stderr.contains("warning: removed abandoned lock"),
         "{out}"
@@ -251,23 +205,16 @@ fn imported_half_finished_closeout_is_repaired_idempotently() {
     );
     env.run(["import", "--from", src.to_str().unwrap()])
         .success();
-    let args = [
-        "record-event",
-        "--batch-id",
-        "b2",
-        "--type",
-        "lane_closed",
-        "--terminal",
-        "done",
-        "--agent-id",
-        "worker-a",
-        "--repo",
-        "acme/app",
-        "--target",
-        "50",
-    ];
-    let out = env.run(args).success();
-    assert_eq!(out.stdout, "reconciled terminal closeout for acme/app#50\n");
+    let close = env
+        .event("b2", "lane_closed")
+        .opt("--terminal", "done")
+        .opt("--agent-id", "worker-a")
+        .on("acme/app", "50");
+    insta::assert_snapshot!(close.run(), @r"
+    ------- stdout -------
+    reconciled terminal closeout for acme/app#50
+    [exit status: 0]
+    ");
     let batch = env.record("batches/b2.json").unwrap();
     assert_eq!(batch["lanes"][0]["terminal"], json!("done"));
     assert_eq!(
@@ -276,6 +223,9 @@ fn imported_half_finished_closeout_is_repaired_idempotently() {
         "the first closeout is authoritative"
     );
     assert_eq!(batch["status"], json!("completed"));
-    let out = env.run(args).success();
-    assert_eq!(out.stdout, "lane already closed for acme/app#50\n");
+    insta::assert_snapshot!(close.run(), @r"
+    ------- stdout -------
+    lane already closed for acme/app#50
+    [exit status: 0]
+    ");
 }
