@@ -18,19 +18,8 @@ fn sixteen_racers_one_winner() {
         let target = format!("{round}");
         let children: Vec<Child> = (0..16)
             .map(|i| {
-                env.command([
-                    "claim",
-                    "--agent-id",
-                    &format!("racer-{i}"),
-                    "--repo",
-                    "acme/app",
-                    "--target",
-                    &target,
-                ])
-                .stdout(std::process::Stdio::piped())
-                .stderr(std::process::Stdio::piped())
-                .spawn()
-                .unwrap()
+                env.claim(&format!("racer-{i}"), "acme/app", &target)
+                    .spawn()
             })
             .collect();
         let codes = wait_all(children);
