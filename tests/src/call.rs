@@ -7,6 +7,7 @@ use std::fmt;
 use std::fmt::Display;
 use std::process::Child;
 use std::process::Command;
+use std::process::Output;
 use std::process::Stdio;
 
 use crate::env::CommandOutput;
@@ -58,6 +59,11 @@ impl TestEnv {
         let file = self.write_file(name, manifest);
         self.call(["register-batch", "--file"])
             .arg(file.to_str().expect("utf-8 path"))
+    }
+
+    /// Returns `import --from DIR`.
+    pub fn import(&self, dir: &std::path::Path) -> Call<'_> {
+        self.call(["import"]).from(dir)
     }
 
     /// Returns `status`.
@@ -128,6 +134,11 @@ impl<'e> Call<'e> {
         self.arg("--json")
     }
 
+    /// Adds `--from DIR`.
+    pub fn from(self, dir: &std::path::Path) -> Self {
+        self.opt("--from", dir.to_str().expect("utf-8 path"))
+    }
+
     /// Adds `--sync`.
     pub fn sync(self) -> Self {
         self.arg("--sync")
@@ -173,6 +184,15 @@ impl Display for Call<'_> {
         let line = words.join(" ").replace(root.as_ref(), "[ROOT]");
         write!(f, "$ agent-coord {line}")
     }
+}
+
+/// Starts every call at once, then waits for each; returns their outputs in order.
+pub fn run_together<'e>(calls: impl IntoIterator<Item = Call<'e>>) -> Vec<Output> {
+    let children: Vec<Child> = calls.into_iter().map(|c| c.spawn()).collect();
+    children
+        .into_iter()
+        .map(|c| c.wait_with_output().expect("agent-coord finishes"))
+        .collect()
 }
 
 /// Returns `arg` as a shell would need it: in single quotes when empty or when it holds
