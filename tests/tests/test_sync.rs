@@ -1,5 +1,6 @@
 //! `sync`, `init` and `--sync`: several clones sharing one bare remote.
 
+use agent_coord_tests::call::run_together;
 use agent_coord_tests::remote::Fleet;
 use serde_json::json;
 
@@ -70,20 +71,13 @@ fn claim_sync_race_from_many_clones_has_exactly_one_winner() {
     let fleet = Fleet::new(4);
     for round in 0..3 {
         let target = format!("{}", 100 + round);
-        let children: Vec<_> = fleet
-            .machines
-            .iter()
-            .enumerate()
-            .map(|(i, m)| {
-                m.claim(&format!("r{i}"), "acme/app", &target)
-                    .sync()
-                    .spawn()
-            })
-            .collect();
-        let outs: Vec<_> = children
-            .into_iter()
-            .map(|c| c.wait_with_output().unwrap())
-            .collect();
+        let outs = run_together(
+            fleet
+                .machines
+                .iter()
+                .enumerate()
+                .map(|(i, m)| m.claim(&format!("r{i}"), "acme/app", &target).sync()),
+        );
         let codes: Vec<i32> = outs.iter().map(|o| o.status.code().unwrap_or(-1)).collect();
         let winners: Vec<usize> = codes
             .iter()
@@ -272,20 +266,7 @@ fn concurrent_syncs_retry_rejected_pushes() {
                 .success();
         }
     }
-    let children: Vec<_> = fleet
-        .machines
-        .iter()
-        .map(|m| {
-            m.command(["sync", "--json"])
-                .stdout(std::process::Stdio::piped())
-                .spawn()
-                .unwrap()
-        })
-        .collect();
-    let outs: Vec<_> = children
-        .into_iter()
-        .map(|c| c.wait_with_output().unwrap())
-        .collect();
+    let outs = run_together(fleet.machines.iter().map(|m| m.sync().json()));
     assert!(
         outs.iter().all(|o| o.status.success()),
         "every sync succeeds despite racing pushes"
@@ -321,16 +302,7 @@ fn concurrent_syncs_on_one_clone_take_turns() {
     for e in 0..3 {
         m.event("b1", "note").message(e).run().success();
     }
-    let children: Vec<_> = (0..4)
-        .map(|_| {
-            m.command(["sync"])
-                .stderr(std::process::Stdio::piped())
-                .spawn()
-                .unwrap()
-        })
-        .collect();
-    for c in children {
-        let out = c.wait_with_output().unwrap();
+    for out in run_together((0..4).map(|_| m.sync())) {
         assert!(
             out.status.success(),
             "{}",
