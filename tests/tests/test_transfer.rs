@@ -40,10 +40,7 @@ fn import_then_export_round_trips_every_value() {
     // Predecessor leftovers that are not records.
     std::fs::write(src.join("claims/acme/repo0/1000.json.lock"), "").unwrap();
     std::fs::write(src.join("batches/.batch-00000.json.tmp-1-ab"), "{").unwrap();
-    let out = env
-        .run(["import", "--from", src.to_str().unwrap(), "--json"])
-        .success()
-        .json();
+    let out = env.import(&src).json().run().success().json();
     assert_eq!(out["records"], json!(counts.total()));
     assert_eq!(out["written"], json!(counts.total()));
     assert_eq!(env.commit_count(), 1, "an import is one commit");
@@ -57,10 +54,7 @@ fn import_then_export_round_trips_every_value() {
     );
 
     // Importing the same root again changes nothing.
-    let again = env
-        .run(["import", "--from", src.to_str().unwrap(), "--json"])
-        .success()
-        .json();
+    let again = env.import(&src).json().run().success().json();
     assert_eq!(again["written"], json!(0));
     assert_eq!(env.commit_count(), 1);
 
@@ -86,34 +80,32 @@ fn import_refuses_conflicts_and_malformed_files() {
         r#"{"agent_id": "z", "status": "active"}"#,
     )
     .unwrap();
-    let out = env.run(["import", "--from", src.to_str().unwrap()]).code(1);
-    assert!(out.stderr.starts_with("import would replace 1 existing records with different content (first: claims/acme/app/7.json)"), "{out}");
+    insta::assert_snapshot!(env.import(&src).run(), @r"
+    ------- stderr -------
+    import would replace 1 existing records with different content (first: claims/acme/app/7.json); pass --overwrite to replace them
+    [exit status: 1]
+    ");
     assert_eq!(env.state_tip(), tip);
 
     std::fs::write(src.join("claims/acme/app/8.json"), "{broken").unwrap();
-    let out = env
-        .run(["import", "--from", src.to_str().unwrap(), "--overwrite"])
-        .code(1);
-    assert!(
-        out.stderr
-            .starts_with("import: claims/acme/app/8.json is not a JSON object record"),
-        "{out}"
-    );
+    insta::assert_snapshot!(env.import(&src).arg("--overwrite").run(), @r"
+    ------- stderr -------
+    import: claims/acme/app/8.json is not a JSON object record: key must be a string at line 1 column 2
+    [exit status: 1]
+    ");
     assert_eq!(env.state_tip(), tip);
 
     std::fs::remove_file(src.join("claims/acme/app/8.json")).unwrap();
-    env.run(["import", "--from", src.to_str().unwrap(), "--overwrite"])
-        .success();
+    env.import(&src).arg("--overwrite").run().success();
     assert_eq!(env.holder("acme/app", "7").as_deref(), Some("z"));
 
     let dst = env.write_file("full/x.txt", "x");
-    let out = env
-        .run(["export", "--to", dst.parent().unwrap().to_str().unwrap()])
-        .code(1);
-    assert!(
-        out.stderr.starts_with("export destination is not empty"),
-        "{out}"
-    );
+    let out = env.run(["export", "--to", dst.parent().unwrap().to_str().unwrap()]);
+    insta::assert_snapshot!(out, @r"
+    ------- stderr -------
+    export destination is not empty: [ROOT]/full
+    [exit status: 1]
+    ");
 }
 
 #[test]
@@ -128,7 +120,9 @@ fn killed_writers_leave_a_consistent_repository() {
     // Kill imports (long writers) and claims at staggered moments.
     for (i, delay_ms) in [5u64, 20, 40, 80, 120, 200].iter().enumerate() {
         let mut import = env
-            .command(["import", "--from", src.to_str().unwrap(), "--overwrite"])
+            .import(&src)
+            .arg("--overwrite")
+            .command()
             .spawn()
             .unwrap();
         let mut claims: Vec<_> = (0..4)
@@ -203,8 +197,7 @@ fn imported_half_finished_closeout_is_repaired_idempotently() {
         "repo": "acme/app", "target": "50", "terminal": "done", "workspace": "default",
         "closed_by": {"agent_id": "worker-a", "machine": "old-box"}, "at": "2026-06-13T11:00:00Z"}),
     );
-    env.run(["import", "--from", src.to_str().unwrap()])
-        .success();
+    env.import(&src).run().success();
     let close = env
         .event("b2", "lane_closed")
         .opt("--terminal", "done")
