@@ -137,20 +137,8 @@ pub fn bench_day() {
                 );
             }
             if step == 35 {
-                at(
-                    &repo,
-                    "box-1",
-                    &now,
-                    &[
-                        "release",
-                        "--agent-id",
-                        &id,
-                        "--repo",
-                        "acme/app",
-                        "--target",
-                        &target,
-                    ],
-                );
+                let release = [&["release"][..], &lane[..6]].concat();
+                at(&repo, "box-1", &now, &release);
             }
         }
         at(&repo, "box-1", &now, &["sync"]);
