@@ -104,6 +104,11 @@ impl<'e> Call<'e> {
         self.opt("--repo", repo).opt("--target", target)
     }
 
+    /// Adds `--agent-id AGENT` (for commands whose verb does not take one).
+    pub fn agent(self, agent: &str) -> Self {
+        self.opt("--agent-id", agent)
+    }
+
     /// Adds `--batch-id BATCH`.
     pub fn batch(self, batch: &str) -> Self {
         self.opt("--batch-id", batch)

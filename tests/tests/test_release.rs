@@ -155,7 +155,7 @@ fn lane_closed_via_record_event_completes_the_batch() {
     let out = env
         .event("b2", "lane_closed")
         .opt("--terminal", "done")
-        .opt("--agent-id", "worker-b")
+        .agent("worker-b")
         .on("acme/app", "51")
         .run()
         .success();

@@ -201,7 +201,7 @@ fn imported_half_finished_closeout_is_repaired_idempotently() {
     let close = env
         .event("b2", "lane_closed")
         .opt("--terminal", "done")
-        .opt("--agent-id", "worker-a")
+        .agent("worker-a")
         .on("acme/app", "50");
     insta::assert_snapshot!(close.run(), @r"
     ------- stdout -------
