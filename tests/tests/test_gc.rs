@@ -64,12 +64,13 @@ fn gc_plans_then_executes_in_one_commit() {
 
     // Thirty days later the archives expire.
     env.at(40 * 86_400);
-    let out = env.run(["gc", "--execute"]).success();
-    assert!(
-        out.stdout
-            .contains("- delete archive/claims/acme/app/1.json (archive_expired)"),
-        "{out}"
-    );
+    insta::assert_snapshot!(env.run(["gc", "--execute"]), @r"
+    ------- stdout -------
+    gc execute hot=7d archive=30d synthetic_hot=1d
+    - delete archive/claims/acme/app/1.json (archive_expired)
+    - delete archive/heartbeats/a.json (archive_expired)
+    [exit status: 0]
+    ");
     assert!(env.paths("archive").is_empty());
 }
 

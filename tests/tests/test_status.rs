@@ -119,15 +119,20 @@ fn status_scopes_and_notes() {
         .iter()
         .any(|n| n == "lane-owner heartbeats not found: w2"));
 
-    let text = env.status().run().success().stdout;
-    assert!(
-        text.contains("- acme/app#7 active w1 branch UNKNOWN expires 2026-06-13T16:00:00Z"),
-        "{text}"
-    );
-    assert!(
-        text.contains("- w1 ready live - updated 2026-06-13T12:00:00Z"),
-        "{text}"
-    );
+    insta::assert_snapshot!(env.status().run(), @r"
+    ------- stdout -------
+    claims
+    - acme/app#7 active w1 branch UNKNOWN expires 2026-06-13T16:00:00Z
+    heartbeats
+    - w1 ready live - updated 2026-06-13T12:00:00Z
+    batches
+    - b1
+      - lane code owner w1 targets 7 status ready live deps - blocked_on -
+      - lane docs owner w2 targets 8 status unknown no-heartbeat deps b1:code,gone:lane blocked_on gone:lane
+    events
+    - b1 - claim.acquired - by w1 at 2026-06-13T12:00:00Z
+    [exit status: 0]
+    ");
 
     let cases = [
         env.status().batch("b1").opt("--repo", "acme/app"),
