@@ -53,6 +53,17 @@ pub fn git(dir: &Path, args: &[&str]) -> Output {
         .expect("git runs")
 }
 
+/// Writes `input` to a child's piped standard input and closes it.
+fn feed(child: &mut std::process::Child, input: &[u8]) {
+    use std::io::Write;
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(input)
+        .expect("write stdin");
+}
+
 /// A temporary coordination repository and the environment to drive the CLI against it.
 pub struct TestEnv {
     root: tempfile::TempDir,
@@ -157,7 +168,6 @@ impl TestEnv {
     /// Runs the binary with `stdin` as standard input.
     #[must_use]
     pub fn run_with_stdin(&self, args: &[&str], stdin: &[u8]) -> CommandOutput {
-        use std::io::Write;
         let mut child = self
             .command(args)
             .stdin(Stdio::piped())
@@ -165,27 +175,26 @@ impl TestEnv {
             .stderr(Stdio::piped())
             .spawn()
             .expect("agent-coord runs");
-        child
-            .stdin
-            .take()
-            .expect("stdin")
-            .write_all(stdin)
-            .expect("write stdin");
+        feed(&mut child, stdin);
         CommandOutput::new(child.wait_with_output().expect("wait"), self.root())
     }
 
-    /// Runs `git` against the coordination repository.
+    /// Runs `git` against the coordination repository and returns its trimmed stdout.
     pub fn git(&self, args: &[&str]) -> String {
+        let out = self.git_output(args);
+        String::from_utf8_lossy(&out.stdout).trim().to_owned()
+    }
+
+    /// Runs `git` against the coordination repository and returns all it did.
+    pub fn git_output(&self, args: &[&str]) -> Output {
         let mut full = vec!["--git-dir", self.repo.to_str().expect("utf-8 path")];
         full.extend_from_slice(args);
-        let out = git(self.root(), &full);
-        String::from_utf8_lossy(&out.stdout).trim().to_owned()
+        git(self.root(), &full)
     }
 
     /// Runs `git` against the coordination repository with `input` on standard input
     /// (for plumbing such as `mktree` and `hash-object --stdin`).
     pub fn git_stdin(&self, args: &[&str], input: &str) -> String {
-        use std::io::Write;
         let mut child = Command::new("git")
             .arg("--git-dir")
             .arg(&self.repo)
@@ -195,12 +204,7 @@ impl TestEnv {
             .stdout(Stdio::piped())
             .spawn()
             .expect("git runs");
-        child
-            .stdin
-            .take()
-            .expect("stdin")
-            .write_all(input.as_bytes())
-            .expect("write stdin");
+        feed(&mut child, input.as_bytes());
         let out = child.wait_with_output().expect("git finishes");
         String::from_utf8_lossy(&out.stdout).trim().to_owned()
     }
@@ -229,6 +233,12 @@ impl TestEnv {
         serde_json::from_str(&out).ok()
     }
 
+    /// Returns who holds `repo#target` according to its claim record on the state branch tip.
+    pub fn holder(&self, repo: &str, target: &str) -> Option<String> {
+        let claim = self.record(&format!("claims/{repo}/{target}.json"))?;
+        claim["agent_id"].as_str().map(str::to_owned)
+    }
+
     /// Lists the paths below `prefix` on the state branch tip.
     pub fn paths(&self, prefix: &str) -> Vec<String> {
         self.git(&[
@@ -242,6 +252,37 @@ impl TestEnv {
         .map(str::to_owned)
         .filter(|l| !l.is_empty())
         .collect()
+    }
+
+    /// Points the state branch at a new commit (on top of its tip, if any) whose tree holds
+    /// only `path` with `contents`, as a bad manual edit with git plumbing would; returns
+    /// the commit id.
+    pub fn force_state_file(&self, path: &str, contents: &str) -> String {
+        let blob = self.git_stdin(&["hash-object", "-w", "--stdin"], contents);
+        let (dirs, name) = path.rsplit_once('/').unwrap_or(("", path));
+        let mut entry = format!("100644 blob {blob}\t{name}\n");
+        for dir in dirs.rsplit('/').filter(|d| !d.is_empty()) {
+            let tree = self.git_stdin(&["mktree"], &entry);
+            entry = format!("040000 tree {tree}\t{dir}\n");
+        }
+        let root = self.git_stdin(&["mktree"], &entry);
+        let mut args = vec![
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "commit-tree",
+            &root,
+            "-m",
+            "corrupt",
+        ];
+        let parent = self.state_tip();
+        if let Some(parent) = &parent {
+            args.extend(["-p", parent]);
+        }
+        let commit = self.git(&args);
+        self.git(&["update-ref", "refs/heads/agent-coord", &commit]);
+        commit
     }
 
     /// Writes `contents` to a file under the root and returns its path.

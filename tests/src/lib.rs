@@ -1,6 +1,7 @@
 //! Helpers for end-to-end tests and benchmarks that drive the built `agent-coord` binary.
 #![forbid(unsafe_code)]
 
+pub mod call;
 pub mod env;
 pub mod fleet;
 pub mod remote;

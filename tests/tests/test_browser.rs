@@ -17,74 +17,33 @@ fn seed(env: &TestEnv) {
         "lanes": [{"name": "one", "owner": "w1", "targets": ["1"], "status": "in_progress"},
                   {"name": "two", "owner": "w2", "targets": ["2"], "status": "in_progress"}]
     });
-    let file = env.write_file("b-seed.json", &manifest.to_string());
-    env.run(["register-batch", "--file", file.to_str().unwrap()])
+    env.register("b-seed.json", &manifest.to_string())
+        .run()
         .success();
-    env.run([
-        "claim",
-        "--agent-id",
-        "w1",
-        "--repo",
-        "acme/app",
-        "--target",
-        "1",
-        "--batch-id",
-        "b-seed",
-    ])
-    .success();
-    env.run([
-        "heartbeat",
-        "--agent-id",
-        "w1",
-        "--repo",
-        "acme/app",
-        "--target",
-        "1",
-        "--batch-id",
-        "b-seed",
-        "--status",
-        "implementing",
-    ])
-    .success();
+    env.claim("w1", "acme/app", "1")
+        .batch("b-seed")
+        .run()
+        .success();
+    env.beat("w1")
+        .on("acme/app", "1")
+        .batch("b-seed")
+        .status("implementing")
+        .run()
+        .success();
     // Claimed, but nobody beats for it: a health warning.
-    env.run([
-        "claim",
-        "--agent-id",
-        "w2",
-        "--repo",
-        "acme/app",
-        "--target",
-        "2",
-        "--batch-id",
-        "b-seed",
-    ])
-    .success();
+    env.claim("w2", "acme/app", "2")
+        .batch("b-seed")
+        .run()
+        .success();
     // A holder that went silent an hour ago: dead, so it needs attention.
     env.at(-3600);
-    env.run([
-        "claim",
-        "--agent-id",
-        "w3",
-        "--repo",
-        "acme/app",
-        "--target",
-        "3",
-    ])
-    .success();
-    env.run([
-        "heartbeat",
-        "--agent-id",
-        "w3",
-        "--repo",
-        "acme/app",
-        "--target",
-        "3",
-        "--status",
-        "implementing",
-        "--ttl",
-        "60",
-    ])
-    .success();
+    env.claim("w3", "acme/app", "3").run().success();
+    env.beat("w3")
+        .on("acme/app", "3")
+        .status("implementing")
+        .ttl(60)
+        .run()
+        .success();
     env.at(0);
 }
 

@@ -1,34 +1,16 @@
 //! `claim`: acquisition, refusal, takeover, renewal and bad input, against a real repository.
 
+use agent_coord_tests::call::transcript;
 use agent_coord_tests::env::TestEnv;
 use serde_json::json;
-
-const CLAIM_A: [&str; 7] = [
-    "claim",
-    "--agent-id",
-    "a",
-    "--repo",
-    "acme/app",
-    "--target",
-    "7",
-];
-const CLAIM_B: [&str; 7] = [
-    "claim",
-    "--agent-id",
-    "b",
-    "--repo",
-    "acme/app",
-    "--target",
-    "7",
-];
 
 #[test]
 fn second_claim_is_refused_while_holder_beats() {
     let env = TestEnv::new();
-    env.run(CLAIM_A).success();
-    env.run(["heartbeat", "--agent-id", "a"]).success();
+    env.claim("a", "acme/app", "7").run().success();
+    env.beat("a").run().success();
     let tip = env.state_tip();
-    insta::assert_snapshot!(env.run(CLAIM_B), @r"
+    insta::assert_snapshot!(env.claim("b", "acme/app", "7").run(), @r"
     ------- stderr -------
     CLAIM_REFUSED: active claim for acme/app#7 held by a; heartbeat live
     [exit status: 3]
@@ -39,19 +21,11 @@ fn second_claim_is_refused_while_holder_beats() {
 #[test]
 fn claim_writes_record_event_and_audit_commit() {
     let env = TestEnv::new();
-    let out = env.run([
-        "claim",
-        "--agent-id",
-        "a",
-        "--repo",
-        "acme/app",
-        "--target",
-        "7",
-        "--batch-id",
-        "b1",
-        "--phase",
-        "implementing",
-    ]);
+    let out = env
+        .claim("a", "acme/app", "7")
+        .batch("b1")
+        .phase("implementing")
+        .run();
     insta::assert_snapshot!(out, @r"
     ------- stdout -------
     claimed acme/app#7 by a until 2026-06-13T16:00:00Z
@@ -79,25 +53,16 @@ fn claim_writes_record_event_and_audit_commit() {
 #[test]
 fn stale_holder_refused_dead_holder_taken_over() {
     let env = TestEnv::new();
-    env.run([
-        "claim",
-        "--agent-id",
-        "a",
-        "--repo",
-        "acme/app",
-        "--target",
-        "7",
-        "--batch-id",
-        "b1",
-    ])
-    .success();
-    env.run(["heartbeat", "--agent-id", "a", "--ttl", "60"])
-        .success();
+    env.claim("a", "acme/app", "7").batch("b1").run().success();
+    env.beat("a").ttl(60).run().success();
     env.at(120);
-    let out = env.run(CLAIM_B).code(3);
-    assert!(out.stderr.contains("held by a; heartbeat stale"), "{out}");
+    insta::assert_snapshot!(env.claim("b", "acme/app", "7").run(), @r"
+    ------- stderr -------
+    CLAIM_REFUSED: active claim for acme/app#7 held by a; heartbeat stale
+    [exit status: 3]
+    ");
     env.at(300);
-    env.run(CLAIM_B).success();
+    env.claim("b", "acme/app", "7").run().success();
     let claim = env.record("claims/acme/app/7.json").unwrap();
     assert_eq!(claim["agent_id"], json!("b"));
     assert_eq!(
@@ -110,40 +75,29 @@ fn stale_holder_refused_dead_holder_taken_over() {
 #[test]
 fn fallback_to_claim_expiry_without_heartbeat() {
     let env = TestEnv::new();
-    env.run([
-        "claim",
-        "--agent-id",
-        "a",
-        "--repo",
-        "acme/app",
-        "--target",
-        "7",
-        "--ttl",
-        "600",
-    ])
-    .success();
-    let out = env.run(CLAIM_B).code(3);
-    assert_eq!(
-        out.stderr.trim(),
-        "CLAIM_REFUSED: active claim for acme/app#7 held by a; heartbeat missing; fallback claim expires at 2026-06-13T12:10:00Z"
-    );
+    env.claim("a", "acme/app", "7").ttl(600).run().success();
+    insta::assert_snapshot!(env.claim("b", "acme/app", "7").run(), @r"
+    ------- stderr -------
+    CLAIM_REFUSED: active claim for acme/app#7 held by a; heartbeat missing; fallback claim expires at 2026-06-13T12:10:00Z
+    [exit status: 3]
+    ");
     env.at(601);
-    env.run(CLAIM_B).success();
+    env.claim("b", "acme/app", "7").run().success();
 }
 
 #[test]
 fn unchanged_renewal_adds_no_commit() {
     let env = TestEnv::new();
-    env.run(CLAIM_A).success();
+    env.claim("a", "acme/app", "7").run().success();
     env.at(60);
-    env.run(CLAIM_A).success();
+    env.claim("a", "acme/app", "7").run().success();
     assert_eq!(
         env.commit_count(),
         1,
         "a renewal that changes nothing is not written"
     );
     env.at(3 * 3600);
-    env.run(CLAIM_A).success();
+    env.claim("a", "acme/app", "7").run().success();
     assert_eq!(
         env.commit_count(),
         2,
@@ -158,185 +112,87 @@ fn unchanged_renewal_adds_no_commit() {
 #[test]
 fn bad_input_is_refused_and_nothing_is_written() {
     let env = TestEnv::new();
-    env.run(CLAIM_A).success();
+    env.claim("a", "acme/app", "7").run().success();
     let tip = env.state_tip();
-    let cases: [(&[&str], &str); 10] = [
-        (
-            &[
-                "claim",
-                "--agent-id",
-                "a",
-                "--repo",
-                "acme/app",
-                "--target",
-                "7",
-                "--ttl",
-                "abc",
-            ],
-            "invalid argument: --ttl abc",
-        ),
-        (
-            &[
-                "claim",
-                "--agent-id",
-                "a",
-                "--repo",
-                "acme/app",
-                "--target",
-                "7",
-                "--ttl",
-                "-5",
-            ],
-            "--ttl must be positive",
-        ),
-        (
-            &["claim", "--agent-id", "a", "--repo", "a/.", "--target", "7"],
-            "invalid target repo: a/.",
-        ),
-        (
-            &[
-                "claim",
-                "--agent-id",
-                "a",
-                "--repo",
-                "../x",
-                "--target",
-                "7",
-            ],
-            "invalid target repo: ../x",
-        ),
-        (
-            &[
-                "claim",
-                "--agent-id",
-                "a",
-                "--repo",
-                "acme/app",
-                "--target",
-                "../7",
-            ],
-            "invalid target: ../7",
-        ),
-        (
-            &[
-                "claim",
-                "--agent-id",
-                "bad/agent",
-                "--repo",
-                "acme/app",
-                "--target",
-                "7",
-            ],
-            "invalid agent-id: bad/agent",
-        ),
-        (
-            &[
-                "claim",
-                "--agent-id",
-                "a",
-                "--repo",
-                "acme/app",
-                "--target",
-                "7",
-                "--ttl",
-                "0",
-            ],
-            "--ttl must be positive",
-        ),
-        (
-            &["claim", "--agent-id", "a", "--repo", "acme/app"],
-            "missing required --target",
-        ),
-        (
-            &[
-                "claim",
-                "--agent-id",
-                "a",
-                "--repo",
-                "acme/app",
-                "--target",
-                "7",
-                "--terminal",
-                "done",
-            ],
-            "unexpected argument '--terminal' found (see --help)",
-        ),
-        (
-            &[
-                "claim",
-                "--agent-id",
-                "a",
-                "--repo",
-                "acme/app",
-                "--target",
-                "7",
-                "--batch-id",
-                "x/y",
-            ],
-            "invalid batch-id: x/y",
-        ),
+    let claim = || env.claim("a", "acme/app", "7");
+    let cases = [
+        claim().ttl("abc"),
+        claim().ttl("-5"),
+        env.claim("a", "a/.", "7"),
+        env.claim("a", "../x", "7"),
+        env.claim("a", "acme/app", "../7"),
+        env.claim("bad/agent", "acme/app", "7"),
+        claim().ttl(0),
+        env.call(["claim", "--agent-id", "a", "--repo", "acme/app"]),
+        claim().opt("--terminal", "done"),
+        claim().batch("x/y"),
     ];
-    for (args, message) in cases {
-        let out = env.run(args).code(1);
-        assert_eq!(out.stderr.trim(), message, "{args:?}");
-        assert!(out.stdout.is_empty());
-    }
+    insta::assert_snapshot!(transcript(cases), @r"
+    $ agent-coord claim --agent-id a --repo acme/app --target 7 --ttl abc
+    ------- stderr -------
+    invalid argument: --ttl abc
+    [exit status: 1]
+    $ agent-coord claim --agent-id a --repo acme/app --target 7 --ttl -5
+    ------- stderr -------
+    --ttl must be positive
+    [exit status: 1]
+    $ agent-coord claim --agent-id a --repo a/. --target 7
+    ------- stderr -------
+    invalid target repo: a/.
+    [exit status: 1]
+    $ agent-coord claim --agent-id a --repo ../x --target 7
+    ------- stderr -------
+    invalid target repo: ../x
+    [exit status: 1]
+    $ agent-coord claim --agent-id a --repo acme/app --target ../7
+    ------- stderr -------
+    invalid target: ../7
+    [exit status: 1]
+    $ agent-coord claim --agent-id bad/agent --repo acme/app --target 7
+    ------- stderr -------
+    invalid agent-id: bad/agent
+    [exit status: 1]
+    $ agent-coord claim --agent-id a --repo acme/app --target 7 --ttl 0
+    ------- stderr -------
+    --ttl must be positive
+    [exit status: 1]
+    $ agent-coord claim --agent-id a --repo acme/app
+    ------- stderr -------
+    missing required --target
+    [exit status: 1]
+    $ agent-coord claim --agent-id a --repo acme/app --target 7 --terminal done
+    ------- stderr -------
+    unexpected argument '--terminal' found (see --help)
+    [exit status: 1]
+    $ agent-coord claim --agent-id a --repo acme/app --target 7 --batch-id x/y
+    ------- stderr -------
+    invalid batch-id: x/y
+    [exit status: 1]
+    ");
     assert_eq!(env.state_tip(), tip);
 }
 
 #[test]
 fn malformed_claim_is_state_unreadable_not_a_crash() {
     let env = TestEnv::new();
-    env.run(CLAIM_A).success();
+    env.claim("a", "acme/app", "7").run().success();
     // Corrupt the record with plain git plumbing, as a bad manual edit would.
-    let blob = env.git_stdin(&["hash-object", "-w", "--stdin"], "{not json");
-    let tree_line = format!("100644 blob {blob}\t7.json\n");
-    let inner = env.git_stdin(&["mktree"], &tree_line);
-    let app = env.git_stdin(&["mktree"], &format!("040000 tree {inner}\tapp\n"));
-    let acme = env.git_stdin(&["mktree"], &format!("040000 tree {app}\tacme\n"));
-    let root = env.git_stdin(&["mktree"], &format!("040000 tree {acme}\tclaims\n"));
-    let parent = env.state_tip().unwrap();
-    let commit = env.git(&[
-        "-c",
-        "user.name=t",
-        "-c",
-        "user.email=t@t",
-        "commit-tree",
-        &root,
-        "-p",
-        &parent,
-        "-m",
-        "corrupt",
-    ]);
-    env.git(&["update-ref", "refs/heads/agent-coord", &commit]);
+    let commit = env.force_state_file("claims/acme/app/7.json", "{not json");
 
-    let out = env.run(CLAIM_B).code(2);
-    assert!(
-        out.stderr
-            .starts_with("state unreadable: claims/acme/app/7.json:"),
-        "{out}"
-    );
+    insta::assert_snapshot!(env.claim("b", "acme/app", "7").run(), @r"
+    ------- stderr -------
+    state unreadable: claims/acme/app/7.json: key must be a string at line 1 column 2
+    [exit status: 2]
+    ");
     assert_eq!(env.state_tip().as_deref(), Some(commit.as_str()));
-    env.run(["status"]).code(2);
-    env.run(["status", "--repo", "acme/app", "--target", "7"])
-        .code(2);
+    env.status().run().code(2);
+    env.status().on("acme/app", "7").run().code(2);
 }
 
 #[test]
 fn claim_json_output() {
     let env = TestEnv::new();
-    let out = env
-        .run([
-            "claim",
-            "--agent-id",
-            "a",
-            "--repo",
-            "acme/app",
-            "--target",
-            "7",
-            "--json",
-        ])
-        .success();
+    let out = env.claim("a", "acme/app", "7").json().run().success();
     let v = out.json();
     assert_eq!(v["result"], json!("acquired"));
     assert_eq!(v["claim"]["agent_id"], json!("a"));

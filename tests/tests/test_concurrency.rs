@@ -2,6 +2,7 @@
 
 use std::process::Child;
 
+use agent_coord_tests::call::run_together;
 use agent_coord_tests::env::TestEnv;
 
 fn wait_all(children: Vec<Child>) -> Vec<i32> {
@@ -16,24 +17,11 @@ fn sixteen_racers_one_winner() {
     for round in 0..5 {
         let env = TestEnv::new();
         let target = format!("{round}");
-        let children: Vec<Child> = (0..16)
-            .map(|i| {
-                env.command([
-                    "claim",
-                    "--agent-id",
-                    &format!("racer-{i}"),
-                    "--repo",
-                    "acme/app",
-                    "--target",
-                    &target,
-                ])
-                .stdout(std::process::Stdio::piped())
-                .stderr(std::process::Stdio::piped())
-                .spawn()
-                .unwrap()
-            })
+        let racers = (0..16).map(|i| env.claim(&format!("racer-{i}"), "acme/app", &target));
+        let codes: Vec<i32> = run_together(racers)
+            .iter()
+            .map(|o| o.status.code().unwrap_or(-1))
             .collect();
-        let codes = wait_all(children);
         let winners = codes.iter().filter(|c| **c == 0).count();
         assert_eq!(winners, 1, "round {round}: exit codes {codes:?}");
         assert!(

@@ -1,5 +1,6 @@
 //! `gc`: retention in one commit, and epochs that restart history across machines.
 
+use agent_coord_tests::call::transcript;
 use agent_coord_tests::env::TestEnv;
 use agent_coord_tests::remote::Fleet;
 use serde_json::json;
@@ -7,46 +8,18 @@ use serde_json::json;
 #[test]
 fn gc_plans_then_executes_in_one_commit() {
     let env = TestEnv::new();
-    env.run([
-        "claim",
-        "--agent-id",
-        "a",
-        "--repo",
-        "acme/app",
-        "--target",
-        "1",
-    ])
-    .success();
-    env.run([
-        "release",
-        "--agent-id",
-        "a",
-        "--repo",
-        "acme/app",
-        "--target",
-        "1",
-    ])
-    .success();
-    env.run([
-        "claim",
-        "--agent-id",
-        "a",
-        "--repo",
-        "acme/app",
-        "--target",
-        "2",
-    ])
-    .success();
-    env.run(["heartbeat", "--agent-id", "a", "--status", "done"])
-        .success();
+    env.claim("a", "acme/app", "1").run().success();
+    env.release("a", "acme/app", "1").run().success();
+    env.claim("a", "acme/app", "2").run().success();
+    env.beat("a").status("done").run().success();
     env.at(8 * 86_400);
-    let dry = env.run(["gc", "--dry-run"]).success();
-    assert_eq!(
-        dry.stdout,
-        "gc dry-run hot=7d archive=30d synthetic_hot=1d\n\
-         - archive claims/acme/app/1.json -> archive/claims/acme/app/1.json (terminal_claim)\n\
-         - archive heartbeats/a.json -> archive/heartbeats/a.json (terminal_heartbeat)\n"
-    );
+    insta::assert_snapshot!(env.run(["gc", "--dry-run"]), @r"
+    ------- stdout -------
+    gc dry-run hot=7d archive=30d synthetic_hot=1d
+    - archive claims/acme/app/1.json -> archive/claims/acme/app/1.json (terminal_claim)
+    - archive heartbeats/a.json -> archive/heartbeats/a.json (terminal_heartbeat)
+    [exit status: 0]
+    ");
     let before = env.commit_count();
     let out = env.run(["gc", "--execute", "--json"]).success().json();
     assert_eq!(out["mode"], json!("execute"));
@@ -91,36 +64,43 @@ fn gc_plans_then_executes_in_one_commit() {
 
     // Thirty days later the archives expire.
     env.at(40 * 86_400);
-    let out = env.run(["gc", "--execute"]).success();
-    assert!(
-        out.stdout
-            .contains("- delete archive/claims/acme/app/1.json (archive_expired)"),
-        "{out}"
-    );
+    insta::assert_snapshot!(env.run(["gc", "--execute"]), @r"
+    ------- stdout -------
+    gc execute hot=7d archive=30d synthetic_hot=1d
+    - delete archive/claims/acme/app/1.json (archive_expired)
+    - delete archive/heartbeats/a.json (archive_expired)
+    [exit status: 0]
+    ");
     assert!(env.paths("archive").is_empty());
 }
 
 #[test]
 fn gc_flag_errors() {
     let env = TestEnv::new();
-    let cases: [(&[&str], &str); 4] = [
-        (&["gc"], "gc requires exactly one of --dry-run or --execute"),
-        (
-            &["gc", "--dry-run", "--execute"],
-            "gc requires exactly one of --dry-run or --execute",
-        ),
-        (
-            &["gc", "--dry-run", "--hot-days", "-1"],
-            "--hot-days must be zero or greater",
-        ),
-        (
-            &["gc", "--dry-run", "--prefix", "archive"],
-            "--prefix must be one of: claims, heartbeats, batches, events",
-        ),
+    let cases = [
+        env.call(["gc"]),
+        env.call(["gc", "--dry-run", "--execute"]),
+        env.call(["gc", "--dry-run", "--hot-days", "-1"]),
+        env.call(["gc", "--dry-run", "--prefix", "archive"]),
     ];
-    for (args, message) in cases {
-        assert_eq!(env.run(args).code(1).stderr.trim(), message, "{args:?}");
-    }
+    insta::assert_snapshot!(transcript(cases), @r"
+    $ agent-coord gc
+    ------- stderr -------
+    gc requires exactly one of --dry-run or --execute
+    [exit status: 1]
+    $ agent-coord gc --dry-run --execute
+    ------- stderr -------
+    gc requires exactly one of --dry-run or --execute
+    [exit status: 1]
+    $ agent-coord gc --dry-run --hot-days -1
+    ------- stderr -------
+    --hot-days must be zero or greater
+    [exit status: 1]
+    $ agent-coord gc --dry-run --prefix archive
+    ------- stderr -------
+    --prefix must be one of: claims, heartbeats, batches, events
+    [exit status: 1]
+    ");
     env.run(["gc", "--dry-run", "--new-epoch"]).code(1);
 }
 
@@ -129,42 +109,16 @@ fn a_new_epoch_restarts_history_and_other_machines_replay_onto_it() {
     let fleet = Fleet::new(2);
     let (a, b) = (&fleet.machines[0], &fleet.machines[1]);
     for t in 0..5 {
-        a.run([
-            "claim",
-            "--agent-id",
-            "wa",
-            "--repo",
-            "acme/app",
-            "--target",
-            &format!("{t}"),
-            "--batch-id",
-            "b1",
-        ])
-        .success();
-        a.run([
-            "release",
-            "--agent-id",
-            "wa",
-            "--repo",
-            "acme/app",
-            "--target",
-            &format!("{t}"),
-        ])
-        .success();
+        a.claim("wa", "acme/app", t).batch("b1").run().success();
+        a.release("wa", "acme/app", t).run().success();
     }
     a.run(["sync"]).success();
     b.run(["sync"]).success();
     // b writes while a compacts.
-    b.run([
-        "record-event",
-        "--batch-id",
-        "b2",
-        "--type",
-        "note",
-        "--message",
-        "written before b saw the epoch",
-    ])
-    .success();
+    b.event("b2", "note")
+        .message("written before b saw the epoch")
+        .run()
+        .success();
     a.at(8 * 86_400);
     let out = a
         .run(["gc", "--execute", "--new-epoch", "--prefix", "claims"])
@@ -203,26 +157,8 @@ fn a_new_epoch_restarts_history_and_other_machines_replay_onto_it() {
 #[test]
 fn status_lists_archives_on_request() {
     let env = TestEnv::new();
-    env.run([
-        "claim",
-        "--agent-id",
-        "a",
-        "--repo",
-        "acme/app",
-        "--target",
-        "1",
-    ])
-    .success();
-    env.run([
-        "release",
-        "--agent-id",
-        "a",
-        "--repo",
-        "acme/app",
-        "--target",
-        "1",
-    ])
-    .success();
+    env.claim("a", "acme/app", "1").run().success();
+    env.release("a", "acme/app", "1").run().success();
     env.at(8 * 86_400);
     env.run(["gc", "--execute"]).success();
     let status = env
@@ -248,42 +184,14 @@ fn status_lists_archives_on_request() {
 fn a_clone_that_cannot_place_its_history_refuses_instead_of_resurrecting() {
     let fleet = Fleet::new(1);
     let a = &fleet.machines[0];
-    a.run([
-        "claim",
-        "--agent-id",
-        "wa",
-        "--repo",
-        "acme/app",
-        "--target",
-        "1",
-    ])
-    .success();
-    a.run([
-        "release",
-        "--agent-id",
-        "wa",
-        "--repo",
-        "acme/app",
-        "--target",
-        "1",
-    ])
-    .success();
+    a.claim("wa", "acme/app", "1").run().success();
+    a.release("wa", "acme/app", "1").run().success();
     a.at(8 * 86_400);
     a.run(["gc", "--execute", "--new-epoch"]).success();
     // A clone with history of its own that never synced with this remote.
     let stray = TestEnv::new();
     stray.set_machine(Some("box-stray"));
-    stray
-        .run([
-            "claim",
-            "--agent-id",
-            "ws",
-            "--repo",
-            "acme/app",
-            "--target",
-            "2",
-        ])
-        .success();
+    stray.claim("ws", "acme/app", "2").run().success();
     stray.git(&[
         "config",
         "remote.origin.url",

@@ -1,5 +1,6 @@
 //! `version`, `config`, `--help`, `doctor`, `demo` and the zero-config default repository.
 
+use agent_coord_tests::call::Call;
 use agent_coord_tests::env::TestEnv;
 use serde_json::json;
 
@@ -61,23 +62,17 @@ fn help_tree() {
         all.push_str(&format!("===== agent-coord {cmd} --help\n{}\n", out.stdout));
     }
     insta::assert_snapshot!(all);
-    let out = env.run(["bogus"]).code(1);
-    assert_eq!(out.stderr.trim(), "unknown command: bogus (see --help)");
+    insta::assert_snapshot!(env.run(["bogus"]), @r"
+    ------- stderr -------
+    unknown command: bogus (see --help)
+    [exit status: 1]
+    ");
 }
 
 #[test]
 fn doctor_light_deep_and_stack() {
     let env = TestEnv::new();
-    env.run([
-        "claim",
-        "--agent-id",
-        "a",
-        "--repo",
-        "acme/app",
-        "--target",
-        "7",
-    ])
-    .success();
+    env.claim("a", "acme/app", "7").run().success();
     let d = env.run(["doctor", "--json"]).success().json();
     assert_eq!(d["status"], json!("ok"));
     assert_eq!(d["mode"], json!("local"));
@@ -117,8 +112,11 @@ fn doctor_light_deep_and_stack() {
     assert_eq!(s.json()["status"], json!("healthy"));
 
     // Environment variables do not count as a selector; usage errors exit 64 with no JSON.
-    let out = env.run(["doctor", "--stack-json"]).code(64);
-    assert!(out.stdout.is_empty());
+    insta::assert_snapshot!(env.run(["doctor", "--stack-json"]), @r"
+    ------- stderr -------
+    doctor --stack-json requires exactly one of --repo-dir
+    [exit status: 64]
+    ");
     env.run(["doctor", "--stack-json", "--json", "--repo-dir", &repo])
         .code(64);
 
@@ -162,9 +160,9 @@ fn demo_is_deterministic_and_isolated() {
 fn zero_config_default_repository() {
     let env = TestEnv::new();
     let state = env.root().join("xdg");
-    let run = |args: &[&str]| {
-        let out = env
-            .command(args)
+    let run = |call: Call| {
+        let out = call
+            .command()
             .env_remove("AGENT_COORD_GIT_DIR")
             .env("XDG_STATE_HOME", &state)
             .output()
@@ -175,15 +173,7 @@ fn zero_config_default_repository() {
             String::from_utf8_lossy(&out.stderr).into_owned(),
         )
     };
-    let (code, _, stderr) = run(&[
-        "claim",
-        "--agent-id",
-        "a",
-        "--repo",
-        "acme/app",
-        "--target",
-        "7",
-    ]);
+    let (code, _, stderr) = run(env.claim("a", "acme/app", "7"));
     assert_eq!(code, Some(0), "{stderr}");
     assert!(
         stderr.contains("notice: local mode — single-machine only; state repository:"),
@@ -193,14 +183,14 @@ fn zero_config_default_repository() {
         state.join("agent-coord/state.git/HEAD").exists(),
         "a bare repository was created"
     );
-    let (code, stdout, _) = run(&["status"]);
+    let (code, stdout, _) = run(env.status());
     assert_eq!(code, Some(0));
     assert!(stdout.contains("acme/app#7 active a"), "{stdout}");
 
     // Without AGENT_COORD_MACHINE_ID a machine id is generated once and kept in git config.
     env.set_machine(None);
-    run(&["heartbeat", "--agent-id", "a"]);
-    run(&["heartbeat", "--agent-id", "b"]);
+    run(env.beat("a"));
+    run(env.beat("b"));
     let refs = std::process::Command::new("git")
         .args([
             "--git-dir",
@@ -218,18 +208,10 @@ fn zero_config_default_repository() {
 #[test]
 fn doctor_deep_finds_unreadable_records_and_a_custom_ref_is_separate_state() {
     let env = TestEnv::new();
-    env.run([
-        "claim",
-        "--agent-id",
-        "a",
-        "--repo",
-        "acme/app",
-        "--target",
-        "7",
-        "--ref",
-        "fleet-b",
-    ])
-    .success();
+    env.claim("a", "acme/app", "7")
+        .opt("--ref", "fleet-b")
+        .run()
+        .success();
     assert!(env.tip("refs/heads/fleet-b").is_some());
     assert!(env.state_tip().is_none(), "the default branch is untouched");
     let other = env
@@ -239,22 +221,7 @@ fn doctor_deep_finds_unreadable_records_and_a_custom_ref_is_separate_state() {
     assert_eq!(other["claims"][0]["agent_id"], json!("a"));
 
     // Corrupt one event with plain git and check that only --deep notices.
-    let bad = env.write_file("bad.json", "{oops");
-    let bad_blob = env.git(&["hash-object", "-w", bad.to_str().unwrap()]);
-    let events = env.git_stdin(&["mktree"], &format!("100644 blob {bad_blob}\tx.json\n"));
-    let b1 = env.git_stdin(&["mktree"], &format!("040000 tree {events}\tb1\n"));
-    let root = env.git_stdin(&["mktree"], &format!("040000 tree {b1}\tevents\n"));
-    let commit = env.git(&[
-        "-c",
-        "user.name=t",
-        "-c",
-        "user.email=t@t",
-        "commit-tree",
-        &root,
-        "-m",
-        "bad",
-    ]);
-    env.git(&["update-ref", "refs/heads/agent-coord", &commit]);
+    env.force_state_file("events/b1/x.json", "{oops");
     env.run(["doctor"]).success();
     let out = env.run(["doctor", "--deep", "--json"]).code(2);
     assert_eq!(out.json()["status"], json!("error"));

@@ -1,103 +1,55 @@
 //! `release`: plain, handoff and terminal closeout, and who may release.
 
+use agent_coord_tests::call::transcript;
 use agent_coord_tests::env::TestEnv;
 use serde_json::json;
 
 fn with_batch(env: &TestEnv) {
-    let manifest = env.write_file(
+    env.register(
         "m.json",
         r#"{"batch_id": "b2", "repo": "acme/app", "lanes": [
              {"name": "code", "owner": "worker-a", "targets": ["50"]},
              {"name": "docs", "owner": "worker-b", "targets": [51]}]}"#,
-    );
-    env.run(["register-batch", "--file", manifest.to_str().unwrap()])
-        .success();
-    env.run([
-        "claim",
-        "--agent-id",
-        "worker-a",
-        "--repo",
-        "acme/app",
-        "--target",
-        "50",
-        "--batch-id",
-        "b2",
-        "--host",
-        "codex",
-    ])
+    )
+    .run()
     .success();
+    env.claim("worker-a", "acme/app", "50")
+        .batch("b2")
+        .opt("--host", "codex")
+        .run()
+        .success();
 }
 
 #[test]
 fn only_the_holder_releases() {
     let env = TestEnv::new();
-    env.run([
-        "release",
-        "--agent-id",
-        "a",
-        "--repo",
-        "acme/app",
-        "--target",
-        "7",
-    ])
-    .code(1);
-    env.run([
-        "claim",
-        "--agent-id",
-        "a",
-        "--repo",
-        "acme/app",
-        "--target",
-        "7",
-    ])
-    .success();
+    env.release("a", "acme/app", "7").run().code(1);
+    env.claim("a", "acme/app", "7").run().success();
     let tip = env.state_tip();
-    let out = env
-        .run([
-            "release",
-            "--agent-id",
-            "b",
-            "--repo",
-            "acme/app",
-            "--target",
-            "7",
-        ])
-        .code(1);
-    assert_eq!(out.stderr.trim(), "claim belongs to a; b cannot release it");
+    insta::assert_snapshot!(env.release("b", "acme/app", "7").run(), @r"
+    ------- stderr -------
+    claim belongs to a; b cannot release it
+    [exit status: 1]
+    ");
     assert_eq!(env.state_tip(), tip);
     env.at(30);
     let out = env
-        .run([
-            "release",
-            "--agent-id",
-            "a",
-            "--repo",
-            "acme/app",
-            "--target",
-            "7",
-            "--handoff-to",
-            "c",
-            "--handoff-note",
-            "tests left",
-        ])
-        .success();
-    assert_eq!(out.stdout, "released acme/app#7 by a\n");
+        .release("a", "acme/app", "7")
+        .opt("--handoff-to", "c")
+        .opt("--handoff-note", "tests left")
+        .run();
+    insta::assert_snapshot!(out, @r"
+    ------- stdout -------
+    released acme/app#7 by a
+    [exit status: 0]
+    ");
     let claim = env.record("claims/acme/app/7.json").unwrap();
     assert_eq!(claim["status"], json!("released"));
     assert_eq!(claim["released_at"], json!("2026-06-13T12:00:30Z"));
     assert_eq!(claim["release_mode"], json!("handoff"));
     assert_eq!(claim["handoff_to"], json!("c"));
     // After release anyone may claim, with no liveness check.
-    env.run([
-        "claim",
-        "--agent-id",
-        "c",
-        "--repo",
-        "acme/app",
-        "--target",
-        "7",
-    ])
-    .success();
+    env.claim("c", "acme/app", "7").run().success();
 }
 
 #[test]
@@ -105,22 +57,13 @@ fn terminal_release_is_one_commit_and_idempotent() {
     let env = TestEnv::new();
     with_batch(&env);
     let before = env.commit_count();
-    let args = [
-        "release",
-        "--agent-id",
-        "worker-a",
-        "--repo",
-        "acme/app",
-        "--target",
-        "50",
-        "--terminal",
-        "done",
-        "--pr-state",
-        "merged",
-        "--pr-url",
-        "https://github.com/acme/app/pull/52",
-    ];
-    env.run(args).success();
+    let close = |terminal: &str| {
+        env.release("worker-a", "acme/app", "50")
+            .opt("--terminal", terminal)
+            .opt("--pr-state", "merged")
+            .opt("--pr-url", "https://github.com/acme/app/pull/52")
+    };
+    close("done").run().success();
     assert_eq!(
         env.commit_count(),
         before + 1,
@@ -149,17 +92,17 @@ fn terminal_release_is_one_commit_and_idempotent() {
     );
 
     let tip = env.state_tip();
-    let out = env.run(args).success();
-    assert_eq!(out.stdout, "lane already closed for acme/app#50\n");
+    insta::assert_snapshot!(close("done").run(), @r"
+    ------- stdout -------
+    lane already closed for acme/app#50
+    [exit status: 0]
+    ");
     assert_eq!(env.state_tip(), tip, "an identical retry writes nothing");
-
-    let mut conflicting = args.to_vec();
-    conflicting[8] = "abandoned";
-    let out = env.run(&conflicting).code(1);
-    assert_eq!(
-        out.stderr.trim(),
-        "conflicting terminal closeout for lane code; first closeout is authoritative"
-    );
+    insta::assert_snapshot!(close("abandoned").run(), @r"
+    ------- stderr -------
+    conflicting terminal closeout for lane code; first closeout is authoritative
+    [exit status: 1]
+    ");
 }
 
 #[test]
@@ -167,40 +110,41 @@ fn terminal_option_rules() {
     let env = TestEnv::new();
     with_batch(&env);
     let tip = env.state_tip();
-    let base = [
-        "release",
-        "--agent-id",
-        "worker-a",
-        "--repo",
-        "acme/app",
-        "--target",
-        "50",
+    let release = || env.release("worker-a", "acme/app", "50");
+    let cases = [
+        release().args(["--terminal", "bogus", "--handoff-note", "x"]),
+        release().opt("--pr-state", "merged"),
+        release().opt("--workspace", "w"),
+        release().opt("--terminal", "finished"),
+        release().args(["--terminal", "done", "--handoff-to", "x"]),
+        release().args(["--terminal", "done", "--evidence-url", "ftp://x"]),
     ];
-    let cases: [(&[&str], &str); 6] = [
-        (
-            &["--terminal", "bogus", "--handoff-note", "x"],
-            "--terminal must be one of: done, abandoned, superseded",
-        ),
-        (&["--pr-state", "merged"], "--pr-state requires --terminal"),
-        (&["--workspace", "w"], "--workspace requires --terminal"),
-        (
-            &["--terminal", "finished"],
-            "--terminal must be one of: done, abandoned, superseded",
-        ),
-        (
-            &["--terminal", "done", "--handoff-to", "x"],
-            "--terminal cannot be combined with --handoff-to or --handoff-note",
-        ),
-        (
-            &["--terminal", "done", "--evidence-url", "ftp://x"],
-            "--evidence-url must be an HTTP(S) URL with a host",
-        ),
-    ];
-    for (extra, message) in cases {
-        let args: Vec<&str> = base.iter().chain(extra.iter()).copied().collect();
-        let out = env.run(&args).code(1);
-        assert_eq!(out.stderr.trim(), message, "{extra:?}");
-    }
+    insta::assert_snapshot!(transcript(cases), @r"
+    $ agent-coord release --agent-id worker-a --repo acme/app --target 50 --terminal bogus --handoff-note x
+    ------- stderr -------
+    --terminal must be one of: done, abandoned, superseded
+    [exit status: 1]
+    $ agent-coord release --agent-id worker-a --repo acme/app --target 50 --pr-state merged
+    ------- stderr -------
+    --pr-state requires --terminal
+    [exit status: 1]
+    $ agent-coord release --agent-id worker-a --repo acme/app --target 50 --workspace w
+    ------- stderr -------
+    --workspace requires --terminal
+    [exit status: 1]
+    $ agent-coord release --agent-id worker-a --repo acme/app --target 50 --terminal finished
+    ------- stderr -------
+    --terminal must be one of: done, abandoned, superseded
+    [exit status: 1]
+    $ agent-coord release --agent-id worker-a --repo acme/app --target 50 --terminal done --handoff-to x
+    ------- stderr -------
+    --terminal cannot be combined with --handoff-to or --handoff-note
+    [exit status: 1]
+    $ agent-coord release --agent-id worker-a --repo acme/app --target 50 --terminal done --evidence-url ftp://x
+    ------- stderr -------
+    --evidence-url must be an HTTP(S) URL with a host
+    [exit status: 1]
+    ");
     assert_eq!(env.state_tip(), tip);
 }
 
@@ -209,39 +153,21 @@ fn lane_closed_via_record_event_completes_the_batch() {
     let env = TestEnv::new();
     with_batch(&env);
     let out = env
-        .run([
-            "record-event",
-            "--batch-id",
-            "b2",
-            "--type",
-            "lane_closed",
-            "--terminal",
-            "done",
-            "--agent-id",
-            "worker-b",
-            "--repo",
-            "acme/app",
-            "--target",
-            "51",
-        ])
+        .event("b2", "lane_closed")
+        .opt("--terminal", "done")
+        .agent("worker-b")
+        .on("acme/app", "51")
+        .run()
         .success();
     assert_eq!(
         out.stdout,
         "recorded event b2 lane_closed-0d2d3f8b5d7c7a4e\n"
             .replace("0d2d3f8b5d7c7a4e", &lane_hash("docs"))
     );
-    env.run([
-        "release",
-        "--agent-id",
-        "worker-a",
-        "--repo",
-        "acme/app",
-        "--target",
-        "50",
-        "--terminal",
-        "done",
-    ])
-    .success();
+    env.release("worker-a", "acme/app", "50")
+        .opt("--terminal", "done")
+        .run()
+        .success();
     let batch = env.record("batches/b2.json").unwrap();
     assert_eq!(batch["status"], json!("completed"));
     let audit = env.run(["batch-audit", "--batch-id", "b2", "--json"]);

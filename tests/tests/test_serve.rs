@@ -10,23 +10,20 @@ use serde_json::Value;
 
 const PROMPT: &str = "Repository: acme/app\nBatch id: b-live\nBatch objective: Live import.\nItems:\n- PR #7: https://github.com/acme/app/pull/7\nSuggested lanes:\n- one (owner: w1): PR #7\n";
 
-fn claim(env: &TestEnv, agent: &str, target: &str) {
-    env.run([
-        "claim",
-        "--agent-id",
-        agent,
-        "--repo",
-        "acme/app",
-        "--target",
-        target,
-    ])
-    .success();
+/// Returns the batch view `id` of a dashboard model.
+fn batch<'m>(model: &'m Value, id: &str) -> &'m Value {
+    model["batches"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|b| b["id"] == json!(id))
+        .unwrap()
 }
 
 #[test]
 fn the_stream_announces_a_cli_write_and_the_model_follows() {
     let env = TestEnv::new();
-    claim(&env, "w1", "1");
+    env.claim("w1", "acme/app", "1").run().success();
     let server = Server::start(&env, &[]);
     let versions = server.versions();
     let first = versions
@@ -38,7 +35,7 @@ fn the_stream_announces_a_cli_write_and_the_model_follows() {
     assert_eq!(model["version"], json!(first));
     assert_eq!(model["counts"]["rows"], json!(1));
 
-    claim(&env, "w2", "2");
+    env.claim("w2", "acme/app", "2").run().success();
     let next = versions
         .recv_timeout(Duration::from_secs(10))
         .expect("a version after the write");
@@ -55,18 +52,11 @@ fn the_stream_announces_a_cli_write_and_the_model_follows() {
     assert!(ids.contains(&"target:acme/app#2"), "{ids:?}");
 
     // A heartbeat moves only its machine's heartbeat ref; that is a new version too.
-    env.run([
-        "heartbeat",
-        "--agent-id",
-        "w2",
-        "--repo",
-        "acme/app",
-        "--target",
-        "2",
-        "--status",
-        "implementing",
-    ])
-    .success();
+    env.beat("w2")
+        .on("acme/app", "2")
+        .status("implementing")
+        .run()
+        .success();
     let after_beat = versions
         .recv_timeout(Duration::from_secs(10))
         .expect("a version after the heartbeat");
@@ -76,7 +66,7 @@ fn the_stream_announces_a_cli_write_and_the_model_follows() {
 #[test]
 fn guards_over_real_sockets_and_writes_the_cli_reads_back() {
     let env = TestEnv::new();
-    claim(&env, "w1", "1");
+    env.claim("w1", "acme/app", "1").run().success();
     let server = Server::start(&env, &[]);
     let (code, body) = server.get_with_host("/api/dashboard", "attacker.example");
     assert_eq!(
@@ -122,14 +112,7 @@ fn guards_over_real_sockets_and_writes_the_cli_reads_back() {
     );
     assert_eq!(stored["machine_id"], json!("box-1"));
     let model: Value = serde_json::from_str(&server.get("/api/dashboard").1).unwrap();
-    let batch = model["batches"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|b| b["id"] == json!("b-live"))
-        .cloned()
-        .unwrap();
-    assert_eq!(batch["control"], json!("stop_requested"));
+    assert_eq!(batch(&model, "b-live")["control"], json!("stop_requested"));
     // Claims and heartbeats are untouched by a stop.
     assert_eq!(
         env.record("claims/acme/app/1.json").unwrap()["status"],
@@ -161,14 +144,10 @@ fn the_demo_fleet_shows_every_state_and_keeps_moving() {
     assert_eq!(state("103"), "blocked");
     assert_eq!(state("104"), "dead");
     assert_eq!(state("202"), "done");
-    let release = model["batches"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|b| b["id"] == json!("demo-release"))
-        .cloned()
-        .unwrap();
-    assert_eq!(release["control"], json!("stop_requested"));
+    assert_eq!(
+        batch(&model, "demo-release")["control"],
+        json!("stop_requested")
+    );
     assert!(
         model["qa"]
             .as_array()

@@ -1,34 +1,17 @@
 //! `heartbeat` and `status`: liveness off the branch, scopes, notes and JSON shapes.
 
+use agent_coord_tests::call::transcript;
 use agent_coord_tests::env::TestEnv;
 use serde_json::json;
 
 #[test]
 fn heartbeats_add_no_commits_and_keep_one_commit_per_machine_ref() {
     let env = TestEnv::new();
-    env.run([
-        "claim",
-        "--agent-id",
-        "a",
-        "--repo",
-        "acme/app",
-        "--target",
-        "7",
-    ])
-    .success();
+    env.claim("a", "acme/app", "7").run().success();
     for i in 0..25 {
         env.at(i * 60);
-        env.run([
-            "heartbeat",
-            "--agent-id",
-            "a",
-            "--repo",
-            "acme/app",
-            "--target",
-            "7",
-        ])
-        .success();
-        env.run(["heartbeat", "--agent-id", "b"]).success();
+        env.beat("a").on("acme/app", "7").run().success();
+        env.beat("b").run().success();
     }
     assert_eq!(
         env.commit_count(),
@@ -50,23 +33,17 @@ fn heartbeats_add_no_commits_and_keep_one_commit_per_machine_ref() {
 #[test]
 fn phase_change_emits_an_event_on_the_branch() {
     let env = TestEnv::new();
-    env.run([
-        "heartbeat",
-        "--agent-id",
-        "a",
-        "--batch-id",
-        "b1",
-        "--phase",
-        "implementing",
-    ])
-    .success();
+    env.beat("a")
+        .batch("b1")
+        .phase("implementing")
+        .run()
+        .success();
     assert_eq!(
         env.state_tip(),
         None,
         "a first phase is captured by claim.acquired, not an event"
     );
-    env.run(["heartbeat", "--agent-id", "a", "--phase", "validating"])
-        .success();
+    env.beat("a").phase("validating").run().success();
     let events = env.paths("events/b1");
     assert_eq!(events.len(), 1);
     let ev = env.record(&events[0]).unwrap();
@@ -77,39 +54,19 @@ fn phase_change_emits_an_event_on_the_branch() {
 #[test]
 fn another_machines_newer_heartbeat_wins() {
     let env = TestEnv::new();
-    env.run([
-        "claim",
-        "--agent-id",
-        "a",
-        "--repo",
-        "acme/app",
-        "--target",
-        "7",
-    ])
-    .success();
-    env.run(["heartbeat", "--agent-id", "a", "--ttl", "60"])
-        .success();
+    env.claim("a", "acme/app", "7").run().success();
+    env.beat("a").ttl(60).run().success();
     env.at(600);
     env.set_machine(Some("box-2"));
-    env.run(["heartbeat", "--agent-id", "a", "--ttl", "60"])
-        .success();
-    let status = env.run(["status", "--json"]).success().json();
+    env.beat("a").ttl(60).run().success();
+    let status = env.status().json().run().success().json();
     assert_eq!(status["heartbeats"][0]["liveness"], json!("live"));
     assert_eq!(
         status["heartbeats"][0]["updated_at"],
         json!("2026-06-13T12:10:00Z")
     );
     // The holder is live through its newest beat, on whichever machine.
-    env.run([
-        "claim",
-        "--agent-id",
-        "b",
-        "--repo",
-        "acme/app",
-        "--target",
-        "7",
-    ])
-    .code(3);
+    env.claim("b", "acme/app", "7").run().code(3);
     assert!(env.tip("refs/agent-coord/heartbeats/box-1").is_some());
     assert!(env.tip("refs/agent-coord/heartbeats/box-2").is_some());
 }
@@ -117,31 +74,22 @@ fn another_machines_newer_heartbeat_wins() {
 #[test]
 fn status_scopes_and_notes() {
     let env = TestEnv::new();
-    let manifest = env.write_file(
+    env.register(
         "m.json",
         r#"{"batch_id": "b1", "lanes": [
              {"name": "code", "owner": "w1", "targets": ["7"]},
              {"name": "docs", "owner": "w2", "targets": ["8"], "depends_on": ["b1:code", "gone:lane"]}]}"#,
-    );
-    env.run(["register-batch", "--file", manifest.to_str().unwrap()])
-        .success();
-    env.run([
-        "claim",
-        "--agent-id",
-        "w1",
-        "--repo",
-        "acme/app",
-        "--target",
-        "7",
-        "--batch-id",
-        "b1",
-    ])
+    )
+    .run()
     .success();
-    env.run(["heartbeat", "--agent-id", "w1", "--status", "ready"])
-        .success();
+    env.claim("w1", "acme/app", "7").batch("b1").run().success();
+    env.beat("w1").status("ready").run().success();
 
     let target = env
-        .run(["status", "--repo", "acme/app", "--target", "7", "--json"])
+        .status()
+        .on("acme/app", "7")
+        .json()
+        .run()
         .success()
         .json();
     assert_eq!(
@@ -154,10 +102,7 @@ fn status_scopes_and_notes() {
         json!("not checked in target scope")
     );
 
-    let batch = env
-        .run(["status", "--batch-id", "b1", "--json"])
-        .success()
-        .json();
+    let batch = env.status().batch("b1").json().run().success().json();
     let docs = &batch["batches"][0]["lanes"][1];
     assert_eq!(
         docs["blocked_on"],
@@ -174,40 +119,51 @@ fn status_scopes_and_notes() {
         .iter()
         .any(|n| n == "lane-owner heartbeats not found: w2"));
 
-    let text = env.run(["status"]).success().stdout;
-    assert!(
-        text.contains("- acme/app#7 active w1 branch UNKNOWN expires 2026-06-13T16:00:00Z"),
-        "{text}"
-    );
-    assert!(
-        text.contains("- w1 ready live - updated 2026-06-13T12:00:00Z"),
-        "{text}"
-    );
+    insta::assert_snapshot!(env.status().run(), @r"
+    ------- stdout -------
+    claims
+    - acme/app#7 active w1 branch UNKNOWN expires 2026-06-13T16:00:00Z
+    heartbeats
+    - w1 ready live - updated 2026-06-13T12:00:00Z
+    batches
+    - b1
+      - lane code owner w1 targets 7 status ready live deps - blocked_on -
+      - lane docs owner w2 targets 8 status unknown no-heartbeat deps b1:code,gone:lane blocked_on gone:lane
+    events
+    - b1 - claim.acquired - by w1 at 2026-06-13T12:00:00Z
+    [exit status: 0]
+    ");
 
-    let cases: [(&[&str], &str); 4] = [
-        (
-            &["status", "--batch-id", "b1", "--repo", "acme/app"],
-            "--batch-id cannot be combined with --repo or --target",
-        ),
-        (
-            &["status", "--repo", "acme/app"],
-            "missing required --target",
-        ),
-        (
-            &["status", "--batch-id", "b1", "--include-archived"],
-            "--include-archived is only valid for unscoped status",
-        ),
-        (&["status", "--batch-id", "../x"], "invalid batch-id: ../x"),
+    let cases = [
+        env.status().batch("b1").opt("--repo", "acme/app"),
+        env.status().opt("--repo", "acme/app"),
+        env.status().batch("b1").arg("--include-archived"),
+        env.status().batch("../x"),
     ];
-    for (args, message) in cases {
-        assert_eq!(env.run(args).code(1).stderr.trim(), message);
-    }
+    insta::assert_snapshot!(transcript(cases), @r"
+    $ agent-coord status --batch-id b1 --repo acme/app
+    ------- stderr -------
+    --batch-id cannot be combined with --repo or --target
+    [exit status: 1]
+    $ agent-coord status --repo acme/app
+    ------- stderr -------
+    missing required --target
+    [exit status: 1]
+    $ agent-coord status --batch-id b1 --include-archived
+    ------- stderr -------
+    --include-archived is only valid for unscoped status
+    [exit status: 1]
+    $ agent-coord status --batch-id ../x
+    ------- stderr -------
+    invalid batch-id: ../x
+    [exit status: 1]
+    ");
 }
 
 #[test]
 fn empty_repository_status_is_empty_not_an_error() {
     let env = TestEnv::new();
-    let status = env.run(["status", "--json"]).success().json();
+    let status = env.status().json().run().success().json();
     assert_eq!(status["claims"], json!([]));
     assert_eq!(status["scope"], json!({"kind": "all"}));
 }

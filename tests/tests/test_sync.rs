@@ -1,38 +1,22 @@
 //! `sync`, `init` and `--sync`: several clones sharing one bare remote.
 
+use agent_coord_tests::call::run_together;
 use agent_coord_tests::remote::Fleet;
 use serde_json::json;
-
-fn claim<'a>(agent: &'a str, target: &'a str) -> Vec<&'a str> {
-    vec![
-        "claim",
-        "--agent-id",
-        agent,
-        "--repo",
-        "acme/app",
-        "--target",
-        target,
-        "--batch-id",
-        "b1",
-    ]
-}
 
 #[test]
 fn three_clones_converge_without_losing_events() {
     let fleet = Fleet::new(3);
     for (i, m) in fleet.machines.iter().enumerate() {
-        m.run(claim(&format!("w{i}"), &format!("{i}"))).success();
-        for e in 0..3 {
-            m.run([
-                "record-event",
-                "--batch-id",
-                "b1",
-                "--type",
-                "note",
-                "--message",
-                &format!("m{i} e{e}"),
-            ])
+        m.claim(&format!("w{i}"), "acme/app", i)
+            .batch("b1")
+            .run()
             .success();
+        for e in 0..3 {
+            m.event("b1", "note")
+                .message(format!("m{i} e{e}"))
+                .run()
+                .success();
         }
     }
     for _ in 0..2 {
@@ -60,8 +44,8 @@ fn three_clones_converge_without_losing_events() {
 fn claim_race_across_clones_has_one_winner_and_the_loser_is_told() {
     let fleet = Fleet::new(2);
     let (a, b) = (&fleet.machines[0], &fleet.machines[1]);
-    a.run(claim("wa", "7")).success();
-    b.run(claim("wb", "7")).success();
+    a.claim("wa", "acme/app", "7").batch("b1").run().success();
+    b.claim("wb", "acme/app", "7").batch("b1").run().success();
     a.run(["sync"]).success();
     let out = b.run(["sync", "--json"]).success().json();
     assert_eq!(out["result"], json!("merged"));
@@ -71,10 +55,7 @@ fn claim_race_across_clones_has_one_winner_and_the_loser_is_told() {
     );
     a.run(["sync"]).success();
     for m in [a, b] {
-        assert_eq!(
-            m.record("claims/acme/app/7.json").unwrap()["agent_id"],
-            json!("wa")
-        );
+        assert_eq!(m.holder("acme/app", "7").as_deref(), Some("wa"));
     }
     let lost: Vec<_> = b
         .paths("events/b1")
@@ -90,31 +71,13 @@ fn claim_sync_race_from_many_clones_has_exactly_one_winner() {
     let fleet = Fleet::new(4);
     for round in 0..3 {
         let target = format!("{}", 100 + round);
-        let children: Vec<_> = fleet
-            .machines
-            .iter()
-            .enumerate()
-            .map(|(i, m)| {
-                m.command([
-                    "claim",
-                    "--sync",
-                    "--agent-id",
-                    &format!("r{i}"),
-                    "--repo",
-                    "acme/app",
-                    "--target",
-                    &target,
-                ])
-                .stdout(std::process::Stdio::piped())
-                .stderr(std::process::Stdio::piped())
-                .spawn()
-                .unwrap()
-            })
-            .collect();
-        let outs: Vec<_> = children
-            .into_iter()
-            .map(|c| c.wait_with_output().unwrap())
-            .collect();
+        let outs = run_together(
+            fleet
+                .machines
+                .iter()
+                .enumerate()
+                .map(|(i, m)| m.claim(&format!("r{i}"), "acme/app", &target).sync()),
+        );
         let codes: Vec<i32> = outs.iter().map(|o| o.status.code().unwrap_or(-1)).collect();
         let winners: Vec<usize> = codes
             .iter()
@@ -134,9 +97,8 @@ fn claim_sync_race_from_many_clones_has_exactly_one_winner() {
         // The remote agrees with the winner.
         let m = &fleet.machines[winners[0]];
         m.run(["sync"]).success();
-        let holder =
-            m.record(&format!("claims/acme/app/{target}.json")).unwrap()["agent_id"].clone();
-        assert_eq!(holder, json!(format!("r{}", winners[0])), "round {round}");
+        let holder = m.holder("acme/app", &target);
+        assert_eq!(holder, Some(format!("r{}", winners[0])), "round {round}");
         for (i, o) in outs.iter().enumerate().filter(|(i, _)| *i != winners[0]) {
             let err = String::from_utf8_lossy(&o.stderr);
             assert!(
@@ -175,7 +137,7 @@ fn offline_divergence_of_a_hundred_writes_each_converges_exactly() {
 fn unreachable_remote_is_exit_2_and_leaves_local_state_alone() {
     let fleet = Fleet::new(1);
     let m = &fleet.machines[0];
-    m.run(claim("w", "1")).success();
+    m.claim("w", "acme/app", "1").batch("b1").run().success();
     let tip = m.state_tip();
     let missing = m.root().join("gone.git");
     let out = m
@@ -189,18 +151,10 @@ fn unreachable_remote_is_exit_2_and_leaves_local_state_alone() {
     );
     assert_eq!(m.state_tip(), tip);
     let out = m
-        .run([
-            "claim",
-            "--sync",
-            "--sync-remote",
-            missing.to_str().unwrap(),
-            "--agent-id",
-            "w",
-            "--repo",
-            "acme/app",
-            "--target",
-            "2",
-        ])
+        .claim("w", "acme/app", "2")
+        .sync()
+        .opt("--sync-remote", missing.to_str().unwrap())
+        .run()
         .code(2);
     assert!(out.stderr.starts_with("cannot sync with remote"), "{out}");
     assert_eq!(m.state_tip(), tip, "a failed pre-sync writes nothing");
@@ -210,26 +164,17 @@ fn unreachable_remote_is_exit_2_and_leaves_local_state_alone() {
 fn heartbeats_travel_and_drive_takeover_but_are_never_overwritten() {
     let fleet = Fleet::new(2);
     let (a, b) = (&fleet.machines[0], &fleet.machines[1]);
-    a.run(claim("wa", "7")).success();
-    a.run(["heartbeat", "--agent-id", "wa", "--ttl", "60", "--sync"])
-        .success();
+    a.claim("wa", "acme/app", "7").batch("b1").run().success();
+    a.beat("wa").ttl(60).sync().run().success();
     b.run(["sync"]).success();
-    let out = b
-        .run([
-            "claim",
-            "--sync",
-            "--agent-id",
-            "wb",
-            "--repo",
-            "acme/app",
-            "--target",
-            "7",
-        ])
-        .code(3);
-    assert!(out.stderr.contains("held by wa; heartbeat live"), "{out}");
+    insta::assert_snapshot!(b.claim("wb", "acme/app", "7").sync().run(), @r"
+    ------- stderr -------
+    CLAIM_REFUSED: active claim for acme/app#7 held by wa; heartbeat live
+    [exit status: 3]
+    ");
     let a_ref = fleet.remote_tip("refs/agent-coord/heartbeats/box-0");
     assert!(a_ref.is_some());
-    b.run(["heartbeat", "--agent-id", "wb", "--sync"]).success();
+    b.beat("wb").sync().run().success();
     assert_eq!(
         fleet.remote_tip("refs/agent-coord/heartbeats/box-0"),
         a_ref,
@@ -241,22 +186,9 @@ fn heartbeats_travel_and_drive_takeover_but_are_never_overwritten() {
     // Five minutes later wa's beat is dead everywhere: wb takes over, through the remote.
     a.at(300);
     b.at(300);
-    b.run([
-        "claim",
-        "--sync",
-        "--agent-id",
-        "wb",
-        "--repo",
-        "acme/app",
-        "--target",
-        "7",
-    ])
-    .success();
+    b.claim("wb", "acme/app", "7").sync().run().success();
     a.run(["sync"]).success();
-    assert_eq!(
-        a.record("claims/acme/app/7.json").unwrap()["agent_id"],
-        json!("wb")
-    );
+    assert_eq!(a.holder("acme/app", "7").as_deref(), Some("wb"));
 }
 
 #[test]
@@ -311,28 +243,12 @@ fn init_is_idempotent_and_takes_the_fleets_branch() {
     );
     a.run(["init", "--sync-by-default"]).success();
     // With agent-coord.sync=true a plain claim publishes; --no-sync keeps it local.
-    a.run([
-        "claim",
-        "--agent-id",
-        "w",
-        "--repo",
-        "acme/app",
-        "--target",
-        "1",
-    ])
-    .success();
+    a.claim("w", "acme/app", "1").run().success();
     assert_eq!(fleet.remote_tip("refs/heads/agent-coord"), a.state_tip());
-    a.run([
-        "claim",
-        "--no-sync",
-        "--agent-id",
-        "w",
-        "--repo",
-        "acme/app",
-        "--target",
-        "2",
-    ])
-    .success();
+    a.claim("w", "acme/app", "2")
+        .arg("--no-sync")
+        .run()
+        .success();
     assert_ne!(fleet.remote_tip("refs/heads/agent-coord"), a.state_tip());
     let doctor = a.run(["doctor", "--json"]).success().json();
     assert_eq!(doctor["sync"]["ahead"], json!(1));
@@ -344,32 +260,13 @@ fn concurrent_syncs_retry_rejected_pushes() {
     let fleet = Fleet::new(3);
     for (i, m) in fleet.machines.iter().enumerate() {
         for e in 0..5 {
-            m.run([
-                "record-event",
-                "--batch-id",
-                "b1",
-                "--type",
-                "note",
-                "--message",
-                &format!("m{i} e{e}"),
-            ])
-            .success();
+            m.event("b1", "note")
+                .message(format!("m{i} e{e}"))
+                .run()
+                .success();
         }
     }
-    let children: Vec<_> = fleet
-        .machines
-        .iter()
-        .map(|m| {
-            m.command(["sync", "--json"])
-                .stdout(std::process::Stdio::piped())
-                .spawn()
-                .unwrap()
-        })
-        .collect();
-    let outs: Vec<_> = children
-        .into_iter()
-        .map(|c| c.wait_with_output().unwrap())
-        .collect();
+    let outs = run_together(fleet.machines.iter().map(|m| m.sync().json()));
     assert!(
         outs.iter().all(|o| o.status.success()),
         "every sync succeeds despite racing pushes"
@@ -403,27 +300,9 @@ fn concurrent_syncs_on_one_clone_take_turns() {
     let fleet = Fleet::new(1);
     let m = &fleet.machines[0];
     for e in 0..3 {
-        m.run([
-            "record-event",
-            "--batch-id",
-            "b1",
-            "--type",
-            "note",
-            "--message",
-            &format!("{e}"),
-        ])
-        .success();
+        m.event("b1", "note").message(e).run().success();
     }
-    let children: Vec<_> = (0..4)
-        .map(|_| {
-            m.command(["sync"])
-                .stderr(std::process::Stdio::piped())
-                .spawn()
-                .unwrap()
-        })
-        .collect();
-    for c in children {
-        let out = c.wait_with_output().unwrap();
+    for out in run_together((0..4).map(|_| m.sync())) {
         assert!(
             out.status.success(),
             "{}",
@@ -443,34 +322,12 @@ fn a_claim_published_during_anothers_compaction_wins_over_the_epoch() {
     let url = a.git(&["config", "remote.origin.url"]);
     a.git(&["config", "--remove-section", "remote.origin"]);
     a.run(["gc", "--execute", "--new-epoch"]).success();
-    b.run([
-        "claim",
-        "--sync",
-        "--agent-id",
-        "wb",
-        "--repo",
-        "acme/app",
-        "--target",
-        "9",
-    ])
-    .success();
-    a.run([
-        "claim",
-        "--agent-id",
-        "wa",
-        "--repo",
-        "acme/app",
-        "--target",
-        "9",
-    ])
-    .success();
+    b.claim("wb", "acme/app", "9").sync().run().success();
+    a.claim("wa", "acme/app", "9").run().success();
     a.git(&["config", "remote.origin.url", &url]);
     let out = a.run(["sync", "--json"]).success().json();
     assert_eq!(out["lost_claims"][0]["remote_holder"], json!("wb"), "{out}");
-    assert_eq!(
-        a.record("claims/acme/app/9.json").unwrap()["agent_id"],
-        json!("wb")
-    );
+    assert_eq!(a.holder("acme/app", "9").as_deref(), Some("wb"));
     assert_eq!(
         a.record("meta/epoch.json").unwrap()["epoch"],
         json!(1),
@@ -487,18 +344,14 @@ fn a_claim_published_during_anothers_compaction_wins_over_the_epoch() {
     );
     b.run(["sync"]).success();
     assert_eq!(b.state_tip(), a.state_tip());
-    assert_eq!(
-        b.record("claims/acme/app/9.json").unwrap()["agent_id"],
-        json!("wb")
-    );
+    assert_eq!(b.holder("acme/app", "9").as_deref(), Some("wb"));
 }
 
 #[test]
 fn a_push_refused_by_the_remote_fails_at_once() {
     let fleet = Fleet::new(1);
     let m = &fleet.machines[0];
-    m.run(["record-event", "--batch-id", "b1", "--type", "note"])
-        .success();
+    m.event("b1", "note").run().success();
     let hook = fleet.remote.join("hooks/pre-receive");
     std::fs::write(
         &hook,

@@ -40,10 +40,7 @@ fn import_then_export_round_trips_every_value() {
     // Predecessor leftovers that are not records.
     std::fs::write(src.join("claims/acme/repo0/1000.json.lock"), "").unwrap();
     std::fs::write(src.join("batches/.batch-00000.json.tmp-1-ab"), "{").unwrap();
-    let out = env
-        .run(["import", "--from", src.to_str().unwrap(), "--json"])
-        .success()
-        .json();
+    let out = env.import(&src).json().run().success().json();
     assert_eq!(out["records"], json!(counts.total()));
     assert_eq!(out["written"], json!(counts.total()));
     assert_eq!(env.commit_count(), 1, "an import is one commit");
@@ -57,10 +54,7 @@ fn import_then_export_round_trips_every_value() {
     );
 
     // Importing the same root again changes nothing.
-    let again = env
-        .run(["import", "--from", src.to_str().unwrap(), "--json"])
-        .success()
-        .json();
+    let again = env.import(&src).json().run().success().json();
     assert_eq!(again["written"], json!(0));
     assert_eq!(env.commit_count(), 1);
 
@@ -77,16 +71,7 @@ fn import_then_export_round_trips_every_value() {
 #[test]
 fn import_refuses_conflicts_and_malformed_files() {
     let env = TestEnv::new();
-    env.run([
-        "claim",
-        "--agent-id",
-        "a",
-        "--repo",
-        "acme/app",
-        "--target",
-        "7",
-    ])
-    .success();
+    env.claim("a", "acme/app", "7").run().success();
     let tip = env.state_tip();
     let src = env.root().join("legacy");
     std::fs::create_dir_all(src.join("claims/acme/app")).unwrap();
@@ -95,37 +80,32 @@ fn import_refuses_conflicts_and_malformed_files() {
         r#"{"agent_id": "z", "status": "active"}"#,
     )
     .unwrap();
-    let out = env.run(["import", "--from", src.to_str().unwrap()]).code(1);
-    assert!(out.stderr.starts_with("import would replace 1 existing records with different content (first: claims/acme/app/7.json)"), "{out}");
+    insta::assert_snapshot!(env.import(&src).run(), @r"
+    ------- stderr -------
+    import would replace 1 existing records with different content (first: claims/acme/app/7.json); pass --overwrite to replace them
+    [exit status: 1]
+    ");
     assert_eq!(env.state_tip(), tip);
 
     std::fs::write(src.join("claims/acme/app/8.json"), "{broken").unwrap();
-    let out = env
-        .run(["import", "--from", src.to_str().unwrap(), "--overwrite"])
-        .code(1);
-    assert!(
-        out.stderr
-            .starts_with("import: claims/acme/app/8.json is not a JSON object record"),
-        "{out}"
-    );
+    insta::assert_snapshot!(env.import(&src).arg("--overwrite").run(), @r"
+    ------- stderr -------
+    import: claims/acme/app/8.json is not a JSON object record: key must be a string at line 1 column 2
+    [exit status: 1]
+    ");
     assert_eq!(env.state_tip(), tip);
 
     std::fs::remove_file(src.join("claims/acme/app/8.json")).unwrap();
-    env.run(["import", "--from", src.to_str().unwrap(), "--overwrite"])
-        .success();
-    assert_eq!(
-        env.record("claims/acme/app/7.json").unwrap()["agent_id"],
-        json!("z")
-    );
+    env.import(&src).arg("--overwrite").run().success();
+    assert_eq!(env.holder("acme/app", "7").as_deref(), Some("z"));
 
     let dst = env.write_file("full/x.txt", "x");
-    let out = env
-        .run(["export", "--to", dst.parent().unwrap().to_str().unwrap()])
-        .code(1);
-    assert!(
-        out.stderr.starts_with("export destination is not empty"),
-        "{out}"
-    );
+    let out = env.run(["export", "--to", dst.parent().unwrap().to_str().unwrap()]);
+    insta::assert_snapshot!(out, @r"
+    ------- stderr -------
+    export destination is not empty: [ROOT]/full
+    [exit status: 1]
+    ");
 }
 
 #[test]
@@ -140,22 +120,17 @@ fn killed_writers_leave_a_consistent_repository() {
     // Kill imports (long writers) and claims at staggered moments.
     for (i, delay_ms) in [5u64, 20, 40, 80, 120, 200].iter().enumerate() {
         let mut import = env
-            .command(["import", "--from", src.to_str().unwrap(), "--overwrite"])
+            .import(&src)
+            .arg("--overwrite")
+            .command()
             .spawn()
             .unwrap();
         let mut claims: Vec<_> = (0..4)
             .map(|t| {
-                env.command([
-                    "claim",
-                    "--agent-id",
-                    &format!("k{i}"),
-                    "--repo",
-                    "acme/app",
-                    "--target",
-                    &format!("{}", i * 10 + t),
-                ])
-                .spawn()
-                .unwrap()
+                env.claim(&format!("k{i}"), "acme/app", i * 10 + t)
+                    .command()
+                    .spawn()
+                    .unwrap()
             })
             .collect();
         std::thread::sleep(std::time::Duration::from_millis(*delay_ms));
@@ -165,15 +140,7 @@ fn killed_writers_leave_a_consistent_repository() {
         for child in std::iter::once(&mut import).chain(claims.iter_mut()) {
             let _ = child.wait();
         }
-        let fsck = agent_coord_tests::env::git(
-            env.root(),
-            &[
-                "--git-dir",
-                env.repo.to_str().unwrap(),
-                "fsck",
-                "--no-dangling",
-            ],
-        );
+        let fsck = env.git_output(&["fsck", "--no-dangling"]);
         assert!(
             fsck.status.success(),
             "fsck failed: {}",
@@ -182,16 +149,7 @@ fn killed_writers_leave_a_consistent_repository() {
         if let Some(tip) = env.state_tip() {
             assert_eq!(env.git(&["cat-file", "-t", &tip]), "commit");
             // The tip's whole tree is readable.
-            let listing = agent_coord_tests::env::git(
-                env.root(),
-                &[
-                    "--git-dir",
-                    env.repo.to_str().unwrap(),
-                    "ls-tree",
-                    "-r",
-                    &tip,
-                ],
-            );
+            let listing = env.git_output(&["ls-tree", "-r", &tip]);
             assert!(listing.status.success());
         }
     }
@@ -207,17 +165,7 @@ fn killed_writers_leave_a_consistent_repository() {
         .status()
         .unwrap();
     assert!(aged.success());
-    let out = env
-        .run([
-            "claim",
-            "--agent-id",
-            "after",
-            "--repo",
-            "acme/app",
-            "--target",
-            "999",
-        ])
-        .success();
+    let out = env.claim("after", "acme/app", "999").run().success();
     assert!(
         out.stderr.contains("warning: removed abandoned lock"),
         "{out}"
@@ -249,25 +197,17 @@ fn imported_half_finished_closeout_is_repaired_idempotently() {
         "repo": "acme/app", "target": "50", "terminal": "done", "workspace": "default",
         "closed_by": {"agent_id": "worker-a", "machine": "old-box"}, "at": "2026-06-13T11:00:00Z"}),
     );
-    env.run(["import", "--from", src.to_str().unwrap()])
-        .success();
-    let args = [
-        "record-event",
-        "--batch-id",
-        "b2",
-        "--type",
-        "lane_closed",
-        "--terminal",
-        "done",
-        "--agent-id",
-        "worker-a",
-        "--repo",
-        "acme/app",
-        "--target",
-        "50",
-    ];
-    let out = env.run(args).success();
-    assert_eq!(out.stdout, "reconciled terminal closeout for acme/app#50\n");
+    env.import(&src).run().success();
+    let close = env
+        .event("b2", "lane_closed")
+        .opt("--terminal", "done")
+        .agent("worker-a")
+        .on("acme/app", "50");
+    insta::assert_snapshot!(close.run(), @r"
+    ------- stdout -------
+    reconciled terminal closeout for acme/app#50
+    [exit status: 0]
+    ");
     let batch = env.record("batches/b2.json").unwrap();
     assert_eq!(batch["lanes"][0]["terminal"], json!("done"));
     assert_eq!(
@@ -276,6 +216,9 @@ fn imported_half_finished_closeout_is_repaired_idempotently() {
         "the first closeout is authoritative"
     );
     assert_eq!(batch["status"], json!("completed"));
-    let out = env.run(args).success();
-    assert_eq!(out.stdout, "lane already closed for acme/app#50\n");
+    insta::assert_snapshot!(close.run(), @r"
+    ------- stdout -------
+    lane already closed for acme/app#50
+    [exit status: 0]
+    ");
 }

@@ -1,0 +1,87 @@
+//! Whole-process benchmarks of the release binary on a generated fleet.
+//!
+//! Usage: `bench [--scales 1,10] [--runs N] [--no-day]` (the Makefile's `make bench`), or
+//! `bench fleet DIR SCALE` to only write a generated state root. Prints median
+//! wall times per command, peak memory (max RSS) of `status --json`, import time, and the
+//! throughput of 16 concurrent writers × 50 claims. Figures, not assertions: these machines
+//! are noisy, so compare within one run.
+
+mod cli;
+mod dashboard;
+mod scale;
+mod sync;
+
+use std::path::Path;
+
+use agent_coord_tests::fleet;
+
+use crate::cli::binary;
+use crate::cli::rss_child;
+use crate::cli::NOW_UNIX;
+use crate::dashboard::bench_dashboard;
+use crate::scale::bench_concurrency;
+use crate::scale::bench_scale;
+use crate::sync::bench_day;
+use crate::sync::bench_sync;
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some("dashboard") {
+        let scales: Vec<usize> = args
+            .get(1)
+            .map(|s| s.split(',').filter_map(|n| n.parse().ok()).collect())
+            .unwrap_or_else(|| vec![10, 100]);
+        for scale in scales {
+            bench_dashboard(scale);
+        }
+        return;
+    }
+    if args.first().map(String::as_str) == Some("rss") {
+        rss_child(&args[1..]);
+    }
+    if let (Some("fleet"), Some(dir), Some(scale)) =
+        (args.first().map(String::as_str), args.get(1), args.get(2))
+    {
+        // `bench fleet DIR SCALE`: only write a generated state root (for profiling by hand).
+        let counts = fleet::generate(Path::new(dir), scale.parse().unwrap_or(1), NOW_UNIX);
+        println!("wrote {} records to {dir}", counts.total());
+        return;
+    }
+    let mut scales = vec![1, 10];
+    let mut runs = 30;
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--scales" => {
+                scales = it
+                    .next()
+                    .map(|s| s.split(',').filter_map(|n| n.parse().ok()).collect())
+                    .unwrap_or(scales)
+            }
+            "--runs" => runs = it.next().and_then(|n| n.parse().ok()).unwrap_or(runs),
+            "--no-day" => {}
+            other => {
+                eprintln!("usage: bench [--scales 1,10] [--runs N] (unknown: {other})");
+                std::process::exit(1);
+            }
+        }
+    }
+    assert!(
+        Path::new(&binary()).exists(),
+        "build the release binary first: cargo build --release -p agent-coord"
+    );
+    println!(
+        "# agent-coord benchmarks ({} cores; whole-process medians of {runs} runs)",
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
+    );
+    for scale in scales {
+        bench_scale(scale, runs);
+    }
+    bench_concurrency();
+    bench_sync();
+    if !args.iter().any(|a| a == "--no-day") {
+        bench_day();
+    }
+}
