@@ -8,6 +8,7 @@
 
 pub mod dashboard;
 pub mod ids;
+pub mod manifest;
 pub mod record;
 pub mod rules;
 pub mod snapshot;

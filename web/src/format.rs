@@ -270,7 +270,7 @@ pub fn select_rows(rows: &[Row], raw_query: &str, state: Option<RowState>) -> Se
 #[cfg(test)]
 mod tests {
     use super::*;
-    use agent_coord_shared::dashboard::model::Scheduling;
+    use agent_coord_shared::dashboard::fixtures;
 
     const NOW: &str = "2026-06-13T12:00:00Z";
 
@@ -343,30 +343,8 @@ mod tests {
 
     fn row(target: &str, state: RowState) -> Row {
         Row {
-            id: format!("target:acme/app#{target}"),
-            repo: "acme/app".into(),
-            target: target.into(),
-            kind: "pull_request".into(),
-            title: None,
             state,
-            scheduling: Scheduling::InProcess,
-            liveness: None,
-            agent: None,
-            machine: None,
-            host: None,
-            thread: None,
-            operator: None,
-            branch: None,
-            pr_url: None,
-            batch_id: None,
-            lane: None,
-            status: None,
-            blocked_on: Vec::new(),
-            attention: None,
-            last_activity: None,
-            message: None,
-            qa: None,
-            warnings: Vec::new(),
+            ..fixtures::row("acme/app", target)
         }
     }
 

@@ -19,9 +19,9 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use agent_coord_shared::dashboard::detail;
-use agent_coord_shared::dashboard::prompt;
 use agent_coord_shared::ids::paths;
 use agent_coord_shared::ids::BatchId;
+use agent_coord_shared::manifest as prompt;
 use agent_coord_shared::record::scalar_string;
 use agent_coord_shared::rules::event::new_event;
 use agent_coord_shared::rules::Plan;

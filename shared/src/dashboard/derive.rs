@@ -10,13 +10,11 @@ use super::model::RowState;
 use super::text;
 use super::text::Terminal;
 use crate::rules::liveness::Liveness;
+use crate::rules::vocab;
 use crate::time::Instant;
 
 /// A live holder with no non-QA transition for this long is wedged.
 pub const WEDGED_AFTER_MINUTES: i64 = 15;
-
-/// Lane statuses that satisfy a dependency.
-pub const COMPLETE_STATUSES: [&str; 5] = ["complete", "completed", "done", "merged", "ready"];
 
 /// What the row state is decided from.
 #[derive(Debug, Clone, Copy)]
@@ -119,37 +117,10 @@ pub fn is_qa_type(kind: &str) -> bool {
 }
 
 const QA_GROUPS: [(QaStatus, &[&str]); 4] = [
-    (
-        QaStatus::Failed,
-        &[
-            "fail",
-            "failed",
-            "failure",
-            "blocked",
-            "needs_changes",
-            "changes_requested",
-        ],
-    ),
-    (
-        QaStatus::Passed,
-        &[
-            "pass",
-            "passed",
-            "validated",
-            "complete",
-            "completed",
-            "done",
-            "ready",
-        ],
-    ),
-    (
-        QaStatus::InProgress,
-        &["start", "started", "in_progress", "running", "validating"],
-    ),
-    (
-        QaStatus::Requested,
-        &["request", "requested", "queued", "pending"],
-    ),
+    (QaStatus::Failed, &vocab::QA_FAILED),
+    (QaStatus::Passed, &vocab::QA_PASSED),
+    (QaStatus::InProgress, &vocab::QA_IN_PROGRESS),
+    (QaStatus::Requested, &vocab::QA_REQUESTED),
 ];
 
 /// The QA status a latest QA event says (reference §3).
@@ -189,12 +160,9 @@ pub fn qa_detail(status: QaStatus, at: Option<&str>) -> String {
 /// What one event says about a batch's stop control, if anything (messages never count).
 pub fn control_of(e: &EventIn) -> Option<ControlStatus> {
     let t = format!("{} {}", e.kind, e.status.as_deref().unwrap_or_default()).to_lowercase();
-    if ["stop_requested", "stop requested", "cancel_requested"]
-        .iter()
-        .any(|p| t.contains(p))
-    {
+    if vocab::STOP_REQUESTED.iter().any(|p| t.contains(p)) {
         Some(ControlStatus::StopRequested)
-    } else if text::has_any_word(&t, &["stopped", "cancelled", "canceled"]) {
+    } else if text::has_any_word(&t, &vocab::STOPPED) {
         Some(ControlStatus::Stopped)
     } else {
         None
@@ -209,26 +177,13 @@ pub fn lane_status_state(status: &str) -> RowState {
         RowState::Done
     } else if text::is_paused(&s) {
         RowState::Paused
-    } else if has(&["block", "waiting", "depends", "needs changes"]) {
+    } else if has(&vocab::LANE_TEXT_BLOCKED) {
         RowState::Blocked
-    } else if has(&["stuck", "stale"]) {
+    } else if has(&vocab::LANE_TEXT_STUCK) {
         RowState::Stale
-    } else if has(&["ready", "queued", "pending"]) {
+    } else if has(&vocab::LANE_TEXT_READY) {
         RowState::Ready
-    } else if has(&[
-        "running",
-        "in progress",
-        "in_progress",
-        "coding",
-        "working",
-        "started",
-        "validating",
-        "pr open",
-        "claim",
-        "review",
-        "implementing",
-        "discovery",
-    ]) {
+    } else if has(&vocab::LANE_TEXT_RUNNING) {
         RowState::Running
     } else {
         RowState::Unknown
@@ -253,19 +208,9 @@ pub fn legacy_machine(agent: &str) -> Option<String> {
 /// Whether the newest non-QA event of event-only work closes it.
 pub fn event_closes_work(status_or_type: &str) -> bool {
     let s = status_or_type.to_lowercase();
-    [
-        "complete",
-        "completed",
-        "done",
-        "merged",
-        "closed",
-        "released",
-        "stopped",
-        "cancelled",
-        "canceled",
-    ]
-    .iter()
-    .any(|w| text::contains_bounded(&s, w, |c| !matches!(c, '.' | '_' | '-')))
+    vocab::EVENT_CLOSES_WORK
+        .iter()
+        .any(|w| text::contains_bounded(&s, w, |c| !matches!(c, '.' | '_' | '-')))
 }
 
 /// `Ns`, `Nm`, `Nh` or `Nd` (floored; a time in the future is `0s`), `—` when unknown.

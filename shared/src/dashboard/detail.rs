@@ -9,6 +9,7 @@ use super::model::DashboardModel;
 use super::model::ItemDetail;
 use super::model::RowState;
 use super::model::TimelineEntry;
+use super::model::TimelineKind;
 use super::text;
 use crate::rules::liveness::Liveness;
 use crate::time;
@@ -60,9 +61,14 @@ fn is_release(e: &EventIn) -> bool {
         || (text::terminal(&k).is_some() && !k.starts_with("claim.acquired"))
 }
 
-fn entry(kind: &str, label: String, e: Option<&EventIn>, at: Option<Instant>) -> TimelineEntry {
+fn entry(
+    kind: TimelineKind,
+    label: String,
+    e: Option<&EventIn>,
+    at: Option<Instant>,
+) -> TimelineEntry {
     TimelineEntry {
-        kind: kind.into(),
+        kind,
         label,
         at: at.map(time::format),
         agent: e.and_then(|e| e.agent.clone()),
@@ -103,12 +109,25 @@ pub fn item_detail(
         if kind == "claim.acquired" || kind == "claim" || kind == "takeover" {
             let agent = e.agent.clone().unwrap_or_else(|| "unattributed".into());
             let mut t = match &holder {
-                None => entry("acquired", format!("acquired by {agent}"), Some(e), e.at),
-                Some(h) if *h == agent => {
-                    entry("renewed", format!("renewed by {agent}"), Some(e), e.at)
-                }
+                None => entry(
+                    TimelineKind::Acquired,
+                    format!("acquired by {agent}"),
+                    Some(e),
+                    e.at,
+                ),
+                Some(h) if *h == agent => entry(
+                    TimelineKind::Renewed,
+                    format!("renewed by {agent}"),
+                    Some(e),
+                    e.at,
+                ),
                 Some(h) => {
-                    let mut t = entry("taken_over", format!("{h} → {agent}"), Some(e), e.at);
+                    let mut t = entry(
+                        TimelineKind::TakenOver,
+                        format!("{h} → {agent}"),
+                        Some(e),
+                        e.at,
+                    );
                     t.previous_agent = Some(h.clone());
                     t
                 }
@@ -123,19 +142,19 @@ pub fn item_detail(
             if holder.is_some() && by_holder {
                 let agent = holder.take().unwrap_or_default();
                 timeline.push(entry(
-                    "released",
+                    TimelineKind::Released,
                     format!("released by {agent}"),
                     Some(e),
                     e.at,
                 ));
                 last_phase = None;
             } else {
-                timeline.push(entry("event", e.kind.clone(), Some(e), e.at));
+                timeline.push(entry(TimelineKind::Event, e.kind.clone(), Some(e), e.at));
             }
         } else if is_phase(&kind) {
             let phase = e.status.clone().unwrap_or_else(|| e.kind.clone());
             if last_phase.as_deref() != Some(phase.as_str()) {
-                timeline.push(entry("phase", phase.clone(), Some(e), e.at));
+                timeline.push(entry(TimelineKind::Phase, phase.clone(), Some(e), e.at));
                 last_phase = Some(phase);
             }
         } else {
@@ -143,7 +162,7 @@ pub fn item_detail(
                 Some(s) => format!("{} · {s}", e.kind),
                 None => e.kind.clone(),
             };
-            timeline.push(entry("event", label, Some(e), e.at));
+            timeline.push(entry(TimelineKind::Event, label, Some(e), e.at));
         }
     }
     // The current claim snapshot closes the chain.
@@ -155,14 +174,14 @@ pub fn item_detail(
         if c.status == "active" && holder.as_deref() != Some(c.agent.as_str()) {
             let mut t = if !proven {
                 entry(
-                    "unknown_ownership",
+                    TimelineKind::UnknownOwnership,
                     format!("UNKNOWN ownership by {}", c.agent),
                     None,
                     c.updated_at,
                 )
             } else if let Some(h) = &holder {
                 let mut t = entry(
-                    "taken_over",
+                    TimelineKind::TakenOver,
                     format!("{h} → {}", c.agent),
                     None,
                     c.updated_at,
@@ -171,7 +190,7 @@ pub fn item_detail(
                 t
             } else {
                 entry(
-                    "acquired",
+                    TimelineKind::Acquired,
                     format!("acquired by {}", c.agent),
                     None,
                     c.updated_at,
@@ -183,7 +202,7 @@ pub fn item_detail(
             timeline.push(t);
         } else if c.status == "released" && holder.is_some() {
             let mut t = entry(
-                "released",
+                TimelineKind::Released,
                 format!("released by {}", c.agent),
                 None,
                 c.updated_at,
@@ -200,7 +219,7 @@ pub fn item_detail(
     for h in &heartbeats {
         let live = h.liveness(now);
         let mut t = entry(
-            "liveness",
+            TimelineKind::Liveness,
             format!(
                 "{} · heartbeat {} ({} ago)",
                 live,

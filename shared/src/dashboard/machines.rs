@@ -8,8 +8,8 @@ use super::input::ClaimIn;
 use super::input::EventIn;
 use super::input::Inputs;
 use super::model::AgentView;
+use super::model::LivenessView;
 use super::model::MachineView;
-use crate::rules::liveness::Liveness;
 use crate::time;
 use crate::time::Instant;
 
@@ -91,9 +91,7 @@ pub fn machines(
             .or_else(|| held.first().map(|c| (c.repo.clone(), c.target.clone())));
         groups.entry((id, inferred)).or_default().push(AgentView {
             id: agent.clone(),
-            liveness: h
-                .map_or("no-heartbeat", |h| h.liveness(now).as_str())
-                .to_owned(),
+            liveness: LivenessView::of(h.map(|h| h.liveness(now))),
             heartbeat_at: h.and_then(|h| h.updated_at).map(time::format),
             status: h.map(|h| h.status.clone()),
             host: h
@@ -110,26 +108,18 @@ pub fn machines(
                 .or_else(|| held.first().and_then(|c| c.batch_id.clone())),
         });
     }
-    let rank = |l: &str| match l {
-        "live" => 0,
-        "stale" => 1,
-        "unknown" => 2,
-        "dead" => 3,
-        _ => 4,
-    };
     let mut out: Vec<MachineView> = groups
         .into_iter()
         .map(|((id, inferred), mut agents)| {
             agents.sort_by(|a, b| {
-                rank(&a.liveness)
-                    .cmp(&rank(&b.liveness))
-                    .then_with(|| a.id.cmp(&b.id))
+                // Live first, then stale, unknown, dead and heartbeat-less (the enum's order).
+                a.liveness.cmp(&b.liveness).then_with(|| a.id.cmp(&b.id))
             });
-            let count = |want: &str| agents.iter().filter(|a| a.liveness == want).count();
+            let count = |want: LivenessView| agents.iter().filter(|a| a.liveness == want).count();
             MachineView {
-                live: count(Liveness::Live.as_str()),
-                stale: count(Liveness::Stale.as_str()),
-                dead: count("dead") + count("no-heartbeat"),
+                live: count(LivenessView::Live),
+                stale: count(LivenessView::Stale),
+                dead: count(LivenessView::Dead) + count(LivenessView::NoHeartbeat),
                 claims: agents.iter().map(|a| a.claims).sum(),
                 id,
                 inferred,

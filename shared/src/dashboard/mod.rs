@@ -1,16 +1,19 @@
-//! The dashboard: its model, the derivations that build it, and the launch-prompt parser.
+//! The dashboard: its model and the derivations that build it.
 //!
 //! Everything is pure so the server and the browser share one implementation.
 
 pub mod build;
 pub mod derive;
+pub mod detail;
+#[cfg(any(test, feature = "fixtures"))]
+#[doc(hidden)]
+pub mod fixtures;
 pub mod health;
 pub mod input;
 pub mod machines;
 pub mod model;
-pub mod prompt;
 pub mod search;
+pub mod sources;
 pub mod text;
 
 pub use build::build;
-pub mod detail;

@@ -1,6 +1,7 @@
 //! Operator-row search (reference §10): exact number, PR and issue forms, `repo#N`,
 //! GitHub URLs, and otherwise a substring over everything a row shows.
 
+use super::model::LivenessView;
 use super::model::Row;
 
 /// A parsed search query.
@@ -101,19 +102,19 @@ pub fn search_text(row: &Row) -> String {
     let tagged = format!("#{} {kind} #{}", row.target, row.target);
     parts.push(&tagged);
     for v in [
-        &row.title,
-        &row.liveness,
-        &row.agent,
-        &row.machine,
-        &row.host,
-        &row.thread,
-        &row.operator,
-        &row.branch,
-        &row.pr_url,
-        &row.batch_id,
-        &row.lane,
-        &row.status,
-        &row.message,
+        row.title.as_deref(),
+        row.liveness.map(LivenessView::as_str),
+        row.agent.as_deref(),
+        row.machine.as_deref(),
+        row.host.as_deref(),
+        row.thread.as_deref(),
+        row.operator.as_deref(),
+        row.branch.as_deref(),
+        row.pr_url.as_deref(),
+        row.batch_id.as_deref(),
+        row.lane.as_deref(),
+        row.status.as_deref(),
+        row.message.as_deref(),
     ]
     .into_iter()
     .flatten()
@@ -152,35 +153,20 @@ pub fn filter<'a>(rows: &'a [Row], raw: &str) -> Vec<&'a Row> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dashboard::model::RowState;
-    use crate::dashboard::model::Scheduling;
+    use crate::dashboard::fixtures;
 
     fn row(repo: &str, target: &str, kind: &str) -> Row {
         Row {
-            id: format!("target:{repo}#{target}"),
-            repo: repo.into(),
-            target: target.into(),
             kind: kind.into(),
-            title: None,
-            state: RowState::Running,
-            scheduling: Scheduling::InProcess,
-            liveness: Some("live".into()),
+            liveness: Some(LivenessView::Live),
             agent: Some("worker-7".into()),
             machine: Some("box-3".into()),
             host: Some("codex".into()),
             thread: Some("thread-abc".into()),
-            operator: None,
             branch: Some("codex/fix-fouc".into()),
-            pr_url: None,
             batch_id: Some("batch-1".into()),
             lane: Some("tests".into()),
-            status: None,
-            blocked_on: vec![],
-            attention: None,
-            last_activity: None,
-            message: None,
-            qa: None,
-            warnings: vec![],
+            ..fixtures::row(repo, target)
         }
     }
 

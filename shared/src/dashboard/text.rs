@@ -1,4 +1,8 @@
 //! Word-bounded text matching for the status vocabularies (no regex engine needed).
+//!
+//! The word lists themselves live in [`crate::rules::vocab`].
+
+use crate::rules::vocab;
 
 /// Reports whether `c` is a regex word character (`[A-Za-z0-9_]`).
 pub fn is_word(c: char) -> bool {
@@ -57,37 +61,26 @@ pub enum Terminal {
     Release,
 }
 
-const TERMINAL_WORDS: [&str; 8] = [
-    "merged",
-    "done",
-    "closed",
-    "complete",
-    "completed",
-    "cancelled",
-    "abandoned",
-    "superseded",
-];
-
 /// Classifies a status as terminal (reference §1.4 `isCurrentTerminalStatus`).
 ///
 /// Anchored at the start: `merged (squash)` and `lane.done` are terminal, `not merged`,
 /// `pre-merged` and `unreleased` are not.
 pub fn terminal(status: &str) -> Option<Terminal> {
     let s = norm(status);
-    if s == "final" {
+    if s == vocab::COMPLETION_EXACT {
         return Some(Terminal::Completion);
     }
     let starts_word = |s: &str, w: &str| {
         s.strip_prefix(w)
             .is_some_and(|rest| rest.chars().next().is_none_or(|c| !is_word(c)))
     };
-    for legacy in ["pr merged", "task done", "auto-merged", "state: closed"] {
+    for legacy in vocab::COMPLETION_LEGACY {
         if starts_word(&s, legacy) {
             return Some(Terminal::Completion);
         }
     }
     let mut body = s.as_str();
-    for prefix in ["lane", "claim", "custody", "lifecycle"] {
+    for prefix in vocab::COMPLETION_PREFIXES {
         if let Some(rest) = body.strip_prefix(prefix) {
             let trimmed = rest.trim_start_matches(['.', '_', '-', ' ']);
             if trimmed.len() < rest.len() {
@@ -96,53 +89,14 @@ pub fn terminal(status: &str) -> Option<Terminal> {
             }
         }
     }
-    if starts_word(body, "released") {
+    if starts_word(body, vocab::RELEASE_WORD) {
         return Some(Terminal::Release);
     }
-    TERMINAL_WORDS
+    vocab::COMPLETION_WORDS
         .iter()
         .any(|w| starts_word(body, w))
         .then_some(Terminal::Completion)
 }
-
-/// `a b` joined by `_`, `-`, a space or nothing, as the reference's `a[_- ]?b`.
-macro_rules! phrase {
-    ($a:literal, $b:literal) => {
-        [
-            concat!($a, "_", $b),
-            concat!($a, "-", $b),
-            concat!($a, " ", $b),
-            concat!($a, $b),
-        ]
-    };
-    ($a:literal, $b:literal, $c:literal) => {
-        [
-            concat!($a, "_", $b, "_", $c),
-            concat!($a, "-", $b, "-", $c),
-            concat!($a, " ", $b, " ", $c),
-            concat!($a, $b, $c),
-        ]
-    };
-}
-
-const PAUSED: [&[&str]; 5] = [
-    &["pause", "paused"],
-    &phrase!("token", "limit"),
-    &phrase!("token", "limit", "pause"),
-    &phrase!("context", "limit"),
-    &phrase!("context", "window"),
-];
-
-const BLOCKED: [&[&str]; 3] = [
-    &["blocked", "blocking", "waiting"],
-    &phrase!("needs", "changes"),
-    &phrase!("changes", "requested"),
-];
-
-const USER_INPUT: [&[&str]; 2] = [
-    &phrase!("blocked", "user", "input"),
-    &phrase!("needs", "user", "input"),
-];
 
 fn any_group(text: &str, groups: &[&[&str]]) -> bool {
     groups.iter().any(|g| has_any_word(text, g))
@@ -150,37 +104,27 @@ fn any_group(text: &str, groups: &[&[&str]]) -> bool {
 
 /// PAUSED vocabulary (expects lowercase text).
 pub fn is_paused(text: &str) -> bool {
-    any_group(text, &PAUSED)
+    any_group(text, &vocab::PAUSED)
 }
 
 /// BLOCKED vocabulary (`blocked_user_input` is one word, so it does not match).
 pub fn is_blocked(text: &str) -> bool {
-    any_group(text, &BLOCKED)
+    any_group(text, &vocab::BLOCKED)
 }
 
 /// READY vocabulary (`ready_for_qa` is one word, so it does not match).
 pub fn is_ready(text: &str) -> bool {
-    has_any_word(text, &["ready", "queued", "pending"])
+    has_any_word(text, &vocab::READY)
 }
 
 /// ACTIVE_LANE vocabulary.
 pub fn is_active_lane(text: &str) -> bool {
-    has_any_word(
-        text,
-        &[
-            "in_progress",
-            "running",
-            "coding",
-            "working",
-            "started",
-            "validating",
-        ],
-    )
+    has_any_word(text, &vocab::ACTIVE_LANE)
 }
 
 /// Waiting-for-the-operator vocabulary.
 pub fn is_user_input(text: &str) -> bool {
-    any_group(text, &USER_INPUT)
+    any_group(text, &vocab::USER_INPUT)
 }
 
 #[cfg(test)]

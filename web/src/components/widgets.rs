@@ -1,5 +1,6 @@
 //! Badges, safe links, ages, filter chips and pagers.
 
+use agent_coord_shared::dashboard::model::LivenessView;
 use agent_coord_shared::dashboard::model::RowState;
 use agent_coord_shared::record::is_http_url;
 use leptos::prelude::*;
@@ -14,8 +15,8 @@ pub fn state_badge(state: RowState) -> impl IntoView {
 }
 
 /// A liveness badge (`live`, `stale`, `dead`, `unknown`, `no-heartbeat`), `—` without one.
-pub fn liveness_badge(liveness: Option<String>) -> impl IntoView {
-    let text = format::or_dash(liveness.as_deref());
+pub fn liveness_badge(liveness: Option<LivenessView>) -> impl IntoView {
+    let text = format::or_dash(liveness.map(LivenessView::as_str));
     let class = format!("badge live-{}", css_token(&text));
     view! { <span class=class>{text}</span> }
 }

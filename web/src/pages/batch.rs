@@ -97,7 +97,7 @@ fn summary(b: &BatchView) -> impl IntoView {
     } else {
         b.repairs
             .iter()
-            .map(|r| widgets::badge("repair", r.clone()))
+            .map(|r| widgets::badge("repair", r.as_str().to_owned()))
             .collect_view()
             .into_any()
     };
@@ -187,7 +187,7 @@ fn lanes(lanes: &[LaneView]) -> AnyView {
                     <td>{format::or_unknown(l.owner.as_deref())}</td>
                     <td>{format::list_or_dash(&l.targets)}</td>
                     <td>{widgets::state_badge(l.state)} " " <span class="muted">{l.status.clone()}</span></td>
-                    <td>{widgets::liveness_badge(Some(l.liveness.clone()))}</td>
+                    <td>{widgets::liveness_badge(Some(l.liveness))}</td>
                     <td>{format::list_or_dash(&l.depends_on)}</td>
                     <td>{format::list_or_dash(&l.blocked_on)}</td>
                     <td>{format::or_dash(l.note.as_deref())}</td>

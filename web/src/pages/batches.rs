@@ -85,7 +85,7 @@ fn card(b: &BatchView) -> impl IntoView {
     let repairs = b
         .repairs
         .iter()
-        .map(|r| widgets::badge("repair", r.clone()))
+        .map(|r| widgets::badge("repair", r.as_str().to_owned()))
         .collect_view();
     let audit = format!(
         "{}/{} lanes done · {} active · {} blocked · {} dead",

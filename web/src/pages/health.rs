@@ -92,9 +92,9 @@ fn item_view(item: &HealthItem) -> impl IntoView {
         meta.join(" · ")
     };
     view! {
-        <li class="health-item" data-testid="health-item" data-signal=item.signal.clone()>
+        <li class="health-item" data-testid="health-item" data-signal=item.signal.as_str()>
             {widgets::badge("severity", item.severity.as_str().to_string())}
-            <span class="signal">{item.signal.clone()}</span>
+            <span class="signal">{item.signal.as_str()}</span>
             <span class="detail">{item.detail.clone()}</span>
             <span class="muted">{meta}</span>
         </li>

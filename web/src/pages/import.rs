@@ -1,7 +1,7 @@
 //! `/import`: preview a pasted `$pr-batch` launch prompt and save it as a batch plan.
 
-use agent_coord_shared::dashboard::prompt::parse_launch_prompt;
-use agent_coord_shared::dashboard::prompt::BatchDraft;
+use agent_coord_shared::manifest::parse_launch_prompt;
+use agent_coord_shared::manifest::BatchDraft;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use serde::Deserialize;

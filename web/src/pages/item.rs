@@ -76,7 +76,7 @@ fn row_meta(r: &Row) -> impl IntoView {
     let pr = widgets::safe_link(r.pr_url.clone(), format::or_dash(r.pr_url.as_deref()));
     view! {
         <dt>"Work"</dt><dd>{format::work_label(r)} " " {format::or_dash(r.title.as_deref())}</dd>
-        <dt>"Liveness"</dt><dd>{widgets::liveness_badge(r.liveness.clone())}</dd>
+        <dt>"Liveness"</dt><dd>{widgets::liveness_badge(r.liveness)}</dd>
         <dt>"Agent"</dt><dd>{format::or_unknown(r.agent.as_deref())}</dd>
         <dt>"Machine"</dt><dd>{format::or_unknown(r.machine.as_deref())}</dd>
         <dt>"Host"</dt><dd>{format::or_unknown(r.host.as_deref())}</dd>
@@ -107,7 +107,7 @@ fn timeline(entries: &[TimelineEntry]) -> AnyView {
                 .as_ref()
                 .map(|p| view! { <span class="muted">{format!("from {p}")}</span> });
             view! {
-                <li class=format!("timeline-entry kind-{}", widgets::css_token(&e.kind)) data-testid="timeline-entry">
+                <li class=format!("timeline-entry kind-{}", widgets::css_token(e.kind.as_str())) data-testid="timeline-entry">
                     <span class="time">{format::timestamp(e.at.as_deref())}</span>
                     <span class="label">{e.label.clone()}</span>
                     <span class="who">{format::or_unknown(e.agent.as_deref())}</span>

@@ -81,7 +81,7 @@ fn agent_row(m: &DashboardModel, a: &AgentView) -> impl IntoView {
     view! {
         <tr data-testid="agent-row" data-agent-id=a.id.clone()>
             <td>{a.id.clone()}</td>
-            <td>{widgets::liveness_badge(Some(a.liveness.clone()))}</td>
+            <td>{widgets::liveness_badge(Some(a.liveness))}</td>
             <td>{widgets::age(a.heartbeat_at.clone())}</td>
             <td>{format::or_dash(a.status.as_deref())}</td>
             <td>{format::or_unknown(a.host.as_deref())}</td>

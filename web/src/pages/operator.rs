@@ -158,7 +158,7 @@ fn row_view(row: &Row) -> impl IntoView {
         <tr data-testid="operator-row" data-row-id=row.id.clone() class=format!("state-row-{}", row.state.as_str())>
             <td class="cell-state">
                 {widgets::state_badge(row.state)}
-                {widgets::liveness_badge(row.liveness.clone())}
+                {widgets::liveness_badge(row.liveness)}
                 {widgets::age(row.last_activity.clone())}
             </td>
             <td class="cell-work">{work_cell(row)}</td>

@@ -192,7 +192,7 @@ fn batch_repairs(m: &DashboardModel) -> impl IntoView {
             let repairs = b
                 .repairs
                 .iter()
-                .map(|r| widgets::badge("repair", r.clone()))
+                .map(|r| widgets::badge("repair", r.as_str().to_owned()))
                 .collect_view();
             view! {
                 <li class="row-line">

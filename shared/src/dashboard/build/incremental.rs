@@ -9,11 +9,11 @@ use serde_json::Value;
 use crate::dashboard::build::build;
 use crate::dashboard::build::build_with;
 use crate::dashboard::build::update;
+use crate::dashboard::fixtures::ago;
+use crate::dashboard::fixtures::now;
 use crate::dashboard::input::parse_record;
 use crate::dashboard::input::Inputs;
-use crate::time;
 
-const NOW: &str = "2026-11-29T12:00:00Z";
 const AGENTS: [&str; 4] = ["w1", "w2", "w3", "w4"];
 const REPOS: [&str; 2] = ["acme/app", "acme/api"];
 const KINDS: [&str; 8] = [
@@ -26,11 +26,6 @@ const KINDS: [&str; 8] = [
     "claim.released",
     "note",
 ];
-
-fn ago(minutes: i64) -> String {
-    let now = time::parse(NOW).unwrap_or_default();
-    time::format(now - chrono::Duration::minutes(minutes))
-}
 
 fn record(path: &str, v: &Value) -> (String, Vec<u8>) {
     (path.to_owned(), serde_json::to_vec(v).unwrap_or_default())
@@ -119,7 +114,7 @@ proptest! {
         old in prop::collection::vec(ev(), 0..12),
         new in prop::collection::vec(ev(), 1..4),
     ) {
-        let now = time::parse(NOW).unwrap_or_default();
+        let now = now();
         let mut files = base(&claims, &beats);
         files.extend(old.iter().enumerate().map(|(i, e)| event(i, e)));
         let before = inputs(&files);
@@ -141,7 +136,7 @@ proptest! {
 
 #[test]
 fn anything_but_new_events_falls_back_to_a_full_build() {
-    let now = time::parse(NOW).unwrap_or_default();
+    let now = now();
     let files = base(&[(0, 0, 1, false)], &[]);
     let before = inputs(&files);
     let (model, derivation) = build_with(&before, now, "v1");

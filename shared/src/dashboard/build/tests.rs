@@ -1,77 +1,13 @@
 //! Whole-model derivations over small hand-built states.
 
 use serde_json::json;
-use serde_json::Value;
 
 use crate::dashboard::detail;
-use crate::dashboard::input::Inputs;
+use crate::dashboard::fixtures::ago;
+use crate::dashboard::fixtures::ahead;
+use crate::dashboard::fixtures::now;
+use crate::dashboard::fixtures::Records;
 use crate::dashboard::model::*;
-use crate::time;
-use crate::time::Instant;
-
-fn now() -> Instant {
-    time::parse("2026-11-29T12:00:00Z").expect("valid")
-}
-
-/// `minutes` before [`now`], as a record timestamp.
-fn ago(minutes: i64) -> String {
-    time::format(now() - chrono::Duration::minutes(minutes))
-}
-
-/// `minutes` after [`now`].
-fn ahead(minutes: i64) -> String {
-    time::format(now() + chrono::Duration::minutes(minutes))
-}
-
-struct State(Vec<(String, Vec<u8>)>);
-
-impl State {
-    fn new() -> Self {
-        State(Vec::new())
-    }
-    fn put(&mut self, path: &str, v: Value) -> &mut Self {
-        self.0
-            .push((path.to_owned(), serde_json::to_vec(&v).expect("json")));
-        self
-    }
-    fn claim(&mut self, repo: &str, target: &str, agent: &str, batch: Option<&str>) -> &mut Self {
-        let mut c = json!({"repo": repo, "target": target, "agent_id": agent, "status": "active",
-                           "claimed_at": ago(120), "updated_at": ago(60), "machine_id": "box-1"});
-        if let Some(b) = batch {
-            c["batch_id"] = json!(b);
-        }
-        self.put(&format!("claims/{repo}/{target}.json"), c)
-    }
-    /// A heartbeat updated `age` minutes ago with a 10-minute ttl.
-    fn beat(
-        &mut self,
-        agent: &str,
-        repo: &str,
-        target: &str,
-        batch: Option<&str>,
-        status: &str,
-        age: i64,
-    ) -> &mut Self {
-        let mut h = json!({"agent_id": agent, "repo": repo, "target": target, "status": status,
-                           "updated_at": ago(age), "expires_at": ahead(10 - age), "machine_id": "box-1"});
-        if let Some(b) = batch {
-            h["batch_id"] = json!(b);
-        }
-        self.put(&format!("heartbeats/{agent}.json"), h)
-    }
-    fn event(&mut self, batch: &str, id: &str, kind: &str, fields: Value, age: i64) -> &mut Self {
-        let mut e = json!({"event_id": id, "batch_id": batch, "type": kind, "at": ago(age)});
-        if let (Value::Object(e), Value::Object(f)) = (&mut e, fields) {
-            e.extend(f);
-        }
-        self.put(&format!("events/{batch}/{id}.json"), e)
-    }
-    fn model(&self) -> (Inputs, DashboardModel) {
-        let inputs = Inputs::from_files(self.0.iter().map(|(p, b)| (p.as_str(), b.as_slice())));
-        let model = crate::dashboard::build(&inputs, now(), "v1");
-        (inputs, model)
-    }
-}
 
 fn row<'a>(m: &'a DashboardModel, id: &str) -> &'a Row {
     m.rows.iter().find(|r| r.id == id).unwrap_or_else(|| {
@@ -88,7 +24,7 @@ fn signals(m: &DashboardModel) -> Vec<&str> {
 
 const PROMPT: &str = "Repository: acme/app\nBatch id: b1\nBatch objective: Ship the fleet. Then rest.\nItems:\n- PR #1\n- PR #2\n- PR #3\nSuggested lanes:\n- one (owner: w1): PR #1\n- two (owner: w2): PR #2\n- three (owner: w3): PR #3\n";
 
-fn manifest(s: &mut State) {
+fn manifest(s: &mut Records) {
     s.put(
         "batches/b1.json",
         json!({"batch_id": "b1", "repo": "acme/app", "objective": "Ship the fleet. Then rest.",
@@ -105,7 +41,7 @@ fn manifest(s: &mut State) {
 
 #[test]
 fn row_states_and_scheduling_follow_liveness_and_progress() {
-    let mut s = State::new();
+    let mut s = Records::new();
     manifest(&mut s);
     s.claim("acme/app", "1", "w1", Some("b1"))
         .beat("w1", "acme/app", "1", Some("b1"), "implementing", 1)
@@ -167,7 +103,7 @@ fn row_states_and_scheduling_follow_liveness_and_progress() {
 
 #[test]
 fn attention_queue_is_priority_ordered() {
-    let mut s = State::new();
+    let mut s = Records::new();
     manifest(&mut s);
     s.claim("acme/app", "1", "w1", Some("b1"))
         .beat("w1", "acme/app", "1", Some("b1"), "implementing", 1)
@@ -205,13 +141,13 @@ fn attention_queue_is_priority_ordered() {
     let b1 = m.batches.iter().find(|b| b.id == "b1").expect("b1");
     assert_eq!(b1.control, ControlStatus::StopRequested);
     assert_eq!(b1.tier, BatchTier::Blocked);
-    assert!(b1.repairs.contains(&"stop_requested".to_owned()));
+    assert!(b1.repairs.contains(&Repair::StopRequested));
     assert_eq!(b1.title, "Ship the fleet.");
 }
 
 #[test]
 fn qa_status_per_pull_request_and_batch_counts() {
-    let mut s = State::new();
+    let mut s = Records::new();
     manifest(&mut s);
     s.claim("acme/app", "1", "w1", Some("b1"))
         .beat("w1", "acme/app", "1", Some("b1"), "ready_for_qa", 1)
@@ -247,7 +183,7 @@ fn qa_status_per_pull_request_and_batch_counts() {
 
 #[test]
 fn every_health_signal_fires_on_its_trigger() {
-    let mut s = State::new();
+    let mut s = Records::new();
     // H5: a manifest without a prompt; H9: its lane has no heartbeat; H8: no events.
     s.put(
         "batches/noprompt.json",
@@ -281,7 +217,7 @@ fn every_health_signal_fires_on_its_trigger() {
     let detail = |sig: &str| {
         m.health
             .iter()
-            .find(|h| h.signal == sig)
+            .find(|h| h.signal.as_str() == sig)
             .map(|h| h.detail.clone())
             .unwrap_or_default()
     };
@@ -315,18 +251,18 @@ fn every_health_signal_fires_on_its_trigger() {
     assert!(m
         .health
         .iter()
-        .any(|h| h.signal == "H8" && h.severity == Severity::Info));
+        .any(|h| h.signal == Signal::H8 && h.severity == Severity::Info));
     assert!(!m
         .health
         .iter()
-        .any(|h| h.signal == "H8" && h.batch_id.as_deref() == Some("drift")));
+        .any(|h| h.signal == Signal::H8 && h.batch_id.as_deref() == Some("drift")));
     assert_eq!(m.counts.malformed, 1);
     assert_eq!(m.warnings.len(), 1);
 }
 
 #[test]
 fn healthy_state_has_no_warnings() {
-    let mut s = State::new();
+    let mut s = Records::new();
     manifest(&mut s);
     s.claim("acme/app", "1", "w1", Some("b1"))
         .beat("w1", "acme/app", "1", Some("b1"), "implementing", 1)
@@ -350,7 +286,7 @@ fn healthy_state_has_no_warnings() {
 
 #[test]
 fn inferred_batches_have_one_lane_per_agent() {
-    let mut s = State::new();
+    let mut s = Records::new();
     s.claim("acme/app", "1", "w1", Some("adhoc"))
         .claim("acme/app", "2", "w1", Some("adhoc"))
         .claim("acme/app", "3", "w2", Some("adhoc"))
@@ -377,7 +313,7 @@ fn inferred_batches_have_one_lane_per_agent() {
             ("w2", vec!["3".to_owned()])
         ]
     );
-    assert_eq!(b.repairs, vec!["batch_plan_missing"]);
+    assert_eq!(b.repairs, vec![Repair::BatchPlanMissing]);
     assert_eq!(
         row(&m, "target:acme/app#3").batch_id.as_deref(),
         Some("adhoc")
@@ -386,7 +322,7 @@ fn inferred_batches_have_one_lane_per_agent() {
 
 #[test]
 fn lane_notes_follow_chains_to_their_root() {
-    let mut s = State::new();
+    let mut s = Records::new();
     s.put("batches/chain.json", json!({"batch_id": "chain", "repo": "acme/app", "launch_prompt": "x",
         "lanes": [
             {"name": "a", "owner": "wa", "targets": ["1"], "status": "in_progress"},
@@ -427,7 +363,7 @@ fn lane_notes_follow_chains_to_their_root() {
 
 #[test]
 fn archive_tier_when_every_lane_is_done() {
-    let mut s = State::new();
+    let mut s = Records::new();
     s.put("batches/fin.json", json!({"batch_id": "fin", "repo": "acme/app", "launch_prompt": "x",
         "lanes": [{"name": "a", "owner": "wa", "targets": ["1"], "status": "merged"},
                   {"name": "b", "owner": "wb", "targets": ["2"], "status": "queued", "terminal": {"status": "done"}}]}));
@@ -440,7 +376,7 @@ fn archive_tier_when_every_lane_is_done() {
 
 #[test]
 fn machines_group_agents_and_infer_legacy_ids() {
-    let mut s = State::new();
+    let mut s = Records::new();
     s.beat("w1", "acme/app", "1", None, "implementing", 1)
         .put(
             "heartbeats/worker-m5-max.json",
@@ -464,7 +400,7 @@ fn machines_group_agents_and_infer_legacy_ids() {
     assert_eq!(m.machines[2].dead, 1);
     assert_eq!(m.counts.agents_live, 2);
     assert_eq!(
-        m.health.iter().filter(|h| h.signal == "H1").count(),
+        m.health.iter().filter(|h| h.signal == Signal::H1).count(),
         1,
         "only the agent with no id at all"
     );
@@ -472,7 +408,7 @@ fn machines_group_agents_and_infer_legacy_ids() {
 
 #[test]
 fn custody_timeline_tells_the_story_oldest_first() {
-    let mut s = State::new();
+    let mut s = Records::new();
     s.event(
         "b",
         "1",
@@ -524,19 +460,19 @@ fn custody_timeline_tells_the_story_oldest_first() {
     assert_eq!(d.timeline[0].machine.as_deref(), Some("box-1"));
     assert_eq!(d.holder, None);
     // A claim with no acquisition event on record: ownership is unproven.
-    let mut s = State::new();
+    let mut s = Records::new();
     s.claim("acme/app", "8", "w8", None)
         .beat("w8", "acme/app", "8", None, "implementing", 1);
     let (inputs, m) = s.model();
     let d = detail::item_detail(&inputs, &m, "acme/app", "8", now());
     assert_eq!(d.timeline[0].label, "UNKNOWN ownership by w8");
-    assert_eq!(d.timeline[1].kind, "liveness");
+    assert_eq!(d.timeline[1].kind, TimelineKind::Liveness);
     assert_eq!(d.holder.as_deref(), Some("w8"));
 }
 
 #[test]
 fn batch_detail_lists_events_newest_first() {
-    let mut s = State::new();
+    let mut s = Records::new();
     manifest(&mut s);
     s.event("b1", "a", "lane.started", json!({}), 30)
         .event("b1", "b", "lane.done", json!({}), 5);

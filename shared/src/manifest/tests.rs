@@ -1,5 +1,7 @@
 use serde_json::json;
 
+use super::parse::fnv1a_base36;
+use super::parse::lane_line;
 use super::*;
 
 const EXAMPLE: &str = "Repository: shakacode/react_on_rails

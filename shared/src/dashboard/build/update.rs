@@ -1,0 +1,378 @@
+//! The incremental build: when a new tip differs from the last only by new events,
+//! re-derive just what those events can change — their items, their batches (and the
+//! batches waiting on them), those batches' rows and health — with the full build's steps.
+
+use std::collections::BTreeSet;
+use std::collections::HashMap;
+use std::collections::HashSet;
+use std::sync::Arc;
+
+use super::assemble;
+use super::items::Item;
+use super::rows::RowSet;
+use super::views;
+use super::Control;
+use super::Derivation;
+use super::EventIndex;
+use crate::dashboard::health;
+use crate::dashboard::input::EventIn;
+use crate::dashboard::input::Inputs;
+use crate::dashboard::machines::MachineOf;
+use crate::dashboard::model::BatchView;
+use crate::dashboard::model::DashboardModel;
+use crate::dashboard::model::HealthItem;
+use crate::dashboard::model::QaItem;
+use crate::dashboard::model::Row;
+use crate::dashboard::model::Signal;
+use crate::dashboard::sources;
+use crate::dashboard::sources::BatchSrc;
+use crate::time::Instant;
+
+/// More new events than this: a full build is cheaper.
+const MAX_ADDED: usize = 64;
+
+/// Updates `prev` (built from `prev_inputs`) for `inputs`, re-deriving only what new events
+/// can change: their items, their batches (and the batches waiting on them), those
+/// batches' rows and health. Returns `None` when the change is not new events alone, or
+/// when the new events name an agent whose machine the previous build did not know; the
+/// caller then builds from scratch.
+///
+/// Rows and batches the events do not touch keep the liveness they were derived with
+/// (the caller re-derives everything periodically, so that staleness is bounded).
+pub fn update(
+    prev: DashboardModel,
+    derivation: &Derivation,
+    prev_inputs: &Inputs,
+    inputs: &Inputs,
+    now: Instant,
+    version: &str,
+) -> Option<DashboardModel> {
+    let added = added_events(prev_inputs, inputs)?;
+    if added.len() > MAX_ADDED || !machines_known(&added, derivation) {
+        return None;
+    }
+    let srcs = &derivation.srcs;
+    let affected = Affected::of(&added, srcs);
+    let keys: HashSet<(&str, &str)> = affected
+        .keys
+        .iter()
+        .map(|(r, t)| (r.as_str(), t.as_str()))
+        .collect();
+    // One pass over the events for the affected items and batches.
+    let mut index = EventIndex::of(
+        inputs.events.iter().map(AsRef::as_ref),
+        |r, t| keys.contains(&(r, t)),
+        |b| affected.batch_ids.contains(b),
+    );
+    index.sort();
+    let DashboardModel {
+        rows: prev_rows,
+        qa: prev_qa,
+        batches: prev_batches,
+        health: prev_health,
+        machines,
+        ..
+    } = prev;
+    let step = Step {
+        inputs,
+        derivation,
+        affected: &affected,
+        keys: &keys,
+        controls: controls(srcs, &affected.direct, &index, &prev_batches),
+        index,
+        now,
+    };
+    let rows = step.rows(prev_rows, prev_qa);
+    let batches = step.views(prev_batches, &rows);
+    let health = step.health(prev_health, &rows.rows);
+    Some(assemble::assemble(
+        inputs,
+        now,
+        version,
+        assemble::Parts {
+            rows,
+            batches,
+            machines,
+            health,
+        },
+    ))
+}
+
+fn same_list<T>(a: &[Arc<T>], b: &[Arc<T>]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| Arc::ptr_eq(x, y))
+}
+
+/// Events in `now` that `prev` did not have, when that is the only difference (claims,
+/// heartbeats, manifests and unreadable records are the very same records).
+fn added_events<'a>(prev: &Inputs, now: &'a Inputs) -> Option<Vec<&'a EventIn>> {
+    if !same_list(&prev.claims, &now.claims)
+        || !same_list(&prev.heartbeats, &now.heartbeats)
+        || !same_list(&prev.manifests, &now.manifests)
+        || prev.malformed != now.malformed
+        || now.events.len() <= prev.events.len()
+    {
+        return None;
+    }
+    // Both lists are sorted by path: walk them together.
+    let mut added = Vec::new();
+    let mut old = prev.events.iter().peekable();
+    for e in &now.events {
+        match old.peek() {
+            Some(o) if Arc::ptr_eq(o, e) => {
+                old.next();
+            }
+            Some(o) if o.path == e.path => return None,
+            _ => added.push(e.as_ref()),
+        }
+    }
+    (old.next().is_none()).then_some(added)
+}
+
+/// Whether the previous build resolved the machine of every agent the new events name
+/// (and no event reports a machine for an agent whose machine was not observed).
+fn machines_known(added: &[&EventIn], derivation: &Derivation) -> bool {
+    added.iter().all(|e| {
+        let Some(a) = &e.agent else {
+            return true;
+        };
+        match derivation.resolved.get(a) {
+            None => false,
+            Some(MachineOf::Observed(_)) => true,
+            Some(_) => e.meta.machine.is_none(),
+        }
+    })
+}
+
+/// What new events can change.
+struct Affected {
+    /// Batches the events belong to (by index): their controls, counts and rows may change.
+    direct: BTreeSet<usize>,
+    /// Items: where the events point, and every target of those batches.
+    keys: BTreeSet<(String, String)>,
+    /// Batches whose views may change (by index): those, any batch with a lane on an
+    /// affected item, and any batch with a lane depending on one of them.
+    batches: BTreeSet<usize>,
+    /// The ids of `batches`.
+    batch_ids: BTreeSet<String>,
+}
+
+impl Affected {
+    fn of(added: &[&EventIn], srcs: &[BatchSrc]) -> Affected {
+        let direct: BTreeSet<usize> = srcs
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| {
+                added
+                    .iter()
+                    .any(|e| e.batch_id.as_deref() == Some(b.id.as_str()))
+            })
+            .map(|(i, _)| i)
+            .collect();
+        let mut keys: BTreeSet<(String, String)> = added
+            .iter()
+            .filter_map(|e| Some((e.repo.clone()?, e.target.clone()?)))
+            .collect();
+        for i in &direct {
+            let b = &srcs[*i];
+            for lane in &b.lanes {
+                for t in &lane.targets {
+                    if let Some(r) = b.repo_of(t) {
+                        keys.insert((r, t.clone()));
+                    }
+                }
+            }
+        }
+        let batches = affected_batches(srcs, &direct, &keys);
+        let batch_ids = batches.iter().map(|i| srcs[*i].id.clone()).collect();
+        Affected {
+            direct,
+            keys,
+            batches,
+            batch_ids,
+        }
+    }
+}
+
+fn affected_batches(
+    srcs: &[BatchSrc],
+    direct: &BTreeSet<usize>,
+    keys: &BTreeSet<(String, String)>,
+) -> BTreeSet<usize> {
+    let key_set: HashSet<(&str, &str)> =
+        keys.iter().map(|(r, t)| (r.as_str(), t.as_str())).collect();
+    let targets: HashSet<&str> = keys.iter().map(|(_, t)| t.as_str()).collect();
+    let mut affected = direct.clone();
+    for (bi, b) in srcs.iter().enumerate() {
+        let on_key = b.lanes.iter().any(|l| {
+            l.targets.iter().any(|t| {
+                targets.contains(t.as_str())
+                    && b.repo_of(t)
+                        .is_some_and(|r| key_set.contains(&(r.as_str(), t.as_str())))
+            })
+        });
+        if on_key {
+            affected.insert(bi);
+        }
+    }
+    let touched: BTreeSet<&str> = affected.iter().map(|i| srcs[*i].id.as_str()).collect();
+    let dependents: Vec<usize> = srcs
+        .iter()
+        .enumerate()
+        .filter(|(_, b)| {
+            b.lanes.iter().any(|l| {
+                l.depends_on.iter().any(|d| {
+                    !d.contains('#')
+                        && d.split_once(':')
+                            .is_some_and(|(batch, _)| touched.contains(batch))
+                })
+            })
+        })
+        .map(|(bi, _)| bi)
+        .collect();
+    affected.extend(dependents);
+    affected
+}
+
+/// Controls: recomputed for the batches with new events, kept for the others.
+fn controls(
+    srcs: &[BatchSrc],
+    direct: &BTreeSet<usize>,
+    index: &EventIndex<'_>,
+    prev: &[BatchView],
+) -> Vec<Control> {
+    let prev: HashMap<&str, &BatchView> = prev.iter().map(|b| (b.id.as_str(), b)).collect();
+    srcs.iter()
+        .enumerate()
+        .map(|(i, b)| {
+            if direct.contains(&i) {
+                index.control(&b.id)
+            } else {
+                prev.get(b.id.as_str())
+                    .map(|v| Control {
+                        status: v.control,
+                        requested_at: v.stop_requested_at.clone(),
+                    })
+                    .unwrap_or_default()
+            }
+        })
+        .collect()
+}
+
+/// One update's inputs, for its steps.
+struct Step<'u, 'a> {
+    inputs: &'a Inputs,
+    derivation: &'u Derivation,
+    affected: &'u Affected,
+    keys: &'u HashSet<(&'u str, &'u str)>,
+    index: EventIndex<'a>,
+    controls: Vec<Control>,
+    now: Instant,
+}
+
+impl Step<'_, '_> {
+    fn key(&self, repo: &str, target: &str) -> bool {
+        self.keys.contains(&(repo, target))
+    }
+
+    /// Rows and QA of the affected items and lane rows again, the others as they were.
+    fn rows(&self, prev_rows: Vec<Row>, prev_qa: Vec<QaItem>) -> RowSet {
+        let srcs = &self.derivation.srcs;
+        let direct = &self.affected.direct;
+        let lane_rows: Vec<(usize, usize)> = self
+            .derivation
+            .lane_rows
+            .iter()
+            .filter(|(bi, _)| direct.contains(bi))
+            .copied()
+            .collect();
+        let lane_row_ids: BTreeSet<String> = lane_rows
+            .iter()
+            .map(|(bi, li)| format!("lane:{}:{}", srcs[*bi].id, srcs[*bi].lanes[*li].name))
+            .collect();
+        let mut set = RowSet {
+            rows: prev_rows
+                .into_iter()
+                .filter(|r| r.id.starts_with("lane:") || !self.key(&r.repo, &r.target))
+                .filter(|r| !lane_row_ids.contains(&r.id))
+                .collect(),
+            qa: prev_qa
+                .into_iter()
+                .filter(|q| !self.key(&q.repo, &q.target))
+                .collect(),
+        };
+        let active = sources::active_claims(self.inputs);
+        for (repo, target) in &self.affected.keys {
+            let item = Item::gather(repo, target, self.inputs, &active, srcs, &self.index);
+            if item.exists() {
+                set.push_item(repo, target, &item, srcs, &self.controls, self.now);
+            }
+        }
+        for lane in lane_rows {
+            set.push_lane(srcs, lane, &self.controls, self.now);
+        }
+        set.sorted()
+    }
+
+    /// Batch views: the affected ones again, the others as they were.
+    fn views(&self, prev: Vec<BatchView>, rows: &RowSet) -> Vec<BatchView> {
+        let srcs = &self.derivation.srcs;
+        let fresh = views::batch_views(
+            srcs,
+            &self.controls,
+            rows,
+            &self.index.by_batch,
+            Some(&self.affected.batches),
+        );
+        let mut views: Vec<BatchView> = prev
+            .into_iter()
+            .filter(|b| !self.affected.batch_ids.contains(&b.id))
+            .chain(fresh)
+            .collect();
+        views::sort_views(&mut views, srcs);
+        views
+    }
+
+    /// Health: the signals about affected items and batches again, the others as they were.
+    fn health(&self, prev: Vec<HealthItem>, rows: &[Row]) -> Vec<HealthItem> {
+        let hb_agents: BTreeSet<&str> = self
+            .inputs
+            .heartbeats
+            .iter()
+            .filter(|h| match (&h.repo, &h.target) {
+                (Some(r), Some(t)) => self.key(r, t),
+                _ => false,
+            })
+            .map(|h| h.agent.as_str())
+            .collect();
+        let batch_ids = &self.affected.batch_ids;
+        let mut out: Vec<HealthItem> = prev
+            .into_iter()
+            .filter(|h| {
+                let key = || match (&h.repo, &h.target) {
+                    (Some(r), Some(t)) => self.key(r, t),
+                    _ => false,
+                };
+                match h.signal {
+                    Signal::H1 => !h.agent.as_deref().is_some_and(|a| hb_agents.contains(a)),
+                    Signal::H2 | Signal::H3 => !key(),
+                    Signal::R1 => true,
+                    _ => !h.batch_id.as_ref().is_some_and(|b| batch_ids.contains(b)),
+                }
+            })
+            .collect();
+        let scope = health::Scope::Only {
+            keys: self.keys,
+            batches: batch_ids,
+        };
+        out.extend(health::health(
+            self.inputs,
+            &self.derivation.srcs,
+            rows,
+            &self.index.by_batch,
+            &self.derivation.resolved,
+            &scope,
+        ));
+        health::sort(&mut out);
+        out
+    }
+}

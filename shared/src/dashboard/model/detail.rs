@@ -1,0 +1,84 @@
+//! A work item's detail: its row and custody timeline.
+
+use serde::Deserialize;
+use serde::Serialize;
+
+use super::Row;
+
+/// What a custody timeline entry records.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TimelineKind {
+    /// A claim was acquired.
+    Acquired,
+    /// The holder renewed its claim.
+    Renewed,
+    /// Another agent took the claim over.
+    TakenOver,
+    /// The claim was released.
+    Released,
+    /// An active claim whose acquisition is not on record.
+    UnknownOwnership,
+    /// A phase change.
+    Phase,
+    /// The holder's heartbeat liveness now.
+    Liveness,
+    /// Any other event.
+    Event,
+}
+
+impl TimelineKind {
+    /// The snake_case name used in JSON and the UI.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TimelineKind::Acquired => "acquired",
+            TimelineKind::Renewed => "renewed",
+            TimelineKind::TakenOver => "taken_over",
+            TimelineKind::Released => "released",
+            TimelineKind::UnknownOwnership => "unknown_ownership",
+            TimelineKind::Phase => "phase",
+            TimelineKind::Liveness => "liveness",
+            TimelineKind::Event => "event",
+        }
+    }
+}
+
+/// One entry of an item's custody timeline.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TimelineEntry {
+    /// What happened.
+    pub kind: TimelineKind,
+    /// What the UI prints.
+    pub label: String,
+    /// When (ISO), if known.
+    pub at: Option<String>,
+    /// The agent.
+    pub agent: Option<String>,
+    /// The previous holder, for takeovers.
+    pub previous_agent: Option<String>,
+    /// The machine.
+    pub machine: Option<String>,
+    /// The batch.
+    pub batch_id: Option<String>,
+    /// Status/phase text.
+    pub status: Option<String>,
+}
+
+/// `GET /api/items/{owner}/{repo}/{target}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ItemDetail {
+    /// `owner/repo`.
+    pub repo: String,
+    /// Target.
+    pub target: String,
+    /// The operator row, if the item is coordinated.
+    pub row: Option<Row>,
+    /// The current holder (active claim, else live/stale heartbeat).
+    pub holder: Option<String>,
+    /// Custody chain, oldest first.
+    pub timeline: Vec<TimelineEntry>,
+    /// Model version this was derived at.
+    pub version: String,
+}

@@ -1,0 +1,333 @@
+//! Validates a batch plan draft into the manifest record to store (reference dashboard
+//! §5.3), and reads a reviewed draft or a bare prompt from an import request body.
+
+use std::collections::BTreeMap;
+use std::collections::BTreeSet;
+
+use serde_json::json;
+use serde_json::Map;
+use serde_json::Value;
+
+use super::err;
+use super::parse_launch_prompt;
+use super::BatchDraft;
+use super::DraftLane;
+use super::DraftReservation;
+use super::DraftTarget;
+use super::PromptError;
+use crate::ids::is_repo_part;
+use crate::record::scalar_string;
+
+fn get<'a>(obj: &'a Map<String, Value>, camel: &str, snake: &str) -> Option<&'a Value> {
+    obj.get(camel)
+        .or_else(|| obj.get(snake))
+        .filter(|v| !v.is_null())
+}
+
+fn get_str(obj: &Map<String, Value>, camel: &str, snake: &str) -> Option<String> {
+    get(obj, camel, snake)
+        .and_then(scalar_string)
+        .map(|s| s.trim().to_owned())
+        .filter(|s| !s.is_empty())
+}
+
+fn normalize_kind(raw: Option<String>) -> String {
+    match raw.map(|s| s.to_lowercase()).as_deref() {
+        Some("pull_request" | "pull-request" | "pull request" | "pr") => "pull_request".into(),
+        Some("issue") => "issue".into(),
+        _ => "unknown".into(),
+    }
+}
+
+fn string_list(v: Option<&Value>) -> Vec<String> {
+    match v {
+        Some(Value::Array(items)) => items
+            .iter()
+            .filter_map(|i| match i {
+                Value::Object(o) => {
+                    get_str(o, "target", "number").or_else(|| get_str(o, "id", "id"))
+                }
+                other => scalar_string(other),
+            })
+            .collect(),
+        Some(other) => scalar_string(other).into_iter().collect(),
+        None => Vec::new(),
+    }
+}
+
+/// Reads a reviewed draft posted as JSON, in camelCase or snake_case.
+pub fn draft_from_json(body: &Value) -> Result<BatchDraft, PromptError> {
+    let Value::Object(obj) = body else {
+        return Err(err("Batch plan details must be an object."));
+    };
+    let targets: Vec<DraftTarget> = match get(obj, "targets", "targets") {
+        Some(Value::Array(items)) => items
+            .iter()
+            .filter_map(|item| match item {
+                Value::Object(t) => Some(DraftTarget {
+                    kind: normalize_kind(get_str(t, "type", "type")),
+                    target: get_str(t, "target", "number").or_else(|| get_str(t, "id", "id"))?,
+                    url: get_str(t, "url", "url"),
+                    title: get_str(t, "title", "title"),
+                    repo: get_str(t, "repo", "repo"),
+                }),
+                other => scalar_string(other).map(|n| DraftTarget {
+                    kind: "unknown".into(),
+                    target: n,
+                    url: None,
+                    title: None,
+                    repo: None,
+                }),
+            })
+            .collect(),
+        _ => Vec::new(),
+    };
+    let lanes = match get(obj, "lanes", "lanes") {
+        Some(Value::Array(items)) => items
+            .iter()
+            .filter_map(Value::as_object)
+            .map(|l| DraftLane {
+                name: get_str(l, "name", "lane_name").unwrap_or_else(|| "UNKNOWN".into()),
+                owner: get_str(l, "owner", "agent_id").unwrap_or_else(|| "UNKNOWN".into()),
+                targets: string_list(
+                    get(l, "targets", "targets").or_else(|| get(l, "target", "target")),
+                ),
+                depends_on: string_list(get(l, "dependsOn", "depends_on")),
+                status: get_str(l, "status", "status").unwrap_or_else(|| "queued".into()),
+            })
+            .collect(),
+        _ => targets
+            .iter()
+            .map(|t| DraftLane {
+                name: format!("lane-{}", t.target),
+                owner: "unassigned".into(),
+                targets: vec![t.target.clone()],
+                depends_on: Vec::new(),
+                status: "queued".into(),
+            })
+            .collect(),
+    };
+    let reservations = match get(obj, "reservations", "reservations") {
+        Some(Value::Array(items)) => items
+            .iter()
+            .filter_map(Value::as_object)
+            .filter_map(|r| {
+                Some(DraftReservation {
+                    kind: normalize_kind(get_str(r, "type", "type")),
+                    target: get_str(r, "target", "number")?,
+                    reason: get_str(r, "reason", "reason").unwrap_or_default(),
+                    repo: get_str(r, "repo", "repo"),
+                })
+            })
+            .collect(),
+        _ => Vec::new(),
+    };
+    Ok(BatchDraft {
+        batch_id: get_str(obj, "batchId", "batch_id").unwrap_or_default(),
+        repo: get_str(obj, "repo", "repo"),
+        objective: get_str(obj, "objective", "objective"),
+        targets,
+        lanes,
+        reservations,
+        created_at: get_str(obj, "createdAt", "created_at"),
+        created_by_machine: get_str(obj, "createdByMachine", "created_by_machine"),
+        launch_prompt: get(obj, "launchPrompt", "launch_prompt")
+            .and_then(Value::as_str)
+            .filter(|s| !s.trim().is_empty())
+            .map(str::to_owned),
+    })
+}
+
+/// Reports whether `id` is a safe batch id: `^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`, and a
+/// valid path segment.
+pub fn is_safe_batch_id(id: &str) -> bool {
+    let b = id.as_bytes();
+    !b.is_empty()
+        && b.len() <= 128
+        && b[0].is_ascii_alphanumeric()
+        && b.iter()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'.' | b'_' | b'-'))
+        && crate::ids::is_segment(id)
+}
+
+fn is_repo_slug(s: &str) -> bool {
+    s.split_once('/')
+        .is_some_and(|(o, n)| is_repo_part(o) && is_repo_part(n))
+}
+
+/// Validates a draft in the reference's order and returns the manifest to store.
+///
+/// `now` and `machine` default `created_at` and `created_by_machine` (which always gets
+/// the `dashboard:` prefix).
+pub fn validate_draft(draft: &BatchDraft, now: &str, machine: &str) -> Result<Value, PromptError> {
+    let id = draft.batch_id.trim();
+    if id.is_empty() {
+        return Err(err("Batch id is required."));
+    }
+    if !is_safe_batch_id(id) {
+        return Err(err(
+            "Batch id must use only letters, numbers, dot, underscore, and hyphen.",
+        ));
+    }
+    let objective = draft
+        .objective
+        .as_deref()
+        .map(str::trim)
+        .filter(|o| !o.is_empty())
+        .ok_or_else(|| err("Objective is required."))?;
+    let prompt = draft
+        .launch_prompt
+        .as_deref()
+        .filter(|p| !p.trim().is_empty())
+        .ok_or_else(|| err("Coordination prompt is required."))?;
+    let parsed = parse_launch_prompt(prompt, None)?;
+    if parsed.batch_id != id {
+        return Err(err(format!(
+            "Coordination prompt batch id {} does not match batch plan id {id}.",
+            parsed.batch_id
+        )));
+    }
+    if draft.targets.is_empty() {
+        return Err(err("At least one target is required."));
+    }
+    let repo = draft
+        .repo
+        .as_deref()
+        .map(str::trim)
+        .filter(|r| !r.is_empty());
+    if repo.is_none() && draft.targets.iter().any(|t| t.repo.is_none()) {
+        return Err(err("Repo is required unless every target includes a repo."));
+    }
+    for r in repo
+        .into_iter()
+        .chain(draft.targets.iter().filter_map(|t| t.repo.as_deref()))
+    {
+        if !is_repo_slug(r) {
+            return Err(err(format!("Repository {r} is not a valid owner/repo.")));
+        }
+    }
+    let mut repos_of: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
+    for t in &draft.targets {
+        let effective = t.repo.as_deref().or(repo).unwrap_or("UNKNOWN");
+        repos_of
+            .entry(t.target.as_str())
+            .or_default()
+            .insert(effective);
+    }
+    if let Some((n, _)) = repos_of.iter().find(|(_, r)| r.len() > 1) {
+        return Err(err(format!(
+            "Target {n} appears in multiple repos, but lane targets are number-only. Split this into separate batch plans."
+        )));
+    }
+    if draft.lanes.is_empty() {
+        return Err(err("At least one lane is required."));
+    }
+    for lane in &draft.lanes {
+        if lane.targets.is_empty() {
+            return Err(err(format!(
+                "Lane {} must include at least one target.",
+                lane.name
+            )));
+        }
+        if let Some(t) = lane
+            .targets
+            .iter()
+            .find(|t| !repos_of.contains_key(t.as_str()))
+        {
+            return Err(err(format!(
+                "Lane {} references target {t} not listed in batch plan targets.",
+                lane.name
+            )));
+        }
+    }
+    let machine = draft
+        .created_by_machine
+        .clone()
+        .unwrap_or_else(|| machine.to_owned());
+    let machine = if machine.starts_with("dashboard:") {
+        machine
+    } else {
+        format!("dashboard:{machine}")
+    };
+    let opt = |v: &Option<String>| v.clone().filter(|s| !s.is_empty());
+    let targets: Vec<Value> = draft
+        .targets
+        .iter()
+        .map(|t| {
+            let mut o = Map::new();
+            o.insert("type".into(), json!(t.kind));
+            o.insert("target".into(), json!(t.target));
+            for (k, v) in [
+                ("url", opt(&t.url)),
+                ("title", opt(&t.title)),
+                ("repo", opt(&t.repo)),
+            ] {
+                if let Some(v) = v {
+                    o.insert(k.into(), json!(v));
+                }
+            }
+            Value::Object(o)
+        })
+        .collect();
+    let lanes: Vec<Value> = draft
+        .lanes
+        .iter()
+        .map(|l| {
+            json!({"name": l.name, "owner": l.owner, "targets": l.targets,
+                   "depends_on": l.depends_on, "status": l.status})
+        })
+        .collect();
+    let reservations: Vec<Value> = draft
+        .reservations
+        .iter()
+        .map(|r| {
+            let mut o = Map::new();
+            o.insert("type".into(), json!(r.kind));
+            o.insert("target".into(), json!(r.target));
+            o.insert("reason".into(), json!(r.reason));
+            if let Some(repo) = opt(&r.repo) {
+                o.insert("repo".into(), json!(repo));
+            }
+            Value::Object(o)
+        })
+        .collect();
+    let mut manifest = Map::new();
+    manifest.insert("schema_version".into(), json!(1));
+    manifest.insert("batch_id".into(), json!(id));
+    if let Some(repo) = repo {
+        manifest.insert("repo".into(), json!(repo));
+    }
+    manifest.insert("objective".into(), json!(objective));
+    manifest.insert("targets".into(), Value::Array(targets));
+    manifest.insert("lanes".into(), Value::Array(lanes));
+    manifest.insert("reservations".into(), Value::Array(reservations));
+    manifest.insert(
+        "created_at".into(),
+        json!(draft.created_at.clone().unwrap_or_else(|| now.to_owned())),
+    );
+    manifest.insert("created_by_machine".into(), json!(machine));
+    manifest.insert("launch_prompt".into(), json!(prompt));
+    let manifest = Value::Object(manifest);
+    // The CLI must be able to read what the dashboard saves.
+    crate::rules::batch::validate(&manifest, Some(id)).map_err(|e| err(e.to_string()))?;
+    Ok(manifest)
+}
+
+/// Turns an import request body into a validated manifest: `{"launch_prompt": "…"}` is
+/// parsed here; anything else is read as a reviewed draft.
+pub fn import_request(body: &Value, now: &str, machine: &str) -> Result<Value, PromptError> {
+    let prompt_only = body.as_object().and_then(|o| {
+        let keys: Vec<&String> = o.keys().collect();
+        let only = keys
+            .iter()
+            .all(|k| matches!(k.as_str(), "launch_prompt" | "launchPrompt"));
+        only.then(|| get(o, "launchPrompt", "launch_prompt"))
+            .flatten()
+    });
+    let draft = match prompt_only {
+        Some(Value::String(text)) => parse_launch_prompt(text, Some(now))?,
+        Some(_) => return Err(err("launch_prompt must be a string.")),
+        None => draft_from_json(body)?,
+    };
+    validate_draft(&draft, now, machine)
+}
