@@ -56,6 +56,7 @@ fn help_tree() {
         "sync",
         "init",
         "gc",
+        "completions",
     ] {
         let out = env.run([cmd, "--help"]).success();
         all.push_str(&format!("===== agent-coord {cmd} --help\n{}\n", out.stdout));
