@@ -54,10 +54,12 @@ mod tests {
         time::parse(s)
     }
 
-    /// `(name, updated_at)` copies; `Err(name)` is an unreadable copy.
-    fn pick(
-        copies: &[Result<(&'static str, Option<&str>), &'static str>],
-    ) -> Option<Result<&'static str, &'static str>> {
+    /// A `(name, updated_at)` copy; `Err(name)` is an unreadable copy.
+    type Beat = Result<(&'static str, Option<&'static str>), &'static str>;
+    /// The winner's name.
+    type Winner = Option<Result<&'static str, &'static str>>;
+
+    fn pick(copies: &[Beat]) -> Winner {
         newest_readable(copies.iter().cloned(), |(_, t)| t.and_then(at))
             .map(|r| r.map(|(name, _)| name))
     }
@@ -65,10 +67,7 @@ mod tests {
     #[test]
     fn the_rule_in_a_table() {
         let (old, new) = (Some("2026-01-01T00:00:00Z"), Some("2026-01-02T00:00:00Z"));
-        let cases: &[(
-            &[Result<(&str, Option<&str>), &str>],
-            Option<Result<&str, &str>>,
-        )] = &[
+        let cases: &[(&[Beat], Winner)] = &[
             (&[], None),
             (&[Ok(("a", old)), Ok(("b", new))], Some(Ok("b"))),
             (&[Ok(("a", new)), Ok(("b", old))], Some(Ok("a"))),
