@@ -4,7 +4,7 @@
 CARGO ?= cargo
 BIN := target/release/agent-coord
 
-.PHONY: run test bench tools web browser-tools lint fmt clean
+.PHONY: run test bench tools web browser-tools lint fmt clean man
 
 TRUNK_VERSION := 0.21.14
 # wasm-bindgen-cli must equal the wasm-bindgen crate the lock file pins.
@@ -54,6 +54,12 @@ bench: tools web
 	target/release/bench --scales 1,10 --runs 30
 	target/release/bench dashboard 10,100
 	@echo "front-end bundle, gzip -9: wasm $$(gzip -9 -c web/dist/*.wasm | wc -c) bytes, js $$(gzip -9 -c web/dist/*.js | wc -c) bytes"
+
+## The man page, generated from the same clap definitions as --help: target/man/agent-coord.1
+## (read it with `man target/man/agent-coord.1`).
+man:
+	mkdir -p target/man
+	$(CARGO) run -q -p agent-coord -- man > target/man/agent-coord.1
 
 fmt:
 	$(CARGO) fmt --all

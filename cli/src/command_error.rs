@@ -35,26 +35,50 @@ impl ErrorKind {
     }
 }
 
-/// A failed command: a kind and one clear sentence for stderr.
+/// A failed command: a kind, one clear sentence for stderr, and the error behind it (kept
+/// for the logs; the sentence already says what the user needs).
 #[derive(Debug)]
 pub(crate) struct CommandError {
     pub(crate) kind: ErrorKind,
     pub(crate) message: String,
+    pub(crate) source: Option<Box<dyn std::error::Error + Send + Sync>>,
 }
 
 impl CommandError {
-    pub(crate) fn usage(message: impl Into<String>) -> Self {
+    pub(crate) fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
         CommandError {
-            kind: ErrorKind::Usage,
+            kind,
             message: message.into(),
+            source: None,
         }
     }
 
+    pub(crate) fn usage(message: impl Into<String>) -> Self {
+        CommandError::new(ErrorKind::Usage, message)
+    }
+
     pub(crate) fn operational(message: impl Into<String>) -> Self {
-        CommandError {
-            kind: ErrorKind::Operational,
-            message: message.into(),
+        CommandError::new(ErrorKind::Operational, message)
+    }
+
+    /// Returns the error with `source` kept as its cause.
+    fn caused_by(mut self, source: impl std::error::Error + Send + Sync + 'static) -> Self {
+        self.source = Some(Box::new(source));
+        self
+    }
+
+    /// Returns the causes below the message, outermost first (for the logs).
+    pub(crate) fn causes(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        let mut next: Option<&(dyn std::error::Error + 'static)> = self
+            .source
+            .as_deref()
+            .map(|e| e as &(dyn std::error::Error + 'static));
+        while let Some(e) = next {
+            out.push(e.to_string());
+            next = e.source();
         }
+        out
     }
 }
 
@@ -67,22 +91,20 @@ impl From<RuleError> for CommandError {
             RuleError::NotFound(_) => ErrorKind::NotFound,
             RuleError::Unreadable(_) | RuleError::Operational(_) => ErrorKind::Operational,
         };
-        CommandError {
-            kind,
-            message: e.to_string(),
-        }
+        let message = e.to_string();
+        CommandError::new(kind, message).caused_by(e)
     }
 }
 
 impl From<StoreError> for CommandError {
     fn from(e: StoreError) -> Self {
-        CommandError::operational(e.to_string())
+        CommandError::operational(e.to_string()).caused_by(e)
     }
 }
 
 impl From<ReadError> for CommandError {
     fn from(e: ReadError) -> Self {
-        CommandError::operational(e.to_string())
+        CommandError::operational(e.to_string()).caused_by(e)
     }
 }
 

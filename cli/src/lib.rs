@@ -5,11 +5,14 @@
 mod command_error;
 mod commands;
 mod context;
+mod demo;
 mod git_subprocess;
+mod logging;
 mod output;
 mod serve;
 mod store;
 mod sync;
+mod transact;
 
 use std::ffi::OsString;
 use std::process::ExitCode;

@@ -81,6 +81,7 @@ pub(crate) fn finish(result: Result<Report, CommandError>) -> ExitCode {
             ExitCode::from(report.exit)
         }
         Err(e) => {
+            tracing::debug!(kind = ?e.kind, causes = ?e.causes(), "command failed");
             let _ = writeln!(std::io::stderr().lock(), "{}", e.message);
             ExitCode::from(e.kind.exit_code())
         }

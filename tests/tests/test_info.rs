@@ -57,6 +57,7 @@ fn help_tree() {
         "sync",
         "init",
         "gc",
+        "completions",
     ] {
         let out = env.run([cmd, "--help"]).success();
         all.push_str(&format!("===== agent-coord {cmd} --help\n{}\n", out.stdout));
@@ -230,5 +231,38 @@ fn doctor_deep_finds_unreadable_records_and_a_custom_ref_is_separate_state() {
             .trim()
             .starts_with("state unreadable: events/b1/x.json:"),
         "{out}"
+    );
+}
+
+#[test]
+fn completions_name_every_command() {
+    let env = TestEnv::new();
+    for shell in ["bash", "zsh", "fish"] {
+        let script = env.run(["completions", shell]).success().stdout;
+        assert!(!script.trim().is_empty(), "{shell}: empty script");
+        for cmd in [
+            "claim",
+            "heartbeat",
+            "register-batch",
+            "serve",
+            "completions",
+        ] {
+            assert!(script.contains(cmd), "{shell}: {cmd} missing");
+        }
+    }
+    let out = env.run(["completions", "tcsh"]).code(1);
+    assert!(out.stderr.contains("tcsh"), "{out}");
+}
+
+#[test]
+fn man_page_renders_from_the_command_definitions() {
+    let env = TestEnv::new();
+    let page = env.run(["man"]).success().stdout;
+    assert!(page.starts_with(".ie") || page.starts_with(".TH"), "{page}");
+    assert!(page.contains(".TH agent-coord 1"), "{page}");
+    assert!(page.contains("claim"), "{page}");
+    assert!(
+        !env.run(["--help"]).success().stdout.contains(" man "),
+        "the man subcommand stays hidden"
     );
 }

@@ -168,3 +168,40 @@ fn the_demo_fleet_shows_every_state_and_keeps_moving() {
     // The demo never touches the user's repository.
     assert_eq!(env.state_tip(), None);
 }
+
+#[test]
+fn a_stop_of_an_inferred_batch_is_decided_on_the_state_it_writes_on() {
+    let env = TestEnv::new();
+    let server = Server::start(&env, &[]);
+    // Nothing names the batch yet: refused, nothing written.
+    let (code, body) = server.post_json("/api/batches/stop", &json!({"batch_id": "b-inf"}));
+    assert_eq!(
+        (code, body.as_str()),
+        (
+            404,
+            r#"{"error":"Batch b-inf is not in the coordination state."}"#
+        )
+    );
+    // A claim naming it makes it known at once (no waiting for the cached model).
+    env.run([
+        "claim",
+        "--agent-id",
+        "w1",
+        "--repo",
+        "acme/app",
+        "--target",
+        "3",
+        "--batch-id",
+        "b-inf",
+    ])
+    .success();
+    let (code, body) = server.post_json("/api/batches/stop", &json!({"batch_id": "b-inf"}));
+    assert_eq!(code, 201, "{body}");
+    let written: Value = serde_json::from_str(&body).unwrap();
+    let stored = env
+        .record(written["path"].as_str().unwrap())
+        .expect("event");
+    assert_eq!(stored["type"], json!("batch.stop_requested"));
+    assert_eq!(stored["repo"], json!("acme/app"));
+    assert_eq!(stored, written["event"]);
+}

@@ -13,14 +13,14 @@ use serde_json::json;
 
 use super::args::positive_ttl;
 use super::args::MetadataArgs;
-use super::stderr_lines;
-use super::sync::SyncFlags;
-use super::write_synced;
-use super::Written;
 use crate::command_error::CommandError;
 use crate::command_error::ErrorKind;
 use crate::context::Context;
 use crate::output::Report;
+use crate::sync::SyncFlags;
+use crate::transact::stderr_lines;
+use crate::transact::write_synced;
+use crate::transact::Written;
 
 /// Claim an issue or pull request for an agent
 ///
@@ -81,16 +81,16 @@ pub(crate) fn cmd_claim(cx: &Context, args: &ClaimArgs) -> Result<Report, Comman
         let published: Option<Claim> = store.snapshot()?.read_as(&outcome.path)?;
         let holder = published.as_ref().and_then(Claim::active_holder);
         if holder != Some(args.agent_id.as_str()) {
-            return Err(CommandError {
-                kind: ErrorKind::ClaimRefused,
-                message: format!(
+            return Err(CommandError::new(
+                ErrorKind::ClaimRefused,
+                format!(
                     "CLAIM_REFUSED: active claim for {}#{} held by {}; it reached remote {} first",
                     args.repo,
                     args.target,
                     holder.unwrap_or("another agent (since released)"),
                     report.remote
                 ),
-            });
+            ));
         }
         notices.push(format!("published to {}", report.remote));
     }

@@ -3,18 +3,14 @@
 
 use agent_coord_shared::rules::liveness;
 use agent_coord_shared::snapshot::Snapshot;
-use clap::Parser;
 
-use super::run_command;
-use super::Cli;
+use super::run_argv;
 use crate::command_error::CommandError;
 use crate::command_error::ErrorKind;
 use crate::context::Context;
-use crate::context::Env;
-use crate::context::GlobalArgs;
+use crate::demo::create_repository;
+use crate::demo::pinned_context;
 use crate::output::Report;
-use crate::store::OpenOptions;
-use crate::store::Store;
 
 /// Walk through a claim race in a throwaway repository (touches nothing of yours)
 ///
@@ -24,46 +20,6 @@ use crate::store::Store;
 pub(crate) struct DemoArgs {}
 
 const START: &str = "2026-01-01T12:00:00Z";
-
-/// A context on the repository `dir` with the clock pinned at `now` and the machine id
-/// `machine` (demos, the dashboard's simulated fleet, tests).
-pub(crate) fn pinned_context(
-    dir: &std::path::Path,
-    now: agent_coord_shared::time::Instant,
-    machine: &str,
-) -> Result<Context, CommandError> {
-    let globals = GlobalArgs {
-        repo_dir: Some(dir.to_path_buf()),
-        state_ref: None,
-    };
-    Context::new(
-        globals,
-        Env::pinned(&agent_coord_shared::time::format(now), machine),
-    )
-}
-
-/// Parses `argv` (without the program name) as a command line and runs it in `cx`: the
-/// outer error is a malformed command line, the inner one the command's own result.
-pub(crate) fn run_argv(
-    cx: &Context,
-    argv: &[&str],
-) -> Result<Result<Report, CommandError>, CommandError> {
-    let cli = Cli::try_parse_from(std::iter::once("agent-coord").chain(argv.iter().copied()))
-        .map_err(|e| CommandError::operational(format!("demo step is malformed: {e}")))?;
-    Ok(run_command(cx, &cli.command))
-}
-
-/// Creates a new coordination repository at `dir` whose writes come from `machine`.
-pub(crate) fn create_repository(dir: &std::path::Path, machine: &str) -> Result<(), CommandError> {
-    Store::open(OpenOptions {
-        path: dir,
-        create: true,
-        state_ref: crate::store::DEFAULT_REF.to_owned(),
-        machine_override: Some(machine.to_owned()),
-        generate_machine: false,
-    })?;
-    Ok(())
-}
 
 fn context(dir: &std::path::Path, offset_secs: i64) -> Result<Context, CommandError> {
     let start = agent_coord_shared::time::parse(START)

@@ -210,10 +210,7 @@ pub(crate) fn cmd_doctor(cx: &Context, args: &DoctorArgs) -> Result<Report, Comm
 
 /// The `--stack-json` contract: one explicit selector, read-only, a check list, exit 0/1/2.
 fn stack(cx: &Context) -> Result<Report, CommandError> {
-    let stack_usage = |m: &str| CommandError {
-        kind: ErrorKind::StackUsage,
-        message: m.to_owned(),
-    };
+    let stack_usage = |m: &str| CommandError::new(ErrorKind::StackUsage, m);
     if !cx.direct_repo_dir {
         return Err(stack_usage(
             "doctor --stack-json requires exactly one of --repo-dir",

@@ -11,16 +11,16 @@ use agent_coord_shared::rules::RuleError;
 use agent_coord_shared::snapshot::ReadError;
 use serde_json::json;
 
-use super::sync::default_remote;
-use super::sync::run_sync;
-use super::write;
-use super::Written;
 use crate::command_error::CommandError;
 use crate::context::Context;
 use crate::output::Report;
 use crate::store::Store;
 use crate::store::TipSnapshot;
 use crate::store::HEARTBEAT_PREFIX;
+use crate::sync::default_remote;
+use crate::sync::run_sync;
+use crate::transact::write;
+use crate::transact::Written;
 
 /// Apply retention: archive finished records, compact event trails, delete old archives
 ///

@@ -11,13 +11,13 @@ use serde_json::json;
 
 use super::args::positive_ttl;
 use super::args::MetadataArgs;
-use super::stderr_lines;
-use super::sync::SyncFlags;
-use super::write_synced;
-use super::Written;
 use crate::command_error::CommandError;
 use crate::context::Context;
 use crate::output::Report;
+use crate::sync::SyncFlags;
+use crate::transact::stderr_lines;
+use crate::transact::write_synced;
+use crate::transact::Written;
 
 /// Record that an agent is alive (on this machine's heartbeat ref, not the state branch)
 ///

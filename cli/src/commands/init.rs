@@ -2,8 +2,6 @@
 
 use serde_json::json;
 
-use super::sync::default_remote;
-use super::sync::run_sync;
 use crate::command_error::CommandError;
 use crate::context::Context;
 use crate::git_subprocess::Git;
@@ -13,6 +11,8 @@ use crate::store::tracking_state_ref;
 use crate::store::OpenOptions;
 use crate::store::Store;
 use crate::store::HEARTBEAT_PREFIX;
+use crate::sync::default_remote;
+use crate::sync::run_sync;
 
 /// Set up a repository for coordination (safe to run again)
 ///

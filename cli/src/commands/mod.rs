@@ -2,12 +2,12 @@
 
 use std::ffi::OsString;
 
-use agent_coord_shared::rules::Ctx;
-use agent_coord_shared::rules::Plan;
-use agent_coord_shared::rules::RuleError;
 use clap::error::ContextKind;
 use clap::error::ContextValue;
 use clap::error::ErrorKind as ClapKind;
+use clap::parser::ValueSource;
+use clap::CommandFactory;
+use clap::FromArgMatches;
 use clap::Parser;
 use clap::Subcommand;
 
@@ -17,15 +17,12 @@ use crate::context::Context;
 use crate::context::Env;
 use crate::context::GlobalArgs;
 use crate::output::Report;
-use crate::store::write::Committed;
-use crate::store::Store;
-use crate::store::TipSnapshot;
-use crate::sync::SyncReport;
 
 pub(crate) mod args;
 mod batch_audit;
 mod claim;
-pub(crate) mod demo;
+mod completions;
+mod demo;
 mod doctor;
 mod gc;
 mod heartbeat;
@@ -34,9 +31,10 @@ mod init;
 mod record_event;
 mod register_batch;
 mod release;
+mod serve;
 mod status;
 mod status_stream;
-pub(crate) mod sync;
+mod sync;
 mod transfer;
 
 /// Git-native coordination for fleets of AI coding agents.
@@ -56,6 +54,9 @@ mod transfer;
 pub(crate) struct Cli {
     #[command(flatten)]
     globals: GlobalArgs,
+    /// Log diagnostics to stderr (-v: debug, -vv: trace; RUST_LOG takes precedence)
+    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
+    verbose: u8,
     #[command(subcommand)]
     pub(crate) command: Command,
 }
@@ -80,7 +81,10 @@ pub(crate) enum Command {
     Sync(sync::SyncArgs),
     Init(init::InitArgs),
     Gc(gc::GcArgs),
-    Serve(crate::serve::ServeArgs),
+    Serve(serve::ServeArgs),
+    Completions(completions::CompletionsArgs),
+    #[command(hide = true)]
+    Man(completions::ManArgs),
 }
 
 /// Parses `args` and runs the command.
@@ -88,20 +92,20 @@ pub(crate) fn dispatch(args: impl IntoIterator<Item = OsString>) -> Result<Repor
     let args: Vec<OsString> = args.into_iter().collect();
     if args.len() <= 1 {
         // No command at all: teach, successfully (env-provided options do not count).
-        let help = <Cli as clap::CommandFactory>::command()
-            .render_help()
-            .to_string();
+        let help = Cli::command().render_help().to_string();
         return Ok(Report::text(help));
     }
-    let cli = match Cli::try_parse_from(&args) {
-        Ok(cli) => cli,
+    let parsed = Cli::command()
+        .try_get_matches_from(&args)
+        .and_then(|m| Cli::from_arg_matches(&m).map(|cli| (cli, m)));
+    let (cli, matches) = match parsed {
+        Ok(parsed) => parsed,
         Err(e) => return clap_outcome(e, &args),
     };
+    crate::logging::init(cli.verbose);
     let mut cx = Context::new(cli.globals, Env::from_process())?;
-    cx.direct_repo_dir = args.iter().any(|a| {
-        a.to_str()
-            .is_some_and(|a| a == "--repo-dir" || a.starts_with("--repo-dir="))
-    });
+    // Only the flag selects a repository for `doctor --stack-json`, not the environment.
+    cx.direct_repo_dir = matches.value_source("repo_dir") == Some(ValueSource::CommandLine);
     run_command(&cx, &cli.command)
 }
 
@@ -109,7 +113,7 @@ pub(crate) fn dispatch(args: impl IntoIterator<Item = OsString>) -> Result<Repor
 fn run_command(cx: &Context, command: &Command) -> Result<Report, CommandError> {
     match command {
         Command::Claim(a) => claim::cmd_claim(cx, a),
-        Command::Serve(a) => crate::serve::cmd_serve(cx, a),
+        Command::Serve(a) => serve::cmd_serve(cx, a),
         Command::Release(a) => release::cmd_release(cx, a),
         Command::Heartbeat(a) => heartbeat::cmd_heartbeat(cx, a),
         Command::RegisterBatch(a) => register_batch::cmd_register_batch(cx, a),
@@ -125,7 +129,20 @@ fn run_command(cx: &Context, command: &Command) -> Result<Report, CommandError> 
         Command::Sync(a) => sync::cmd_sync(cx, a),
         Command::Init(a) => init::cmd_init(cx, a),
         Command::Gc(a) => gc::cmd_gc(cx, a),
+        Command::Completions(a) => completions::cmd_completions(a),
+        Command::Man(a) => completions::cmd_man(a),
     }
+}
+
+/// Parses `argv` (without the program name) as a command line and runs it in `cx`: the
+/// outer error is a malformed command line, the inner one the command's own result.
+pub(crate) fn run_argv(
+    cx: &Context,
+    argv: &[&str],
+) -> Result<Result<Report, CommandError>, CommandError> {
+    let cli = Cli::try_parse_from(std::iter::once("agent-coord").chain(argv.iter().copied()))
+        .map_err(|e| CommandError::operational(format!("demo step is malformed: {e}")))?;
+    Ok(run_command(cx, &cli.command))
 }
 
 /// Turns a clap outcome into ours: help and version are successes on stdout; usage errors
@@ -169,13 +186,24 @@ fn clap_outcome(e: clap::Error, args: &[OsString]) -> Result<Report, CommandErro
         }
         _ => first_line(&e),
     };
-    let stack = args.iter().any(|a| a == "doctor") && args.iter().any(|a| a == "--stack-json");
-    let kind = if stack {
+    let kind = if stack_json_given(args) {
         ErrorKind::StackUsage
     } else {
         ErrorKind::Usage
     };
-    Err(CommandError { kind, message })
+    Err(CommandError::new(kind, message))
+}
+
+/// Reports whether the command line is `doctor --stack-json` (read leniently: it did not
+/// parse).
+fn stack_json_given(args: &[OsString]) -> bool {
+    let lenient = Cli::command()
+        .ignore_errors(true)
+        .try_get_matches_from(args);
+    lenient.ok().is_some_and(|m| {
+        m.subcommand_matches("doctor")
+            .is_some_and(|d| d.value_source("stack_json") == Some(ValueSource::CommandLine))
+    })
 }
 
 fn first_line(e: &clap::Error) -> String {
@@ -183,69 +211,4 @@ fn first_line(e: &clap::Error) -> String {
     let line = rendered.lines().next().unwrap_or_default();
     let line = line.strip_prefix("error: ").unwrap_or(line);
     format!("{line} (see --help)")
-}
-
-/// What a write produced: the committed plan, notices for stderr, the store it was written
-/// to, and (with `--sync`) what the publishing sync decided.
-pub(crate) struct Written<T> {
-    pub(crate) done: Committed<T>,
-    pub(crate) notices: Vec<String>,
-    pub(crate) store: Store,
-    pub(crate) synced: Option<SyncReport>,
-}
-
-/// Opens the store and runs a write rule in a CAS transaction on it.
-pub(crate) fn write<T>(
-    cx: &Context,
-    decide: impl Fn(&TipSnapshot<'_>, &Ctx) -> Result<Plan<T>, RuleError>,
-) -> Result<Written<T>, CommandError> {
-    write_synced(cx, &sync::SyncFlags::default(), decide)
-}
-
-/// Like [`write`], and with `--sync` (or `agent-coord.sync=true`): sync first so the rule
-/// decides on the fleet's latest state, write, then publish. The write counts only once
-/// the remote accepted it; the returned report says what reconciliation decided.
-pub(crate) fn write_synced<T>(
-    cx: &Context,
-    flags: &sync::SyncFlags,
-    decide: impl Fn(&TipSnapshot<'_>, &Ctx) -> Result<Plan<T>, RuleError>,
-) -> Result<Written<T>, CommandError> {
-    let (store, mut notices) = cx.open_store(true)?;
-    let remote = flags.remote(&store);
-    if let (Some(remote), false) = (&remote, flags.publish_only) {
-        // Decide on the fleet's latest state, not on what this clone last fetched.
-        sync::run_sync(cx, &store, remote)?;
-    }
-    let session = cx.identity(&store).session_id;
-    let trailer: Vec<(&str, String)> = session
-        .into_iter()
-        .map(|s| ("Agent-Coord-Session", s))
-        .collect();
-    let committed = store.transact(&trailer, |snap| -> Result<_, CommandError> {
-        Ok(decide(snap, &cx.rule_ctx(&store))?)
-    })?;
-    notices.extend(store.take_warnings());
-    let report = match &remote {
-        Some(remote) => Some(sync::run_sync(cx, &store, remote).map_err(|e| {
-            CommandError::operational(format!(
-                "written locally but not published: {}; run `agent-coord sync` to publish it",
-                e.message
-            ))
-        })?),
-        None => None,
-    };
-    Ok(Written {
-        done: committed,
-        notices,
-        store,
-        synced: report,
-    })
-}
-
-/// Adds the plan's warnings to the notices, in order.
-pub(crate) fn stderr_lines<T>(notices: Vec<String>, plan: &Plan<T>) -> Vec<String> {
-    notices
-        .into_iter()
-        .chain(plan.warnings.iter().cloned())
-        .collect()
 }

@@ -21,12 +21,12 @@ use serde_json::Value;
 
 use super::args::MetadataArgs;
 use super::args::TerminalArgs;
-use super::stderr_lines;
-use super::write;
-use super::Written;
 use crate::command_error::CommandError;
 use crate::context::Context;
 use crate::output::Report;
+use crate::transact::stderr_lines;
+use crate::transact::write;
+use crate::transact::Written;
 
 /// Append an event to a batch's history
 ///

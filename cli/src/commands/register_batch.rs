@@ -7,12 +7,12 @@ use agent_coord_shared::rules::batch;
 use agent_coord_shared::rules::batch::RegisterRequest;
 use serde_json::json;
 
-use super::stderr_lines;
-use super::write;
-use super::Written;
 use crate::command_error::CommandError;
 use crate::context::Context;
 use crate::output::Report;
+use crate::transact::stderr_lines;
+use crate::transact::write;
+use crate::transact::Written;
 
 /// Register (or update) a batch manifest from a JSON file
 ///

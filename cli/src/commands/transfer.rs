@@ -15,11 +15,11 @@ use agent_coord_shared::rules::RuleError;
 use agent_coord_shared::snapshot::Snapshot;
 use serde_json::json;
 
-use super::write;
-use super::Written;
 use crate::command_error::CommandError;
 use crate::context::Context;
 use crate::output::Report;
+use crate::transact::write;
+use crate::transact::Written;
 
 /// Top-level folders that hold records, in the order counts are reported.
 const FAMILIES: [&str; 6] = [

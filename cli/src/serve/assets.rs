@@ -1,4 +1,13 @@
-//! The front end compiled into the binary (see `cli/build.rs`).
+//! The front end compiled into the binary (see `cli/build.rs`), served as static files
+//! with the single-page fallback for client routes.
+
+use axum::extract::Request;
+use axum::http::header;
+use axum::http::StatusCode;
+use axum::response::IntoResponse;
+use axum::response::Response;
+
+use super::error::ApiError;
 
 include!(concat!(env!("OUT_DIR"), "/web_assets.rs"));
 
@@ -24,6 +33,43 @@ fn content_type(name: &str) -> &'static str {
         "ico" => "image/x-icon",
         "json" => "application/json",
         _ => "application/octet-stream",
+    }
+}
+
+/// Static files from the embedded bundle, with the SPA fallback for client routes.
+pub(crate) async fn static_files(req: Request) -> Response {
+    let path = req.uri().path();
+    if path.starts_with("/api/") || path == "/api" {
+        return ApiError::new(StatusCode::NOT_FOUND, format!("No such API route: {path}"))
+            .into_response();
+    }
+    let name = path.trim_start_matches('/');
+    if let Some((bytes, ct)) = get(name).filter(|_| !name.is_empty()) {
+        let cache = if name.ends_with(".html") {
+            "no-cache"
+        } else {
+            "public, max-age=31536000, immutable"
+        };
+        return (
+            [(header::CONTENT_TYPE, ct), (header::CACHE_CONTROL, cache)],
+            bytes,
+        )
+            .into_response();
+    }
+    match get("index.html") {
+        Some((bytes, ct)) => (
+            [
+                (header::CONTENT_TYPE, ct),
+                (header::CACHE_CONTROL, "no-cache"),
+            ],
+            bytes,
+        )
+            .into_response(),
+        None => (
+            [(header::CONTENT_TYPE, "text/html; charset=utf-8")],
+            NO_BUNDLE_PAGE,
+        )
+            .into_response(),
     }
 }
 

@@ -1,12 +1,11 @@
 //! The dashboard model, cached by the tip ids it was derived from.
 //!
-//! Nothing here is state a restart could lose: the cache only remembers work. Trees are
-//! listed once per tree id and records parsed once per blob id, so a new tip re-reads
-//! only the subtrees and records that changed; the model itself is re-derived from the
-//! cached records (liveness moves with the clock even when no ref does, so a cached model
+//! Nothing here is state a restart could lose: the cache only remembers work. Records are
+//! read through the store's tree cache, so a new tip re-reads only the subtrees and
+//! records that changed; the model itself is re-derived from the cached records (liveness moves with the clock even when no ref does, so a cached model
 //! is also rebuilt once it is older than [`MAX_AGE`]).
 
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 use std::time::Instant as StdInstant;
@@ -16,10 +15,14 @@ use agent_coord_shared::dashboard::input::parse_record;
 use agent_coord_shared::dashboard::input::Inputs;
 use agent_coord_shared::dashboard::input::Parsed;
 use agent_coord_shared::dashboard::model::DashboardModel;
+use agent_coord_shared::rules::newest_beat;
 use agent_coord_shared::time::Instant;
 use gix::ObjectId;
 use sha2::Digest;
 
+use crate::store::tree;
+use crate::store::tree::Parse;
+use crate::store::tree::TreeCache;
 use crate::store::Store;
 use crate::store::StoreError;
 
@@ -87,16 +90,11 @@ pub(crate) struct Built {
     built_at: StdInstant,
 }
 
-/// Parsed records and tree listings, keyed by object id.
+/// The model last derived, and the records it was derived from (read through the store's
+/// [`TreeCache`], so a new tip re-reads only what changed).
 #[derive(Default)]
 pub(crate) struct ModelCache {
-    /// Every record below a tree, by tree id.
-    subtrees: HashMap<ObjectId, Arc<Vec<Parsed>>>,
-    /// How many subtrees a clean walk of the state holds (the eviction yardstick).
-    walked: usize,
-    /// Parsed records by blob id (a record's content names its identity, so one blob is
-    /// one record wherever it sits).
-    records: HashMap<ObjectId, Parsed>,
+    trees: TreeCache<Parsed>,
     built: Option<Arc<Built>>,
     /// The size of the last serialised model (to size the next buffer).
     json_len: usize,
@@ -195,107 +193,65 @@ impl ModelCache {
         built
     }
 
-    /// Every record below `tree` (at `prefix`), remembered per tree id: an unchanged
-    /// subtree costs one lookup, a changed one re-reads only its changed parts.
-    fn subtree(
-        &mut self,
-        repo: &gix::Repository,
-        tree: ObjectId,
-        prefix: &mut String,
-    ) -> Result<Arc<Vec<Parsed>>, StoreError> {
-        if let Some(hit) = self.subtrees.get(&tree) {
-            return Ok(hit.clone());
-        }
-        let entries: Vec<(String, ObjectId, bool)> = {
-            let object = repo.find_tree(tree).map_err(StoreError::git)?;
-            let decoded = object.decode().map_err(StoreError::git)?;
-            decoded
-                .entries
-                .iter()
-                .filter(|e| e.mode.is_tree() || e.mode.is_blob())
-                .map(|e| (e.filename.to_string(), e.oid.to_owned(), e.mode.is_tree()))
-                .collect()
-        };
-        let mut out = Vec::new();
-        for (name, oid, is_tree) in entries {
-            let len = prefix.len();
-            prefix.push_str(&name);
-            if is_tree {
-                prefix.push('/');
-                out.extend(self.subtree(repo, oid, prefix)?.iter().cloned());
-            } else {
-                let parsed = match self.records.get(&oid) {
-                    Some(parsed) => parsed.clone(),
-                    None => {
-                        let parsed = match repo.find_object(oid) {
-                            Ok(obj) => parse_record(prefix, &obj.data),
-                            Err(e) => Parsed::Malformed(prefix.clone(), e.to_string()),
-                        };
-                        self.records.insert(oid, parsed.clone());
-                        parsed
-                    }
-                };
-                out.push(parsed);
-            }
-            prefix.truncate(len);
-        }
-        let out = Arc::new(out);
-        self.subtrees.insert(tree, out.clone());
-        Ok(out)
-    }
-
-    /// Adds the records under the top-level folders `only` of the tree `root`.
-    fn collect(
-        &mut self,
-        repo: &gix::Repository,
-        root: ObjectId,
-        only: &[&str],
-        inputs: &mut Inputs,
-    ) -> Result<(), StoreError> {
-        let object = repo.find_tree(root).map_err(StoreError::git)?;
-        let decoded = object.decode().map_err(StoreError::git)?;
-        let folders: Vec<(String, ObjectId)> = decoded
-            .entries
-            .iter()
-            .filter(|e| e.mode.is_tree() && only.iter().any(|o| e.filename == o.as_bytes()))
-            .map(|e| (e.filename.to_string(), e.oid.to_owned()))
-            .collect();
-        for (name, oid) in folders {
-            let mut prefix = format!("{name}/");
-            for parsed in self.subtree(repo, oid, &mut prefix)?.iter() {
-                inputs.push(parsed.clone());
-            }
-        }
-        Ok(())
-    }
-
     fn read_inputs(&mut self, store: &Store, tips: &Tips) -> Result<Inputs, StoreError> {
-        // Each new tip adds a few subtrees; start afresh once stale ones dominate.
-        if self.subtrees.len() > 2 * self.walked + 1024 {
-            self.subtrees.clear();
-            self.records.clear();
-        }
+        self.trees.before_read();
         let repo = &store.repo;
-        let tree_of = |commit: ObjectId| -> Result<ObjectId, StoreError> {
-            let c = repo.find_commit(commit).map_err(StoreError::git)?;
-            Ok(c.tree_id().map_err(StoreError::git)?.detach())
+        let parse: Parse<'_, Parsed> = &|path, bytes| match bytes {
+            Ok(bytes) => parse_record(path, bytes),
+            Err(message) => Parsed::Malformed(path.to_owned(), message),
         };
         let mut inputs = Inputs::default();
         if let Some(tip) = tips.state {
-            let tree = tree_of(tip)?;
-            self.collect(repo, tree, &["claims", "batches", "events"], &mut inputs)?;
+            let root = tree::of_commit(repo, tip).map_err(StoreError::git)?;
+            self.trees
+                .folders(
+                    repo,
+                    root,
+                    &["claims", "batches", "events"],
+                    parse,
+                    &mut |p| inputs.push(p.2.clone()),
+                )
+                .map_err(StoreError::git)?;
         }
+        // Each heartbeat path may have a copy on several machines' refs: the shared rule
+        // picks the one that counts, among distinct blobs in blob-id order (as the CLI does).
+        let mut copies: BTreeMap<Arc<str>, Vec<(ObjectId, Parsed)>> = BTreeMap::new();
         for (_, commit) in &tips.heartbeats {
             // A heartbeat ref that is not a commit is skipped, as the CLI's reads do.
-            let Ok(tree) = tree_of(*commit) else { continue };
-            self.collect(repo, tree, &["heartbeats"], &mut inputs)?;
+            let Ok(root) = tree::of_commit(repo, *commit) else {
+                continue;
+            };
+            self.trees
+                .folders(repo, root, &["heartbeats"], parse, &mut |(
+                    path,
+                    id,
+                    parsed,
+                )| {
+                    if !matches!(parsed, Parsed::Ignored) {
+                        copies
+                            .entry(path.clone())
+                            .or_default()
+                            .push((*id, parsed.clone()));
+                    }
+                })
+                .map_err(StoreError::git)?;
         }
-        if self.walked == 0 || self.subtrees.len() < self.walked {
-            self.walked = self.subtrees.len();
+        for (_, mut ids) in copies {
+            ids.sort_by_key(|(id, _)| *id);
+            ids.dedup_by_key(|(id, _)| *id);
+            let readable = ids.into_iter().map(|(_, parsed)| match parsed {
+                Parsed::Malformed(..) => Err(parsed),
+                other => Ok(other),
+            });
+            let updated_at = |p: &Parsed| match p {
+                Parsed::Heartbeat(h) => h.updated_at,
+                _ => None,
+            };
+            if let Some(winner) = newest_beat::newest_readable(readable, updated_at) {
+                inputs.push(winner.unwrap_or_else(|malformed| malformed));
+            }
         }
-        if self.records.len() > 4 * (inputs.len() + 256) {
-            self.records.clear();
-        }
+        self.trees.after_read(inputs.len());
         inputs.finish();
         Ok(inputs)
     }

@@ -1,7 +1,22 @@
 //! Who may talk to the dashboard: the Host allow-list (DNS-rebinding defence) for every
-//! request, and the same-machine peer rule for the two writes.
+//! request ([`host_guard`]), cross-origin writes refused, and the same-machine peer rule
+//! for the two writes.
 
 use std::net::IpAddr;
+use std::net::SocketAddr;
+
+use axum::extract::ConnectInfo;
+use axum::extract::Request;
+use axum::extract::State;
+use axum::http::header;
+use axum::http::HeaderValue;
+use axum::http::StatusCode;
+use axum::middleware::Next;
+use axum::response::IntoResponse;
+use axum::response::Response;
+
+use super::error::ApiError;
+use super::state::AppState;
 
 /// The Host header's host part: first value, trimmed, lowercased, brackets and port
 /// removed. `None` when missing or empty.
@@ -95,6 +110,61 @@ pub(crate) fn is_json_content_type(value: Option<&str>) -> bool {
             .next()
             .is_some_and(|m| m.trim().eq_ignore_ascii_case("application/json"))
     })
+}
+
+/// Rejects requests whose Host header is not allowed (DNS-rebinding defence), and
+/// cross-origin writes.
+pub(crate) async fn host_guard(State(s): State<AppState>, req: Request, next: Next) -> Response {
+    let host = host_of(
+        req.headers()
+            .get(header::HOST)
+            .and_then(|v| v.to_str().ok()),
+    );
+    let peer = req
+        .extensions()
+        .get::<ConnectInfo<SocketAddr>>()
+        .map(|c| c.0.ip());
+    let allowed = match &host {
+        None => false,
+        Some(h) if s.allowed_hosts.iter().any(|a| a == h) => true,
+        // A lifecycle probe over loopback still works when the list names only LAN hosts.
+        Some(h) => {
+            req.uri().path() == "/api/health"
+                && is_loopback_name(h)
+                && peer.is_some_and(|p| canonical(p).is_loopback())
+        }
+    };
+    if !allowed {
+        return ApiError::new(StatusCode::FORBIDDEN, "Forbidden host").into_response();
+    }
+    if req.method() != axum::http::Method::GET && req.method() != axum::http::Method::HEAD {
+        let origin = req
+            .headers()
+            .get(header::ORIGIN)
+            .and_then(|v| v.to_str().ok());
+        if let Some(origin) = origin {
+            let origin_host = origin
+                .split("://")
+                .nth(1)
+                .and_then(|rest| host_of(Some(rest)));
+            if !origin_host.is_some_and(|h| s.allowed_hosts.contains(&h)) {
+                return ApiError::new(
+                    StatusCode::FORBIDDEN,
+                    "Cross-origin writes are not accepted.",
+                )
+                .into_response();
+            }
+        }
+    }
+    let mut resp = next.run(req).await;
+    let h = resp.headers_mut();
+    h.insert(
+        "x-content-type-options",
+        HeaderValue::from_static("nosniff"),
+    );
+    h.insert("x-frame-options", HeaderValue::from_static("DENY"));
+    h.insert("referrer-policy", HeaderValue::from_static("no-referrer"));
+    resp
 }
 
 #[cfg(test)]

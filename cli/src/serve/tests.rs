@@ -1,7 +1,6 @@
 //! The router through `tower::ServiceExt::oneshot`, with a pretend peer address.
 
 use std::net::SocketAddr;
-use std::sync::Arc;
 
 use axum::body::Body;
 use axum::extract::ConnectInfo;
@@ -19,13 +18,13 @@ const PROMPT: &str = "Repository: acme/app\nBatch id: b-import\nBatch objective:
 
 struct Harness {
     _dir: tempfile::TempDir,
-    state: Arc<AppState>,
+    state: AppState,
 }
 
 fn harness() -> Harness {
     let dir = tempfile::tempdir().expect("tempdir");
     let repo = dir.path().join("state.git");
-    crate::commands::demo::create_repository(&repo, "box-1").expect("repo");
+    crate::demo::create_repository(&repo, "box-1").expect("repo");
     let globals = GlobalArgs {
         repo_dir: Some(repo),
         state_ref: None,
@@ -282,7 +281,7 @@ async fn content_type_and_body_limit() {
             json!("Writes require Content-Type: application/json.")
         )
     );
-    let huge = json!({"launch_prompt": "x".repeat(super::BODY_LIMIT + 1)});
+    let huge = json!({"launch_prompt": "x".repeat(super::extract::BODY_LIMIT + 1)});
     let (s, v) = h.post("/api/batches/import", huge, "127.0.0.1:5000").await;
     assert_eq!(s, StatusCode::PAYLOAD_TOO_LARGE);
     assert_eq!(v["error"], json!("Request body is larger than 256 KiB."));

@@ -13,6 +13,7 @@ use agent_coord_shared::snapshot::ReadError;
 mod cas;
 mod machine;
 pub(crate) mod read;
+pub(crate) mod tree;
 pub(crate) mod write;
 
 pub(crate) use read::TipSnapshot;
@@ -51,20 +52,28 @@ pub(crate) fn tracking_heartbeat_prefix(remote: &str) -> String {
     format!("{REMOTES_PREFIX}{}/heartbeats/", tracking_name(remote))
 }
 
+/// The error behind a [`StoreError`]: gix's, the file system's, or a sentence of ours.
+pub(crate) type Cause = Box<dyn std::error::Error + Send + Sync>;
+
 /// Why the store could not do what was asked.
 #[derive(Debug, thiserror::Error)]
 pub(crate) enum StoreError {
     /// The repository could not be opened or created.
-    #[error("cannot open coordination repository at {path}: {message}")]
+    #[error("cannot open coordination repository at {path}: {source}")]
     Open {
         /// The repository path.
         path: PathBuf,
-        /// What gix said.
-        message: String,
+        /// What gix (or the file system) said.
+        #[source]
+        source: Cause,
     },
     /// A git object or ref operation failed.
-    #[error("git store error: {0}")]
-    Git(String),
+    #[error("git store error: {source}")]
+    Git {
+        /// What gix said (or what we found wrong).
+        #[source]
+        source: Cause,
+    },
     /// The CAS kept failing because other writers kept moving the refs.
     #[error("write contention: the state changed {attempts} times while writing; nothing was written, try again")]
     Contention {
@@ -86,8 +95,9 @@ pub(crate) enum StoreError {
 }
 
 impl StoreError {
-    pub(crate) fn git(e: impl std::fmt::Display) -> Self {
-        StoreError::Git(e.to_string())
+    /// Returns a git error caused by `e` (an error, kept as the source, or a sentence).
+    pub(crate) fn git(e: impl Into<Cause>) -> Self {
+        StoreError::Git { source: e.into() }
     }
 }
 
@@ -99,6 +109,30 @@ pub(crate) struct Store {
     pub(crate) machine_source: MachineSource,
     pub(crate) path: PathBuf,
     warnings: std::cell::RefCell<Vec<String>>,
+}
+
+/// An open repository that threads share; each thread works on its own [`Store`] from
+/// [`SharedStore::local`], which costs no reopening.
+pub(crate) struct SharedStore {
+    repo: gix::ThreadSafeRepository,
+    state_ref: String,
+    machine: MachineId,
+    machine_source: MachineSource,
+    path: PathBuf,
+}
+
+impl SharedStore {
+    /// Returns a store for this thread on the shared repository.
+    pub(crate) fn local(&self) -> Store {
+        Store {
+            repo: self.repo.to_thread_local(),
+            state_ref: self.state_ref.clone(),
+            machine: self.machine.clone(),
+            machine_source: self.machine_source,
+            path: self.path.clone(),
+            warnings: Default::default(),
+        }
+    }
 }
 
 /// Options for opening the store.
@@ -139,18 +173,18 @@ impl MachineSource {
 impl Store {
     /// Opens (and if allowed creates) the repository and resolves the machine id.
     pub(crate) fn open(opts: OpenOptions<'_>) -> Result<Store, StoreError> {
-        let open_err = |e: &dyn std::fmt::Display| StoreError::Open {
+        let open_err = |e: Cause| StoreError::Open {
             path: opts.path.to_path_buf(),
-            message: e.to_string(),
+            source: e,
         };
         if !opts.path.exists() {
             if !opts.create {
                 return Err(open_err(
-                    &"no such repository (pass an existing clone or bare repository)",
+                    "no such repository (pass an existing clone or bare repository)".into(),
                 ));
             }
-            std::fs::create_dir_all(opts.path).map_err(|e| open_err(&e))?;
-            gix::init_bare(opts.path).map_err(|e| open_err(&e))?;
+            std::fs::create_dir_all(opts.path).map_err(|e| open_err(e.into()))?;
+            gix::init_bare(opts.path).map_err(|e| open_err(e.into()))?;
         }
         let options = gix::open::Options::isolated().config_overrides([
             "user.name=agent-coord",
@@ -160,7 +194,7 @@ impl Store {
             // read inflates each chain once, not once per record.
             "core.deltaBaseCacheLimit=8m",
         ]);
-        let repo = gix::open_opts(opts.path, options).map_err(|e| open_err(&e))?;
+        let repo = gix::open_opts(opts.path, options).map_err(|e| open_err(e.into()))?;
         gix::refs::FullName::try_from(opts.state_ref.as_str())
             .map_err(|_| StoreError::Config(format!("invalid state ref: {}", opts.state_ref)))?;
         let (machine, machine_source) = match opts.machine_override {
@@ -185,6 +219,18 @@ impl Store {
             path: opts.path.to_path_buf(),
             warnings: Default::default(),
         })
+    }
+
+    /// Returns a handle on this repository that threads can share (the server keeps one
+    /// instead of reopening the repository per request).
+    pub(crate) fn share(self) -> SharedStore {
+        SharedStore {
+            repo: self.repo.into_sync(),
+            state_ref: self.state_ref,
+            machine: self.machine,
+            machine_source: self.machine_source,
+            path: self.path,
+        }
     }
 
     /// Records a warning for stderr (the operation still succeeds).

@@ -13,10 +13,12 @@ use std::collections::HashMap;
 use agent_coord_shared::record::from_bytes;
 use agent_coord_shared::record::Record;
 use agent_coord_shared::rules::liveness;
+use agent_coord_shared::rules::newest_beat;
 use agent_coord_shared::snapshot::ReadError;
 use agent_coord_shared::snapshot::Snapshot;
 use gix::ObjectId;
 
+use super::tree;
 use super::Store;
 use super::StoreError;
 
@@ -59,10 +61,8 @@ impl<'s> TipSnapshot<'s> {
         tip: Option<ObjectId>,
         heartbeat_tips: Vec<(String, ObjectId)>,
     ) -> Result<Self, StoreError> {
-        let tree_of = |commit: ObjectId| -> Result<ObjectId, StoreError> {
-            let c = store.repo.find_commit(commit).map_err(StoreError::git)?;
-            Ok(c.tree_id().map_err(StoreError::git)?.detach())
-        };
+        let tree_of =
+            |commit: ObjectId| tree::of_commit(&store.repo, commit).map_err(StoreError::git);
         let tree = tip.map(tree_of).transpose()?;
         // A heartbeat ref that is not a commit (pushed by a broken client) is ignored rather
         // than making every read on every machine fail.
@@ -115,11 +115,7 @@ impl<'s> TipSnapshot<'s> {
 
     /// Returns the blob id at `path` in `tree`, if there is a blob there.
     fn blob_at(&self, tree: ObjectId, path: &str) -> Result<Option<ObjectId>, ReadError> {
-        let tree = self.store.repo.find_tree(tree).map_err(store_err)?;
-        match tree.lookup_entry_by_path(path).map_err(store_err)? {
-            Some(entry) if entry.mode().is_blob() => Ok(Some(entry.object_id())),
-            _ => Ok(None),
-        }
+        tree::blob_at(&self.store.repo, tree, path).map_err(store_err)
     }
 
     /// Returns `(path, blob id)` of every blob below the folder `prefix` of `tree`, sorted.
@@ -128,57 +124,12 @@ impl<'s> TipSnapshot<'s> {
         tree: ObjectId,
         prefix: &str,
     ) -> Result<Vec<(String, ObjectId)>, ReadError> {
-        let prefix = prefix.trim_end_matches('/');
-        let start = if prefix.is_empty() {
-            Some(tree)
-        } else {
-            let root = self.store.repo.find_tree(tree).map_err(store_err)?;
-            root.lookup_entry_by_path(prefix)
-                .map_err(store_err)?
-                .filter(|e| e.mode().is_tree())
-                .map(|e| e.object_id())
-        };
-        let mut out = Vec::new();
-        if let Some(start) = start {
-            self.walk(start, prefix, &mut out)?;
-        }
-        out.sort();
-        Ok(out)
-    }
-
-    fn walk(
-        &self,
-        tree: ObjectId,
-        base: &str,
-        out: &mut Vec<(String, ObjectId)>,
-    ) -> Result<(), ReadError> {
-        let tree = self.store.repo.find_tree(tree).map_err(store_err)?;
-        let decoded = tree.decode().map_err(store_err)?;
-        for entry in &decoded.entries {
-            let name = entry.filename.to_string();
-            let path = if base.is_empty() {
-                name
-            } else {
-                format!("{base}/{name}")
-            };
-            if entry.mode.is_tree() {
-                self.walk(entry.oid.to_owned(), &path, out)?;
-            } else if entry.mode.is_blob() {
-                out.push((path, entry.oid.to_owned()));
-            }
-        }
-        Ok(())
+        tree::blobs_below(&self.store.repo, tree, prefix).map_err(store_err)
     }
 
     /// Returns the raw bytes of a blob.
     pub(crate) fn blob_bytes(&self, id: ObjectId) -> Result<Vec<u8>, ReadError> {
-        Ok(self
-            .store
-            .repo
-            .find_object(id)
-            .map_err(store_err)?
-            .data
-            .clone())
+        tree::blob(&self.store.repo, id).map_err(store_err)
     }
 
     /// Returns every heartbeat path with all its copies (one per machine ref holding it).
@@ -212,33 +163,17 @@ impl<'s> TipSnapshot<'s> {
         Ok(copies)
     }
 
-    /// Picks the newest parseable copy of a heartbeat; malformed only if every copy is.
+    /// Picks the copy of a heartbeat that counts (shared's `newest_beat` rule).
     fn newest(&self, path: &str, ids: &[ObjectId], cached: bool) -> Result<Record, ReadError> {
-        let mut best: Option<Record> = None;
-        let mut first_err = None;
-        for id in ids {
-            let parsed = if cached {
+        let copies = ids.iter().map(|id| {
+            if cached {
                 self.parse_blob(path, *id)
             } else {
                 self.parse_uncached(path, *id)
-            };
-            match parsed {
-                Ok(r) => {
-                    if best
-                        .as_ref()
-                        .is_none_or(|b| liveness::updated_at(&r) > liveness::updated_at(b))
-                    {
-                        best = Some(r);
-                    }
-                }
-                Err(e) => first_err = first_err.or(Some(e)),
             }
-        }
-        match (best, first_err) {
-            (Some(r), _) => Ok(r),
-            (None, Some(e)) => Err(e),
-            (None, None) => Err(ReadError::Store(format!("no copy of {path}"))),
-        }
+        });
+        newest_beat::newest_readable(copies, liveness::updated_at)
+            .unwrap_or_else(|| Err(ReadError::Store(format!("no copy of {path}"))))
     }
 
     fn is_heartbeat_path(path: &str) -> bool {

@@ -42,7 +42,7 @@ pub(crate) fn of_commit(store: &Store, commit: ObjectId) -> Result<Epoch, StoreE
         .find_object(entry.object_id())
         .map_err(StoreError::git)?;
     let record = from_bytes(&obj.data)
-        .map_err(|e| StoreError::Git(format!("{EPOCH_PATH} is unreadable: {e}")))?;
+        .map_err(|e| StoreError::git(format!("{EPOCH_PATH} is unreadable: {e}")))?;
     Ok(Epoch {
         number: record
             .get("epoch")
@@ -59,7 +59,7 @@ pub(crate) fn of_commit(store: &Store, commit: ObjectId) -> Result<Epoch, StoreE
 pub(crate) fn start(store: &Store, now: &str) -> Result<(ObjectId, Epoch), StoreError> {
     let tip = store
         .tip()?
-        .ok_or_else(|| StoreError::Git("there is no state branch to compact yet".into()))?;
+        .ok_or_else(|| StoreError::git("there is no state branch to compact yet"))?;
     let current = of_commit(store, tip)?;
     let next = Epoch {
         number: current.number.saturating_add(1),

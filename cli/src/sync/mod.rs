@@ -31,8 +31,12 @@ use crate::store::StoreError;
 use crate::store::HEARTBEAT_PREFIX;
 
 pub(crate) mod epoch;
+mod flags;
 mod stamp;
 
+pub(crate) use flags::default_remote;
+pub(crate) use flags::run_sync;
+pub(crate) use flags::SyncFlags;
 pub(crate) use stamp::last_synced;
 
 /// How many times leveling re-merges because local writers keep committing.
@@ -385,7 +389,7 @@ fn across_epochs(
     }
     let Some(base) = base else {
         // Merging with no base would bring back every record either side deleted.
-        return Err(StoreError::Git(format!(
+        return Err(StoreError::git(format!(
             "cannot place this clone's history relative to the remote's epoch {} (local epoch {}); \
              to take the remote's state, run `git update-ref -d {}` and sync again (unsynced local \
              writes are then dropped)",

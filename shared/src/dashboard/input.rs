@@ -22,6 +22,7 @@ use crate::record::Heartbeat;
 use crate::record::Lane;
 use crate::record::Manifest;
 use crate::record::Record;
+use crate::rules::newest_beat;
 use crate::time;
 use crate::time::Instant;
 
@@ -479,13 +480,13 @@ impl Inputs {
     /// Sorts, and keeps only the newest heartbeat per agent (an agent that moved machines
     /// has a copy on each machine's ref).
     pub fn finish(&mut self) {
-        self.heartbeats.sort_by(|a, b| {
-            a.agent
-                .cmp(&b.agent)
-                .then_with(|| b.updated_at.cmp(&a.updated_at))
-        });
-        self.heartbeats
-            .dedup_by(|later, first| later.agent == first.agent);
+        // Stable: each agent's copies stay in read order for the rule's tie-break.
+        self.heartbeats.sort_by(|a, b| a.agent.cmp(&b.agent));
+        self.heartbeats = self
+            .heartbeats
+            .chunk_by(|a, b| a.agent == b.agent)
+            .filter_map(|copies| newest_beat::newest(copies.iter().cloned(), |h| h.updated_at))
+            .collect();
         self.sort();
     }
 

@@ -15,5 +15,6 @@ pub mod model;
 pub mod search;
 pub mod sources;
 pub mod text;
+pub mod writes;
 
 pub use build::build;

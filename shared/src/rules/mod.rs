@@ -19,6 +19,7 @@ pub mod event;
 pub mod gc;
 pub mod heartbeat;
 pub mod liveness;
+pub mod newest_beat;
 pub mod reconcile;
 pub mod status;
 pub mod vocab;

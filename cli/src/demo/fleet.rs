@@ -1,4 +1,4 @@
-//! `serve --demo`: a temporary coordination repository kept moving by a small simulated
+//! The `serve --demo` fleet: a temporary coordination repository kept moving by a small simulated
 //! fleet, so the dashboard can be seen working without any real agents.
 //!
 //! Every write goes through the ordinary CLI commands (real commits, real heartbeat refs).
@@ -12,21 +12,30 @@ use std::time::Duration;
 use agent_coord_shared::time::Instant;
 use serde_json::json;
 
+use super::create_repository;
+use super::pinned_context;
+use super::RunArgv;
 use crate::command_error::CommandError;
-use crate::commands::demo::create_repository;
-use crate::commands::demo::pinned_context;
-use crate::commands::demo::run_argv;
 
 /// The machine id the dashboard itself writes as in the demo.
 pub(crate) const MACHINE: &str = "demo-m1";
 const REPO: &str = "demo/coordination-showcase";
 
-fn step(dir: &Path, at: Instant, machine: &str, argv: &[&str]) -> Result<(), CommandError> {
-    run_argv(&pinned_context(dir, at, machine)?, argv)?.map(|_| ())
+/// The demo repository and the command runner that moves it.
+#[derive(Clone, Copy)]
+struct Fleet<'a> {
+    dir: &'a Path,
+    run: RunArgv,
+}
+
+impl Fleet<'_> {
+    fn step(self, at: Instant, machine: &str, argv: &[&str]) -> Result<(), CommandError> {
+        (self.run)(&pinned_context(self.dir, at, machine)?, argv)?.map(|_| ())
+    }
 }
 
 fn register(
-    dir: &Path,
+    fleet: Fleet<'_>,
     at: Instant,
     manifest: &serde_json::Value,
     prompt: &str,
@@ -38,8 +47,7 @@ fn register(
     std::fs::write(&file, manifest.to_string()).map_err(io)?;
     std::fs::write(&prompt_file, prompt).map_err(io)?;
     let (f, p) = (path_str(&file), path_str(&prompt_file));
-    step(
-        dir,
+    fleet.step(
         at,
         MACHINE,
         &["register-batch", "--file", &f, "--launch-prompt", &p],
@@ -77,8 +85,9 @@ const AGENTS: [(&str, &str, &str, &str); 6] = [
 ];
 
 /// Populates `dir` with the demo fleet at the current time.
-pub(crate) fn seed(dir: &Path) -> Result<(), CommandError> {
+pub(crate) fn seed(dir: &Path, run: RunArgv) -> Result<(), CommandError> {
     create_repository(dir, MACHINE)?;
+    let fleet = Fleet { dir, run };
     let now = chrono::Utc::now();
     let mins = |m: i64| now - chrono::Duration::minutes(m);
     let platform_items = [
@@ -102,7 +111,7 @@ pub(crate) fn seed(dir: &Path) -> Result<(), CommandError> {
             .collect::<Vec<_>>()
     };
     register(
-        dir,
+        fleet,
         mins(120),
         &json!({"batch_id": "demo-platform", "repo": REPO, "objective": "Ship the lease API with its docs and runner images.",
                 "targets": targets(&platform_items),
@@ -117,7 +126,7 @@ pub(crate) fn seed(dir: &Path) -> Result<(), CommandError> {
         ),
     )?;
     register(
-        dir,
+        fleet,
         mins(90),
         &json!({"batch_id": "demo-release", "repo": REPO, "objective": "Cut the release.",
                 "targets": targets(&release_items),
@@ -132,8 +141,7 @@ pub(crate) fn seed(dir: &Path) -> Result<(), CommandError> {
             _ => mins(1),
         };
         if agent != "demo-agent-3" && agent != "demo-agent-6" {
-            step(
-                dir,
+            fleet.step(
                 at,
                 machine,
                 &[
@@ -149,7 +157,7 @@ pub(crate) fn seed(dir: &Path) -> Result<(), CommandError> {
                 ],
             )?;
             beat(
-                dir,
+                fleet,
                 at,
                 machine,
                 agent,
@@ -162,7 +170,7 @@ pub(crate) fn seed(dir: &Path) -> Result<(), CommandError> {
     }
     // The wedged lane is alive now, but its phase has not moved for 40 minutes.
     beat(
-        dir,
+        fleet,
         now,
         "demo-m2",
         "demo-agent-2",
@@ -171,8 +179,7 @@ pub(crate) fn seed(dir: &Path) -> Result<(), CommandError> {
         "implementing",
         "60",
     )?;
-    step(
-        dir,
+    fleet.step(
         mins(20),
         "demo-m3",
         &[
@@ -191,8 +198,7 @@ pub(crate) fn seed(dir: &Path) -> Result<(), CommandError> {
             "QA asked for the release notes",
         ],
     )?;
-    step(
-        dir,
+    fleet.step(
         mins(5),
         MACHINE,
         &[
@@ -215,7 +221,7 @@ pub(crate) fn seed(dir: &Path) -> Result<(), CommandError> {
 /// One heartbeat of `agent` on `REPO#target` in `batch`.
 #[allow(clippy::too_many_arguments)]
 fn beat(
-    dir: &Path,
+    fleet: Fleet<'_>,
     at: Instant,
     machine: &str,
     agent: &str,
@@ -224,8 +230,7 @@ fn beat(
     status: &str,
     ttl: &str,
 ) -> Result<(), CommandError> {
-    step(
-        dir,
+    fleet.step(
         at,
         machine,
         &[
@@ -254,22 +259,23 @@ const QA: [&str; 3] = [
 ];
 
 /// Keeps the fleet moving every 3 seconds until the process ends.
-pub(crate) fn run(dir: &Path) {
+pub(crate) fn run(dir: &Path, run: RunArgv) {
+    let fleet = Fleet { dir, run };
     let mut tick: usize = 0;
     loop {
         std::thread::sleep(Duration::from_secs(3));
         tick += 1;
-        if let Err(e) = tick_once(dir, tick) {
+        if let Err(e) = tick_once(fleet, tick) {
             use std::io::Write as _;
             let _ = writeln!(std::io::stderr(), "demo: {}", e.message);
         }
     }
 }
 
-fn tick_once(dir: &Path, tick: usize) -> Result<(), CommandError> {
+fn tick_once(fleet: Fleet<'_>, tick: usize) -> Result<(), CommandError> {
     let now = chrono::Utc::now();
     let beat = |agent: &str, machine: &str, target: &str, batch: &str, status: &str| {
-        beat(dir, now, machine, agent, target, batch, status, "60")
+        beat(fleet, now, machine, agent, target, batch, status, "60")
     };
     // Running lane: its phase moves every fourth tick.
     beat(
@@ -297,8 +303,7 @@ fn tick_once(dir: &Path, tick: usize) -> Result<(), CommandError> {
     )?;
     if tick.is_multiple_of(5) {
         let kind = QA[(tick / 5) % QA.len()];
-        step(
-            dir,
+        fleet.step(
             now,
             "demo-m3",
             &[

@@ -1,0 +1,69 @@
+//! `agent-coord serve`: the live dashboard over this machine's coordination state (the
+//! server itself is `crate::serve`).
+
+use super::run_argv;
+use crate::command_error::CommandError;
+use crate::context::Context;
+use crate::demo::fleet;
+use crate::output::Report;
+use crate::serve::guard;
+use crate::serve::start;
+use crate::serve::AppState;
+
+/// Serve the live dashboard for this machine's coordination state
+///
+/// A read-only web dashboard (overview, operator rows, batches, machines, health, custody
+/// timelines) derived from the state branch and heartbeat refs, updated live as refs move.
+/// Two writes exist, accepted only from this machine: importing a batch plan from a pasted
+/// `$pr-batch` launch prompt, and appending a `batch.stop_requested` event.
+#[derive(clap::Args, Debug, Clone)]
+#[command(after_help = "Examples:
+  agent-coord serve                          # http://127.0.0.1:4319
+  agent-coord serve --port 0                 # any free port (the first stdout line is the URL)
+  agent-coord serve --demo                   # a simulated fleet in a temporary repository
+  agent-coord serve --host 0.0.0.0 --allowed-hosts box.lan   # LAN viewers, read-only")]
+pub(crate) struct ServeArgs {
+    /// Address to bind
+    #[arg(long, default_value = "127.0.0.1", value_name = "ADDR")]
+    host: String,
+    /// Port to listen on (0 picks a free one)
+    #[arg(long, default_value_t = 4319)]
+    port: u16,
+    /// Extra Host header values browsers may use (comma-separated); required when --host
+    /// binds all interfaces
+    #[arg(long, value_name = "HOST,...", value_delimiter = ',')]
+    allowed_hosts: Vec<String>,
+    /// Serve a simulated, moving fleet in a temporary repository instead of the real state
+    #[arg(long)]
+    demo: bool,
+}
+
+/// Runs `serve`.
+pub(crate) fn cmd_serve(cx: &Context, args: &ServeArgs) -> Result<Report, CommandError> {
+    let allowed =
+        guard::allowed_hosts(&args.host, &args.allowed_hosts).map_err(CommandError::usage)?;
+    let mut globals = cx.globals.clone();
+    let mut env = cx.env.clone();
+    let _demo_dir = if args.demo {
+        let dir = tempfile::tempdir().map_err(|e| {
+            CommandError::operational(format!("cannot create the demo repository: {e}"))
+        })?;
+        let repo = dir.path().join("state.git");
+        fleet::seed(&repo, run_argv)?;
+        globals.repo_dir = Some(repo.clone());
+        env.machine_id = Some(fleet::MACHINE.into());
+        env.now = None;
+        std::thread::spawn(move || fleet::run(&repo, run_argv));
+        Some(dir)
+    } else {
+        None
+    };
+    let state = AppState::new(globals, env, allowed);
+    let opts = start::Options {
+        host: &args.host,
+        port: args.port,
+        demo: args.demo,
+    };
+    start::run(state, &opts)?;
+    Ok(Report::text(String::new()))
+}

@@ -1,0 +1,120 @@
+//! The server's one error type: a status and one sentence, answered as `{"error": "..."}`.
+//!
+//! A 4xx says what was wrong with the request. A 5xx is the server's own trouble: it is
+//! logged with its details and the client gets a generic sentence (never a local path).
+
+use axum::http::StatusCode;
+use axum::response::IntoResponse;
+use axum::response::Response;
+use axum::Json;
+use serde_json::json;
+
+use crate::command_error::CommandError;
+use crate::command_error::ErrorKind;
+use crate::store::StoreError;
+
+/// What a client sees of a 503: the state could not be read or written just now.
+const UNAVAILABLE: &str =
+    "The coordination state is unavailable right now; try again (the server log has details).";
+/// What a client sees of a 500.
+const INTERNAL: &str = "The dashboard server failed; the server log has details.";
+
+/// An API error: a status and one sentence.
+#[derive(Debug)]
+pub(crate) struct ApiError {
+    pub(crate) status: StatusCode,
+    pub(crate) message: String,
+}
+
+/// A handler's result.
+pub(crate) type ApiResult<T> = Result<T, ApiError>;
+
+impl ApiError {
+    /// Returns an error with `status` and `message`.
+    pub(crate) fn new(status: StatusCode, message: impl Into<String>) -> Self {
+        ApiError {
+            status,
+            message: message.into(),
+        }
+    }
+
+    /// Returns a 500 whose `message` only the server log sees.
+    pub(crate) fn internal(message: impl Into<String>) -> Self {
+        ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, message)
+    }
+}
+
+impl From<CommandError> for ApiError {
+    fn from(e: CommandError) -> Self {
+        let status = match e.kind {
+            ErrorKind::Usage | ErrorKind::StackUsage => StatusCode::BAD_REQUEST,
+            ErrorKind::Conflict | ErrorKind::ClaimRefused => StatusCode::CONFLICT,
+            ErrorKind::NotFound => StatusCode::NOT_FOUND,
+            ErrorKind::Operational => StatusCode::SERVICE_UNAVAILABLE,
+        };
+        ApiError::new(status, e.message)
+    }
+}
+
+impl From<StoreError> for ApiError {
+    fn from(e: StoreError) -> Self {
+        ApiError::from(CommandError::from(e))
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let message = if self.status.is_server_error() {
+            tracing::error!(status = self.status.as_u16(), error = %self.message, "request failed");
+            if self.status == StatusCode::SERVICE_UNAVAILABLE {
+                UNAVAILABLE.to_owned()
+            } else {
+                INTERNAL.to_owned()
+            }
+        } else {
+            self.message
+        };
+        (self.status, Json(json!({ "error": message }))).into_response()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    async fn body_of(e: ApiError) -> (StatusCode, String) {
+        let resp = e.into_response();
+        let status = resp.status();
+        let bytes = axum::body::to_bytes(resp.into_body(), usize::MAX)
+            .await
+            .expect("body");
+        (status, String::from_utf8_lossy(&bytes).into_owned())
+    }
+
+    #[tokio::test]
+    async fn server_errors_never_show_their_details() {
+        let e = ApiError::from(CommandError::operational(
+            "cannot open coordination repository at /home/me/state.git: gone",
+        ));
+        let (status, body) = body_of(e).await;
+        assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE);
+        assert!(!body.contains("/home/me"), "{body}");
+        assert!(body.contains(UNAVAILABLE), "{body}");
+        let (status, body) = body_of(ApiError::internal("join error at /tmp/x")).await;
+        assert_eq!(status, StatusCode::INTERNAL_SERVER_ERROR);
+        assert_eq!(body, json!({ "error": INTERNAL }).to_string());
+    }
+
+    #[tokio::test]
+    async fn client_errors_say_what_was_wrong() {
+        let (status, body) =
+            body_of(ApiError::from(CommandError::usage("Batch id is required."))).await;
+        assert_eq!(
+            (status, body.as_str()),
+            (
+                StatusCode::BAD_REQUEST,
+                r#"{"error":"Batch id is required."}"#
+            )
+        );
+    }
+}

@@ -1,0 +1,89 @@
+//! The extractors the two writes run through, in order: the peer is on this machine
+//! ([`FromThisMachine`]), then the body is JSON of at most [`BODY_LIMIT`] bytes
+//! ([`ApiJson`]). Each refusal is an [`ApiError`], so bad input always gets one shape.
+
+use std::marker::PhantomData;
+use std::net::SocketAddr;
+
+use axum::extract::ConnectInfo;
+use axum::extract::FromRequest;
+use axum::extract::FromRequestParts;
+use axum::extract::Request;
+use axum::http::header;
+use axum::http::request::Parts;
+use axum::http::StatusCode;
+use serde::de::DeserializeOwned;
+
+use super::error::ApiError;
+use super::guard;
+use super::state::AppState;
+
+/// Largest request body a write accepts.
+pub(crate) const BODY_LIMIT: usize = 256 * 1024;
+
+/// A write that only this machine may send; its name starts the refusal.
+pub(crate) trait LocalWrite {
+    /// What the write sends, as the refusal names it ("Batch plans").
+    const NAME: &'static str;
+}
+
+/// Admits a request only from a peer on this machine (loopback, or an address of one of
+/// its interfaces): the kernel's peer address decides, never a forwarded header.
+pub(crate) struct FromThisMachine<W>(PhantomData<W>);
+
+impl<W: LocalWrite> FromRequestParts<AppState> for FromThisMachine<W> {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, s: &AppState) -> Result<Self, ApiError> {
+        let peer = parts
+            .extensions
+            .get::<ConnectInfo<SocketAddr>>()
+            .map(|c| c.0.ip())
+            .ok_or_else(|| ApiError::internal("the connection has no peer address"))?;
+        if !guard::is_machine_local(peer, &(s.local_addrs)()) {
+            return Err(ApiError::new(
+                StatusCode::FORBIDDEN,
+                format!(
+                    "{} can only be sent from the machine running the dashboard. Remote viewers have read-only access.",
+                    W::NAME
+                ),
+            ));
+        }
+        Ok(FromThisMachine(PhantomData))
+    }
+}
+
+/// A JSON request body: `Content-Type: application/json` (else 415), at most
+/// [`BODY_LIMIT`] bytes (else 413), valid JSON of `T` (else 400).
+pub(crate) struct ApiJson<T>(pub(crate) T);
+
+impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for ApiJson<T> {
+    type Rejection = ApiError;
+
+    async fn from_request(req: Request, _: &S) -> Result<Self, ApiError> {
+        let content_type = req
+            .headers()
+            .get(header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok());
+        if !guard::is_json_content_type(content_type) {
+            return Err(ApiError::new(
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                "Writes require Content-Type: application/json.",
+            ));
+        }
+        let bytes = axum::body::to_bytes(req.into_body(), BODY_LIMIT)
+            .await
+            .map_err(|_| {
+                ApiError::new(
+                    StatusCode::PAYLOAD_TOO_LARGE,
+                    format!("Request body is larger than {} KiB.", BODY_LIMIT / 1024),
+                )
+            })?;
+        serde_json::from_slice(&bytes).map(ApiJson).map_err(|e| {
+            ApiError::new(
+                StatusCode::BAD_REQUEST,
+                format!("Request body is not valid JSON: {e}"),
+            )
+        })
+    }
+}

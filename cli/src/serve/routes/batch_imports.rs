@@ -1,0 +1,47 @@
+//! `POST /api/batches/import`: saves a batch plan from a pasted launch prompt (or a
+//! reviewed draft). Decided by shared's `dashboard::writes::import` inside the transaction.
+
+use agent_coord_shared::dashboard::writes as dashboard_writes;
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::routing::post;
+use axum::Json;
+use axum::Router;
+use serde_json::json;
+use serde_json::Value;
+
+use crate::serve::error::ApiResult;
+use crate::serve::extract::ApiJson;
+use crate::serve::extract::FromThisMachine;
+use crate::serve::extract::LocalWrite;
+use crate::serve::state::blocking;
+use crate::serve::state::AppState;
+use crate::transact::write;
+
+/// The import route.
+pub(crate) fn router() -> Router<AppState> {
+    Router::new().route("/api/batches/import", post(batch_imports_create))
+}
+
+/// Imports are batch plans.
+pub(crate) struct Import;
+
+impl LocalWrite for Import {
+    const NAME: &'static str = "Batch plans";
+}
+
+async fn batch_imports_create(
+    State(s): State<AppState>,
+    _: FromThisMachine<Import>,
+    ApiJson(body): ApiJson<Value>,
+) -> ApiResult<(StatusCode, Json<Value>)> {
+    let out = blocking(move || {
+        let cx = s.context()?;
+        let written = write(&cx, |snap, ctx| dashboard_writes::import(snap, ctx, &body))?;
+        s.poll_version();
+        let done = written.done.plan.outcome;
+        Ok(json!({"batchId": done.batch_id, "path": done.path, "manifest": done.manifest}))
+    })
+    .await?;
+    Ok((StatusCode::CREATED, Json(out)))
+}

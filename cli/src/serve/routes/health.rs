@@ -1,0 +1,21 @@
+//! `GET /api/health`: the lifecycle probe (is the server up, which version of the refs it
+//! last saw, whether the front end is built in).
+
+use axum::extract::State;
+use axum::routing::get;
+use axum::Json;
+use axum::Router;
+use serde_json::json;
+use serde_json::Value;
+
+use crate::serve::assets;
+use crate::serve::state::AppState;
+
+/// The health route.
+pub(crate) fn router() -> Router<AppState> {
+    Router::new().route("/api/health", get(health_show))
+}
+
+async fn health_show(State(s): State<AppState>) -> Json<Value> {
+    Json(json!({"ok": true, "version": *s.version.borrow(), "bundled": assets::bundled()}))
+}

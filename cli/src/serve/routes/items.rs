@@ -1,0 +1,40 @@
+//! `GET /api/items/{owner}/{repo}/{target}`: one issue or pull request's custody timeline.
+
+use agent_coord_shared::dashboard::detail;
+use axum::extract::Path;
+use axum::extract::State;
+use axum::routing::get;
+use axum::Json;
+use axum::Router;
+use serde_json::Value;
+
+use crate::serve::error::ApiError;
+use crate::serve::error::ApiResult;
+use crate::serve::state::blocking;
+use crate::serve::state::AppState;
+
+/// The item route.
+pub(crate) fn router() -> Router<AppState> {
+    Router::new().route("/api/items/{owner}/{repo}/{target}", get(items_show))
+}
+
+async fn items_show(
+    State(s): State<AppState>,
+    Path((owner, repo, target)): Path<(String, String, String)>,
+) -> ApiResult<Json<Value>> {
+    blocking(move || {
+        let cx = s.context()?;
+        let built = s.built()?;
+        let d = detail::item_detail(
+            &built.inputs,
+            &built.model,
+            &format!("{owner}/{repo}"),
+            &target,
+            cx.now(),
+        );
+        serde_json::to_value(d)
+            .map(Json)
+            .map_err(|e| ApiError::internal(e.to_string()))
+    })
+    .await
+}

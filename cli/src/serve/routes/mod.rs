@@ -1,0 +1,26 @@
+//! The API, one file per resource; each exports `router()` with its routes and handlers
+//! named `<resource>_<verb>`.
+
+pub(crate) mod batch_imports;
+pub(crate) mod batches;
+pub(crate) mod dashboard;
+pub(crate) mod health;
+pub(crate) mod items;
+pub(crate) mod stop_requests;
+pub(crate) mod stream;
+
+use axum::Router;
+
+use super::state::AppState;
+
+/// Every API route.
+pub(crate) fn router() -> Router<AppState> {
+    Router::new()
+        .merge(health::router())
+        .merge(dashboard::router())
+        .merge(batch_imports::router())
+        .merge(stop_requests::router())
+        .merge(batches::router())
+        .merge(items::router())
+        .merge(stream::router())
+}

@@ -1,0 +1,51 @@
+//! `POST /api/batches/stop`: asks a batch's agents to stop by appending a
+//! `batch.stop_requested` event. Decided by shared's `dashboard::writes::stop` inside the
+//! transaction (the batch must be known to the state it writes on).
+
+use agent_coord_shared::dashboard::writes as dashboard_writes;
+use agent_coord_shared::dashboard::writes::StopRequest;
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::routing::post;
+use axum::Json;
+use axum::Router;
+use serde_json::json;
+use serde_json::Value;
+
+use crate::command_error::CommandError;
+use crate::serve::error::ApiResult;
+use crate::serve::extract::ApiJson;
+use crate::serve::extract::FromThisMachine;
+use crate::serve::extract::LocalWrite;
+use crate::serve::state::blocking;
+use crate::serve::state::AppState;
+use crate::transact::write;
+
+/// The stop-request route.
+pub(crate) fn router() -> Router<AppState> {
+    Router::new().route("/api/batches/stop", post(stop_requests_create))
+}
+
+/// Stop requests.
+pub(crate) struct Stop;
+
+impl LocalWrite for Stop {
+    const NAME: &'static str = "Batch stop requests";
+}
+
+async fn stop_requests_create(
+    State(s): State<AppState>,
+    _: FromThisMachine<Stop>,
+    ApiJson(body): ApiJson<Value>,
+) -> ApiResult<(StatusCode, Json<Value>)> {
+    let out = blocking(move || {
+        let request = StopRequest::from_body(&body).map_err(CommandError::from)?;
+        let cx = s.context()?;
+        let written = write(&cx, |snap, ctx| dashboard_writes::stop(snap, ctx, &request))?;
+        s.poll_version();
+        let (path, event) = &written.done.plan.outcome;
+        Ok(json!({"event": event, "path": path}))
+    })
+    .await?;
+    Ok((StatusCode::CREATED, Json(out)))
+}

@@ -1,0 +1,126 @@
+//! What every handler shares: the options the server started with, the repository it
+//! keeps open, the model cache and the version announcer.
+//!
+//! No coordination state lives here: the cache only remembers derivations of the refs,
+//! and every write goes through the store's transaction like a CLI write.
+
+use std::net::IpAddr;
+use std::ops::Deref;
+use std::sync::Arc;
+use std::sync::Mutex;
+
+use tokio::sync::watch;
+
+use super::cache;
+use super::error::ApiError;
+use super::error::ApiResult;
+use super::guard;
+use crate::command_error::CommandError;
+use crate::context::Context;
+use crate::context::Env;
+use crate::context::GlobalArgs;
+use crate::store::SharedStore;
+use crate::store::Store;
+
+/// The handlers' state: cheap to clone (one shared [`Shared`]).
+#[derive(Clone)]
+pub(crate) struct AppState(Arc<Shared>);
+
+/// Everything a request handler needs.
+pub(crate) struct Shared {
+    pub(crate) globals: GlobalArgs,
+    pub(crate) env: Env,
+    /// The repository, opened by the first request that could open it, then kept.
+    store: Mutex<Option<Arc<SharedStore>>>,
+    pub(crate) cache: Mutex<cache::ModelCache>,
+    pub(crate) allowed_hosts: Vec<String>,
+    pub(crate) version: watch::Sender<String>,
+    /// The machine's interface addresses (a function so tests can pretend).
+    pub(crate) local_addrs: fn() -> Vec<IpAddr>,
+}
+
+impl Deref for AppState {
+    type Target = Shared;
+
+    fn deref(&self) -> &Shared {
+        &self.0
+    }
+}
+
+impl AppState {
+    pub(crate) fn new(globals: GlobalArgs, env: Env, allowed_hosts: Vec<String>) -> AppState {
+        AppState(Arc::new(Shared {
+            globals,
+            env,
+            store: Mutex::new(None),
+            cache: Mutex::new(cache::ModelCache::default()),
+            allowed_hosts,
+            version: watch::channel(String::new()).0,
+            local_addrs: guard::local_addresses,
+        }))
+    }
+}
+
+impl Shared {
+    /// Returns a context for one request (the clock read now, or as pinned).
+    pub(crate) fn context(&self) -> Result<Context, CommandError> {
+        Context::new(self.globals.clone(), self.env.clone())
+    }
+
+    /// Returns a read-only store on the repository the server keeps open (opening it on
+    /// first use; a repository that cannot be opened yet is tried again next time).
+    pub(crate) fn store(&self) -> Result<Store, CommandError> {
+        let mut slot = self
+            .store
+            .lock()
+            .map_err(|_| CommandError::operational("repository handle poisoned"))?;
+        if let Some(shared) = slot.as_ref() {
+            return Ok(shared.local());
+        }
+        let (store, _) = self.context()?.open_store(false)?;
+        let shared = Arc::new(store.share());
+        let local = shared.local();
+        *slot = Some(shared);
+        Ok(local)
+    }
+
+    /// Returns the current model (derived only when the refs moved).
+    pub(crate) fn built(&self) -> ApiResult<Arc<cache::Built>> {
+        let cx = self.context()?;
+        let store = self.store()?;
+        let mut cache = self
+            .cache
+            .lock()
+            .map_err(|_| ApiError::internal("model cache poisoned"))?;
+        Ok(cache.get(&store, cx.now())?)
+    }
+
+    /// Returns the model currently cached, if any (without deriving).
+    pub(crate) fn last_built(&self) -> Option<Arc<cache::Built>> {
+        self.cache.lock().ok().and_then(|c| c.current())
+    }
+
+    /// Reads the refs and publishes their version if it changed.
+    pub(crate) fn poll_version(&self) {
+        let Ok(store) = self.store() else { return };
+        if let Ok(tips) = cache::Tips::read(&store) {
+            let v = tips.version();
+            self.version.send_if_modified(|cur| {
+                let changed = *cur != v;
+                if changed {
+                    *cur = v;
+                }
+                changed
+            });
+        }
+    }
+}
+
+/// Runs `f` on a blocking thread (store reads and writes are synchronous).
+pub(crate) async fn blocking<T: Send + 'static>(
+    f: impl FnOnce() -> ApiResult<T> + Send + 'static,
+) -> ApiResult<T> {
+    tokio::task::spawn_blocking(f)
+        .await
+        .map_err(|e| ApiError::internal(format!("request handler failed: {e}")))?
+}
