@@ -1,3 +1,6 @@
+//! The launch-prompt parser on the reference example and its edge cases, and draft
+//! validation in the reference's order.
+
 use serde_json::json;
 
 use super::parse::fnv1a_base36;

@@ -160,6 +160,24 @@ fn is_repo_slug(s: &str) -> bool {
 /// `now` and `machine` default `created_at` and `created_by_machine` (which always gets
 /// the `dashboard:` prefix).
 pub fn validate_draft(draft: &BatchDraft, now: &str, machine: &str) -> Result<Value, PromptError> {
+    let header = check_header(draft)?;
+    let repo = check_targets(draft)?;
+    check_lanes(draft, repo)?;
+    let manifest = manifest(draft, &header, repo, now, machine);
+    // The CLI must be able to read what the dashboard saves.
+    crate::rules::batch::validate(&manifest, Some(header.id)).map_err(|e| err(e.to_string()))?;
+    Ok(manifest)
+}
+
+/// The checked id, objective and prompt of a draft.
+struct Header<'d> {
+    id: &'d str,
+    objective: &'d str,
+    prompt: &'d str,
+}
+
+/// Checks the id, the objective and the prompt (which must parse, to the same id).
+fn check_header(draft: &BatchDraft) -> Result<Header<'_>, PromptError> {
     let id = draft.batch_id.trim();
     if id.is_empty() {
         return Err(err("Batch id is required."));
@@ -187,6 +205,15 @@ pub fn validate_draft(draft: &BatchDraft, now: &str, machine: &str) -> Result<Va
             parsed.batch_id
         )));
     }
+    Ok(Header {
+        id,
+        objective,
+        prompt,
+    })
+}
+
+/// Checks the targets and their repositories; returns the plan's repository.
+fn check_targets(draft: &BatchDraft) -> Result<Option<&str>, PromptError> {
     if draft.targets.is_empty() {
         return Err(err("At least one target is required."));
     }
@@ -206,6 +233,19 @@ pub fn validate_draft(draft: &BatchDraft, now: &str, machine: &str) -> Result<Va
             return Err(err(format!("Repository {r} is not a valid owner/repo.")));
         }
     }
+    if let Some((n, _)) = repos_of(draft, repo).iter().find(|(_, r)| r.len() > 1) {
+        return Err(err(format!(
+            "Target {n} appears in multiple repos, but lane targets are number-only. Split this into separate batch plans."
+        )));
+    }
+    Ok(repo)
+}
+
+/// Target number → the repositories it is listed under.
+fn repos_of<'d>(
+    draft: &'d BatchDraft,
+    repo: Option<&'d str>,
+) -> BTreeMap<&'d str, BTreeSet<&'d str>> {
     let mut repos_of: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
     for t in &draft.targets {
         let effective = t.repo.as_deref().or(repo).unwrap_or("UNKNOWN");
@@ -214,14 +254,15 @@ pub fn validate_draft(draft: &BatchDraft, now: &str, machine: &str) -> Result<Va
             .or_default()
             .insert(effective);
     }
-    if let Some((n, _)) = repos_of.iter().find(|(_, r)| r.len() > 1) {
-        return Err(err(format!(
-            "Target {n} appears in multiple repos, but lane targets are number-only. Split this into separate batch plans."
-        )));
-    }
+    repos_of
+}
+
+/// Checks that there are lanes and every lane names only listed targets.
+fn check_lanes(draft: &BatchDraft, repo: Option<&str>) -> Result<(), PromptError> {
     if draft.lanes.is_empty() {
         return Err(err("At least one lane is required."));
     }
+    let repos_of = repos_of(draft, repo);
     for lane in &draft.lanes {
         if lane.targets.is_empty() {
             return Err(err(format!(
@@ -240,6 +281,21 @@ pub fn validate_draft(draft: &BatchDraft, now: &str, machine: &str) -> Result<Va
             )));
         }
     }
+    Ok(())
+}
+
+fn non_empty(v: &Option<String>) -> Option<String> {
+    v.clone().filter(|s| !s.is_empty())
+}
+
+/// The manifest record of a checked draft.
+fn manifest(
+    draft: &BatchDraft,
+    header: &Header<'_>,
+    repo: Option<&str>,
+    now: &str,
+    machine: &str,
+) -> Value {
     let machine = draft
         .created_by_machine
         .clone()
@@ -249,26 +305,6 @@ pub fn validate_draft(draft: &BatchDraft, now: &str, machine: &str) -> Result<Va
     } else {
         format!("dashboard:{machine}")
     };
-    let opt = |v: &Option<String>| v.clone().filter(|s| !s.is_empty());
-    let targets: Vec<Value> = draft
-        .targets
-        .iter()
-        .map(|t| {
-            let mut o = Map::new();
-            o.insert("type".into(), json!(t.kind));
-            o.insert("target".into(), json!(t.target));
-            for (k, v) in [
-                ("url", opt(&t.url)),
-                ("title", opt(&t.title)),
-                ("repo", opt(&t.repo)),
-            ] {
-                if let Some(v) = v {
-                    o.insert(k.into(), json!(v));
-                }
-            }
-            Value::Object(o)
-        })
-        .collect();
     let lanes: Vec<Value> = draft
         .lanes
         .iter()
@@ -277,40 +313,56 @@ pub fn validate_draft(draft: &BatchDraft, now: &str, machine: &str) -> Result<Va
                    "depends_on": l.depends_on, "status": l.status})
         })
         .collect();
-    let reservations: Vec<Value> = draft
-        .reservations
-        .iter()
-        .map(|r| {
-            let mut o = Map::new();
-            o.insert("type".into(), json!(r.kind));
-            o.insert("target".into(), json!(r.target));
-            o.insert("reason".into(), json!(r.reason));
-            if let Some(repo) = opt(&r.repo) {
-                o.insert("repo".into(), json!(repo));
-            }
-            Value::Object(o)
-        })
-        .collect();
     let mut manifest = Map::new();
     manifest.insert("schema_version".into(), json!(1));
-    manifest.insert("batch_id".into(), json!(id));
+    manifest.insert("batch_id".into(), json!(header.id));
     if let Some(repo) = repo {
         manifest.insert("repo".into(), json!(repo));
     }
-    manifest.insert("objective".into(), json!(objective));
-    manifest.insert("targets".into(), Value::Array(targets));
+    manifest.insert("objective".into(), json!(header.objective));
+    manifest.insert(
+        "targets".into(),
+        draft.targets.iter().map(target_json).collect(),
+    );
     manifest.insert("lanes".into(), Value::Array(lanes));
-    manifest.insert("reservations".into(), Value::Array(reservations));
+    manifest.insert(
+        "reservations".into(),
+        draft.reservations.iter().map(reservation_json).collect(),
+    );
     manifest.insert(
         "created_at".into(),
         json!(draft.created_at.clone().unwrap_or_else(|| now.to_owned())),
     );
     manifest.insert("created_by_machine".into(), json!(machine));
-    manifest.insert("launch_prompt".into(), json!(prompt));
-    let manifest = Value::Object(manifest);
-    // The CLI must be able to read what the dashboard saves.
-    crate::rules::batch::validate(&manifest, Some(id)).map_err(|e| err(e.to_string()))?;
-    Ok(manifest)
+    manifest.insert("launch_prompt".into(), json!(header.prompt));
+    Value::Object(manifest)
+}
+
+fn target_json(t: &DraftTarget) -> Value {
+    let mut o = Map::new();
+    o.insert("type".into(), json!(t.kind));
+    o.insert("target".into(), json!(t.target));
+    for (k, v) in [
+        ("url", non_empty(&t.url)),
+        ("title", non_empty(&t.title)),
+        ("repo", non_empty(&t.repo)),
+    ] {
+        if let Some(v) = v {
+            o.insert(k.into(), json!(v));
+        }
+    }
+    Value::Object(o)
+}
+
+fn reservation_json(r: &DraftReservation) -> Value {
+    let mut o = Map::new();
+    o.insert("type".into(), json!(r.kind));
+    o.insert("target".into(), json!(r.target));
+    o.insert("reason".into(), json!(r.reason));
+    if let Some(repo) = non_empty(&r.repo) {
+        o.insert("repo".into(), json!(repo));
+    }
+    Value::Object(o)
 }
 
 /// Turns an import request body into a validated manifest: `{"launch_prompt": "…"}` is

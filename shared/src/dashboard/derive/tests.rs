@@ -1,3 +1,6 @@
+//! Row-state precedence, QA status, stop control, lane text states and the other per-record
+//! rules, one table or case list each.
+
 use super::*;
 use crate::time;
 

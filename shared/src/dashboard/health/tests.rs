@@ -20,8 +20,11 @@ fn details(signal: &str, setup: impl Fn(&mut Records)) -> Vec<String> {
         .collect()
 }
 
+/// One case of a signal's table: what it shows, the records, the details expected.
+type Case<'a> = (&'a str, &'a dyn Fn(&mut Records), &'a [&'a str]);
+
 /// Checks every case of a signal's table.
-fn table(signal: &str, cases: &[(&str, &dyn Fn(&mut Records), &[&str])]) {
+fn table(signal: &str, cases: &[Case<'_>]) {
     for (case, setup, want) in cases {
         assert_eq!(details(signal, setup), *want, "{signal}: {case}");
     }
