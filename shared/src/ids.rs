@@ -9,6 +9,8 @@ use std::str::FromStr;
 use serde::Deserialize;
 use serde::Serialize;
 
+use crate::record::EventKind;
+
 /// Why an identifier was rejected.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("invalid {field}: {value}")]
@@ -114,6 +116,20 @@ segment_id!(
     EventType,
     "event type"
 );
+
+impl EventType {
+    /// Returns the type when it is one the code knows by name.
+    pub fn known(&self) -> Option<EventKind> {
+        EventKind::parse(&self.0)
+    }
+}
+
+impl From<EventKind> for EventType {
+    fn from(kind: EventKind) -> Self {
+        // Every known name is a valid segment (checked in `record::kind`'s tests).
+        Self(kind.as_str().to_owned())
+    }
+}
 
 /// A machine id: a segment that is also a valid git ref component (no `:`, no `.lock` suffix).
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -258,6 +274,16 @@ pub mod paths {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn known_event_types_are_segments() {
+        for kind in EventKind::ALL {
+            let t = EventType::from(*kind);
+            assert_eq!(t.as_str().parse::<EventType>(), Ok(t.clone()));
+            assert_eq!(t.known(), Some(*kind));
+        }
+        assert_eq!("note".parse::<EventType>().unwrap().known(), None);
+    }
 
     #[test]
     fn segment_grammar() {

@@ -7,8 +7,8 @@ use agent_coord_shared::ids::LaneName;
 use agent_coord_shared::ids::RepoSlug;
 use agent_coord_shared::ids::Target;
 use agent_coord_shared::record::field as f;
+use agent_coord_shared::record::EventKind;
 use agent_coord_shared::record::Record;
-use agent_coord_shared::record::LANE_CLOSED;
 use agent_coord_shared::rules::closeout;
 use agent_coord_shared::rules::closeout::Closed;
 use agent_coord_shared::rules::closeout::CloseoutRequest;
@@ -102,7 +102,7 @@ pub(crate) fn cmd_record_event(
         .map(str::parse::<LaneName>)
         .transpose()
         .map_err(CommandError::usage)?;
-    if args.kind.as_str() == LANE_CLOSED {
+    if args.kind.known() == Some(EventKind::LaneClosed) {
         return lane_closed(cx, args, lane);
     }
     if args.terminal.terminal.is_some() || args.terminal.first_terminal_only_flag().is_some() {

@@ -9,6 +9,7 @@
 use std::path::Path;
 use std::time::Duration;
 
+use agent_coord_shared::record::EventKind;
 use agent_coord_shared::time::Instant;
 use serde_json::json;
 
@@ -206,7 +207,7 @@ pub(crate) fn seed(dir: &Path, run: RunArgv) -> Result<(), CommandError> {
             "--batch-id",
             "demo-release",
             "--type",
-            "batch.stop_requested",
+            EventKind::BatchStopRequested.as_str(),
             "--status",
             "stop_requested",
             "--repo",

@@ -13,6 +13,7 @@ use super::model::RowState;
 use super::model::TimelineEntry;
 use super::model::TimelineKind;
 use super::text;
+use crate::record::EventKind;
 use crate::rules::liveness::Liveness;
 use crate::time;
 use crate::time::Instant;
@@ -57,10 +58,10 @@ fn is_phase(kind: &str) -> bool {
 
 fn is_release(e: &EventIn) -> bool {
     let k = e.kind.to_lowercase();
-    k == "claim.released"
+    EventKind::ClaimReleased.is(&k)
         || k == "release"
         || k == "released"
-        || (text::terminal(&k).is_some() && !k.starts_with("claim.acquired"))
+        || (text::terminal(&k).is_some() && !k.starts_with(EventKind::ClaimAcquired.as_str()))
 }
 
 fn entry(
@@ -169,7 +170,7 @@ impl Custody {
     /// Adds what one event says: an acquisition, a release, a phase or any other event.
     fn event(&mut self, e: &EventIn) {
         let kind = e.kind.to_lowercase();
-        if kind == "claim.acquired" || kind == "claim" || kind == "takeover" {
+        if EventKind::ClaimAcquired.is(&kind) || kind == "claim" || kind == "takeover" {
             self.acquired(e);
         } else if is_release(e) {
             let by_holder = e.agent.is_none() || e.agent == self.holder;

@@ -15,6 +15,7 @@ use crate::ids::BatchId;
 use crate::manifest as prompt;
 use crate::record::scalar_string;
 use crate::record::Claim;
+use crate::record::EventKind;
 use crate::record::Heartbeat;
 use crate::record::Record;
 use crate::rules::event::new_event;
@@ -148,7 +149,13 @@ pub fn stop(
         fields.insert("repo".into(), json!(r));
     }
     fields.insert("message".into(), json!(request.reason));
-    let (path, event) = new_event(snap, ctx, &request.batch, "batch.stop_requested", fields)?;
+    let (path, event) = new_event(
+        snap,
+        ctx,
+        &request.batch,
+        EventKind::BatchStopRequested.as_str(),
+        fields,
+    )?;
     let mut plan = Plan::nothing("dashboard-stop", (path.clone(), event.clone()));
     plan.state.push((path, event));
     plan.summary = format!("dashboard: request stop of batch {id}");

@@ -4,6 +4,8 @@
 use serde_json::Value;
 
 use super::field::*;
+use super::EventKind;
+use super::Payload;
 use super::Record;
 use crate::time;
 use crate::time::Instant;
@@ -90,6 +92,17 @@ impl Event {
         phase => PHASE;
     }
 
+    /// Returns the type when it is one the code knows by name.
+    pub fn known_kind(&self) -> Option<EventKind> {
+        self.kind().and_then(EventKind::parse)
+    }
+
+    /// Returns the typed payload: `None` for a type without one, or when it is malformed
+    /// (see [`Payload::read`] for why).
+    pub fn payload(&self) -> Option<Payload<'_>> {
+        Payload::read(self.known_kind()?, &self.0)?.ok()
+    }
+
     /// Returns `at`, parsed.
     pub fn at(&self) -> Option<Instant> {
         AT.text(&self.0).and_then(time::parse)
@@ -97,7 +110,7 @@ impl Event {
 }
 
 /// The `type` of a terminal closeout reservation.
-pub const LANE_CLOSED: &str = "lane_closed";
+pub const LANE_CLOSED: &str = EventKind::LaneClosed.as_str();
 
 record_kind! {
     /// A `lane_closed` v2 reservation: one per lane, at a deterministic event id.

@@ -3,7 +3,8 @@
 //! Each kind ([`Claim`], [`Heartbeat`], [`Manifest`], [`Lane`], [`Event`], [`LaneClosed`],
 //! [`Archive`]) is a serde type over the stored JSON object with typed accessors for the
 //! fields the rules use; field names live in [`field`], lists of them next to the kind
-//! they order.
+//! they order. Event types the code knows by name are [`EventKind`]; what each of them
+//! carries reads through [`Event::payload`] into a [`Payload`] (see [`payload`]).
 //!
 //! Why a typed view over the ordered map, not a struct of `Option<String>` fields with a
 //! `#[serde(flatten)] extra` map: the bytes we write depend on the map's insertion order,
@@ -79,6 +80,8 @@ mod event;
 pub mod field;
 mod heartbeat;
 mod identity;
+mod kind;
+pub mod payload;
 
 pub use archive::Archive;
 pub use archive::Archived;
@@ -93,6 +96,10 @@ pub use event::LANE_CLOSED;
 pub use field::Field;
 pub use heartbeat::Heartbeat;
 pub use identity::Identity;
+pub use kind::EventKind;
+pub use kind::UnknownKind;
+pub use payload::Payload;
+pub use payload::PayloadError;
 
 /// One stored record: a JSON object, in stored key order.
 pub type Record = Map<String, Value>;

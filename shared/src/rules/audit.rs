@@ -20,7 +20,9 @@ use crate::ids::BatchId;
 use crate::record::field as f;
 use crate::record::field::Field;
 use crate::record::is_http_url;
+use crate::record::EventKind;
 use crate::record::ParseError;
+use crate::record::Payload;
 use crate::record::Record;
 use crate::record::LANE_CLOSED;
 use crate::snapshot::ReadError;
@@ -33,8 +35,6 @@ const UNKNOWN: &str = "UNKNOWN";
 const DEFAULT_WORKSPACE: &str = "default";
 /// The `terminal` values a `lane_closed` marker may carry.
 const TERMINAL_STATES: [&str; 3] = ["done", "abandoned", "superseded"];
-/// Lifecycle event types other than `lane_closed`.
-const ORDINARY_TYPES: [&str; 3] = ["claim.acquired", "claim.released", "phase.changed"];
 /// Fields an ordinary lifecycle event must carry as fact strings.
 const ORDINARY_REQUIRED: [Field; 4] = [f::EVENT_ID, f::BATCH_ID, f::AGENT_ID, f::AT];
 /// Identity fields an ordinary lifecycle event may carry, as fact strings.
@@ -116,7 +116,7 @@ impl LaneAudit {
             owner: UNKNOWN.to_owned(),
             targets: Vec::new(),
             event_count: 0,
-            missing: vec!["claim.acquired".to_owned(), "terminal".to_owned()],
+            missing: vec![EventKind::ClaimAcquired.to_string(), "terminal".to_owned()],
             complete: false,
             malformed: true,
         }

@@ -21,6 +21,7 @@ use crate::ids::Target;
 use crate::record::field as f;
 use crate::record::field::copy_all;
 use crate::record::Claim;
+use crate::record::EventKind;
 use crate::record::Record;
 use crate::snapshot::ReadError;
 use crate::snapshot::Snapshot;
@@ -248,7 +249,13 @@ pub fn decide(
         let mut fields = Record::new();
         copy_all(&LIFECYCLE, &record, &mut fields);
         copy_all(&f::METADATA, &record, &mut fields);
-        match event::lifecycle(snap, ctx, "claim.acquired", record.batch_id(), fields) {
+        match event::lifecycle(
+            snap,
+            ctx,
+            EventKind::ClaimAcquired,
+            record.batch_id(),
+            fields,
+        ) {
             Ok(Some(ev)) => plan.state.push(ev),
             Ok(None) => {}
             Err(w) => plan.warnings.push(w),
@@ -412,7 +419,13 @@ pub fn release(
             record: record.clone(),
         },
     };
-    match event::lifecycle(snap, ctx, "claim.released", record.batch_id(), fields) {
+    match event::lifecycle(
+        snap,
+        ctx,
+        EventKind::ClaimReleased,
+        record.batch_id(),
+        fields,
+    ) {
         Ok(Some(ev)) => plan.state.push(ev),
         Ok(None) => {}
         Err(w) => plan.warnings.push(w),

@@ -1,5 +1,6 @@
-//! Events: ordinary `record-event` writes, typed-event validation, and the lifecycle
-//! events (`claim.acquired`, `claim.released`, `phase.changed`) other writes emit.
+//! Events: ordinary `record-event` writes, typed-event validation (over
+//! [`crate::record::payload`]), and the lifecycle events (`claim.acquired`,
+//! `claim.released`, `phase.changed`) other writes emit.
 //!
 //! Events are append-only: each is a new file `events/<batch>/<event-id>.json`, written in
 //! the same commit as the change it describes.
@@ -15,7 +16,11 @@ use crate::ids::EventType;
 use crate::ids::LaneName;
 use crate::record::field as f;
 use crate::record::field::Field;
+use crate::record::payload;
 use crate::record::Event;
+use crate::record::EventKind;
+use crate::record::Payload;
+use crate::record::PayloadError;
 use crate::record::Record;
 use crate::snapshot::Snapshot;
 use crate::time;
@@ -55,7 +60,7 @@ pub fn new_event(
 pub fn lifecycle(
     snap: &impl Snapshot,
     ctx: &Ctx,
-    kind: &str,
+    kind: EventKind,
     batch_id: Option<&str>,
     fields: Record,
 ) -> Result<Option<(String, Record)>, String> {
@@ -66,7 +71,7 @@ pub fn lifecycle(
     let batch: BatchId = raw
         .parse()
         .map_err(|e: crate::ids::IdError| warn(e.to_string()))?;
-    new_event(snap, ctx, &batch, kind, fields)
+    new_event(snap, ctx, &batch, kind.as_str(), fields)
         .map(Some)
         .map_err(|e| warn(e.to_string()))
 }
@@ -105,90 +110,54 @@ impl TypedFields {
     }
 }
 
-/// How one typed event type constrains its fields.
-struct TypedRule {
-    kind: &'static str,
-    /// Own fields: (name, allowed values; empty = free-form but non-blank).
-    own: &'static [(Field, &'static [&'static str])],
-    /// Whether `--message` must be non-blank.
-    needs_message: bool,
-}
-
-const TYPED_RULES: [TypedRule; 4] = [
-    TypedRule {
-        kind: "help_requested",
-        own: &[(f::REASON, &["blocked-user-input", "question", "permission"])],
-        needs_message: false,
-    },
-    TypedRule {
-        kind: "escalation_requested",
-        own: &[(f::FROM_ROUTE, &[]), (f::TO_ROUTE, &[]), (f::EVIDENCE, &[])],
-        needs_message: false,
-    },
-    TypedRule {
-        kind: "error",
-        own: &[(f::SEVERITY, &["P0", "P1", "P2", "P3"]), (f::CATEGORY, &[])],
-        needs_message: true,
-    },
-    TypedRule {
-        kind: "human_intervention",
-        own: &[(f::KIND, &["takeover", "supersede", "manual-fix", "drain"])],
-        needs_message: false,
-    },
-];
-
 fn flag(field: Field) -> String {
     format!("--{}", field.name().replace('_', "-"))
 }
 
 /// Validates the typed fields of an event of type `kind` and returns the ones to store.
 ///
-/// Checks run in the reference's order: foreign fields, then required fields, then enum
-/// values. Types other than the four typed ones store no typed fields at all.
+/// Checks run in the reference's order: foreign fields, then (through [`Payload::read`])
+/// required fields, the `error` message and enum values. Types other than the four typed
+/// ones store no typed fields at all.
 pub fn validate_typed(
     kind: &str,
     typed: &TypedFields,
     message: Option<&str>,
 ) -> Result<Record, RuleError> {
-    let mut out = Record::new();
-    let Some(rule) = TYPED_RULES.iter().find(|r| r.kind == kind) else {
-        return Ok(out);
+    let Some((kind, own)) =
+        EventKind::parse(kind).and_then(|k| payload::typed_fields(k).map(|own| (k, own)))
+    else {
+        return Ok(Record::new());
     };
     for field in Event::TYPED {
-        if typed.get(field).is_some() && !rule.own.iter().any(|(f, _)| *f == field) {
+        if typed.get(field).is_some() && !own.iter().any(|(f, _)| *f == field) {
             return Err(usage(format!(
                 "{} is not valid for --type {kind}",
                 flag(field)
             )));
         }
     }
-    for (field, _) in rule.own {
-        match typed.get(*field) {
-            None => return Err(usage(format!("missing required {}", flag(*field)))),
-            Some(v)
-                if rule.own.iter().any(|(f, a)| f == field && a.is_empty())
-                    && v.trim().is_empty() =>
-            {
-                return Err(usage(format!("missing required {}", flag(*field))))
-            }
-            Some(_) => {}
+    let mut given = Record::new();
+    for (field, _) in own {
+        if let Some(v) = typed.get(*field) {
+            field.set(&mut given, v);
         }
     }
-    if rule.needs_message && message.is_none_or(|m| m.trim().is_empty()) {
-        return Err(usage("missing required --message"));
+    if let Some(m) = message {
+        f::MESSAGE.set(&mut given, m);
     }
-    for (field, allowed) in rule.own {
-        let value = typed.get(*field).unwrap_or_default();
-        if !allowed.is_empty() && !allowed.contains(&value) {
-            return Err(usage(format!(
-                "{} must be one of: {}",
-                flag(*field),
-                allowed.join(", ")
-            )));
+    match Payload::read(kind, &given) {
+        Some(Ok(payload)) => Ok(payload.typed_record()),
+        Some(Err(PayloadError::Missing(field))) => {
+            Err(usage(format!("missing required {}", flag(field))))
         }
-        field.set(&mut out, value);
+        Some(Err(PayloadError::Invalid { field, allowed })) => Err(usage(format!(
+            "{} must be one of: {}",
+            flag(field),
+            allowed.join(", ")
+        ))),
+        None => Ok(Record::new()),
     }
-    Ok(out)
 }
 
 /// An ordinary `record-event` request (anything but `lane_closed`).
@@ -442,11 +411,17 @@ mod tests {
     fn lifecycle_event_warns_on_bad_batch() {
         let snap = MemorySnapshot::default();
         assert_eq!(
-            lifecycle(&snap, &ctx(), "claim.acquired", None, Record::new()),
+            lifecycle(&snap, &ctx(), EventKind::ClaimAcquired, None, Record::new()),
             Ok(None)
         );
-        let err =
-            lifecycle(&snap, &ctx(), "claim.acquired", Some("../x"), Record::new()).unwrap_err();
+        let err = lifecycle(
+            &snap,
+            &ctx(),
+            EventKind::ClaimAcquired,
+            Some("../x"),
+            Record::new(),
+        )
+        .unwrap_err();
         assert_eq!(
             err,
             "warning: claim.acquired event not recorded: invalid batch-id: ../x"

@@ -19,6 +19,7 @@ use crate::ids::Target;
 use crate::record::field as f;
 use crate::record::field::copy_all;
 use crate::record::field::Field;
+use crate::record::EventKind;
 use crate::record::Heartbeat;
 use crate::record::Record;
 use crate::snapshot::Snapshot;
@@ -208,7 +209,7 @@ fn phase_changed(
             key.set(&mut fields, v.clone());
         }
     }
-    match event::lifecycle(snap, ctx, "phase.changed", Some(&batch), fields) {
+    match event::lifecycle(snap, ctx, EventKind::PhaseChanged, Some(&batch), fields) {
         Ok(ev) => ev,
         Err(w) => {
             warnings.push(w);

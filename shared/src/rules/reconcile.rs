@@ -16,6 +16,7 @@ use crate::ids::BatchId;
 use crate::record::field as f;
 use crate::record::field::copy_all;
 use crate::record::Claim;
+use crate::record::EventKind;
 use crate::record::Lane;
 use crate::record::Record;
 use crate::time;
@@ -227,7 +228,7 @@ fn record_events(out: &mut Reconciled, ctx: &Ctx) {
         );
         events.push((
             claim.batch.clone().unwrap_or_else(|| SYNC_BATCH.to_owned()),
-            "claim.lost",
+            EventKind::ClaimLost,
             fields,
         ));
     }
@@ -237,7 +238,11 @@ fn record_events(out: &mut Reconciled, ctx: &Ctx) {
             &mut fields,
             format!("{}: {}", conflict.path, conflict.detail),
         );
-        events.push((conflict_batch(&conflict.path), "sync.conflict", fields));
+        events.push((
+            conflict_batch(&conflict.path),
+            EventKind::SyncConflict,
+            fields,
+        ));
     }
     for (n, (batch, kind, mut fields)) in events.into_iter().enumerate() {
         let batch = batch.parse::<BatchId>().unwrap_or_else(|_| sync_batch());
@@ -245,7 +250,7 @@ fn record_events(out: &mut Reconciled, ctx: &Ctx) {
         f::SCHEMA_VERSION.set(&mut fields, 1);
         f::EVENT_ID.set(&mut fields, id.as_str());
         f::BATCH_ID.set(&mut fields, batch.as_str());
-        f::TYPE.set(&mut fields, kind);
+        f::TYPE.set(&mut fields, kind.as_str());
         f::AT.set(&mut fields, time::format(ctx.now));
         ctx.identity.stamp(&mut fields);
         out.writes.push((paths::event(&batch, &id), Some(fields)));

@@ -115,7 +115,7 @@ impl Lane<'_> {
 
     /// Reports whether a `claim.acquired` validly admits its agent to the lane.
     pub(super) fn admits(&self, event: &Record) -> bool {
-        if !self.identity_facts(event) || !payload_valid(event, "claim.acquired") {
+        if !self.identity_facts(event) || !payload_valid(event, EventKind::ClaimAcquired) {
             return false;
         }
         if f::AGENT_ID.text(event) == Some(self.owner.as_str()) {
@@ -144,35 +144,47 @@ impl Lane<'_> {
 }
 
 /// Reports whether an ordinary lifecycle event satisfies its type's payload contract.
-pub(super) fn payload_valid(event: &Record, kind: &str) -> bool {
-    let status_is = |want: &str| !f::STATUS.is_in(event) || f::STATUS.text(event) == Some(want);
-    match kind {
-        "claim.acquired" => status_is("active"),
-        "claim.released" => status_is("released"),
-        "phase.changed" => phase_change_valid(event),
+pub(super) fn payload_valid(event: &Record, kind: EventKind) -> bool {
+    // An absent status is fine; a present one (`null` included) must be the word.
+    let status_is =
+        |status: Option<&Value>, want: &str| status.is_none_or(|s| s.as_str() == Some(want));
+    match Payload::read(kind, event) {
+        Some(Ok(Payload::ClaimAcquired { status })) => status_is(status, "active"),
+        Some(Ok(Payload::ClaimReleased { status })) => status_is(status, "released"),
+        Some(Ok(Payload::PhaseChanged {
+            phase,
+            previous_phase,
+            old_phase,
+            new_phase,
+            status,
+        })) => phase_change_valid(phase, previous_phase, old_phase, new_phase, status),
         _ => false,
     }
 }
 
 /// Reports whether a `phase.changed` is a real transition, in the current
 /// (`previous_phase`) or historical (`old_phase`/`new_phase`) shape.
-pub(super) fn phase_change_valid(event: &Record) -> bool {
-    if !is_fact(f::PHASE.get(event)) || (f::STATUS.is_in(event) && !is_fact(f::STATUS.get(event))) {
+pub(super) fn phase_change_valid(
+    phase: Option<&Value>,
+    previous_phase: Option<&Value>,
+    old_phase: Option<&Value>,
+    new_phase: Option<&Value>,
+    status: Option<&Value>,
+) -> bool {
+    if !is_fact(phase) || (status.is_some() && !is_fact(status)) {
         return false;
     }
-    let historical = f::OLD_PHASE.is_in(event) || f::NEW_PHASE.is_in(event);
-    let published = f::PREVIOUS_PHASE.is_in(event);
+    let historical = old_phase.is_some() || new_phase.is_some();
+    let published = previous_phase.is_some();
     if historical
-        && !(facts(event, &[f::OLD_PHASE, f::NEW_PHASE])
-            && f::OLD_PHASE.get(event) != f::NEW_PHASE.get(event)
-            && f::NEW_PHASE.get(event) == f::PHASE.get(event))
+        && !(is_fact(old_phase)
+            && is_fact(new_phase)
+            && old_phase != new_phase
+            && new_phase == phase)
     {
         return false;
     }
-    if published
-        && !(is_fact(f::PREVIOUS_PHASE.get(event))
-            && f::PREVIOUS_PHASE.get(event) != f::PHASE.get(event))
-    {
+    if published && !(is_fact(previous_phase) && previous_phase != phase) {
         return false;
     }
     historical || published
@@ -220,8 +232,8 @@ impl Lineage {
         for i in order {
             let event = events[i];
             let agent = f::AGENT_ID.text(event);
-            let valid = match type_of(event) {
-                Some("claim.acquired") => {
+            let valid = match type_of(event).and_then(EventKind::parse) {
+                Some(EventKind::ClaimAcquired) => {
                     let valid = lane.admits(event);
                     if let (true, Some(agent)) = (valid, agent) {
                         authorized.insert(agent.to_owned());
@@ -229,7 +241,7 @@ impl Lineage {
                     ordinary_valid &= valid;
                     valid
                 }
-                Some(kind @ ("claim.released" | "phase.changed")) => {
+                Some(kind @ (EventKind::ClaimReleased | EventKind::PhaseChanged)) => {
                     let valid = lane.identity_facts(event)
                         && agent.is_some_and(|a| authorized.contains(a))
                         && payload_valid(event, kind);
@@ -254,8 +266,10 @@ impl Lineage {
 pub(super) fn lifecycle_order(events: &[&Record]) -> Option<Vec<usize>> {
     let mut keyed = Vec::new();
     for (i, event) in events.iter().enumerate() {
-        let lifecycle =
-            type_of(event).is_some_and(|t| ORDINARY_TYPES.contains(&t) || t == LANE_CLOSED);
+        let lifecycle = type_of(event).is_some_and(|t| {
+            EventKind::parse(t)
+                .is_some_and(|k| k.is_ordinary_lifecycle() || k == EventKind::LaneClosed)
+        });
         if !lifecycle {
             continue;
         }
@@ -279,8 +293,9 @@ pub(super) fn lifecycle_order(events: &[&Record]) -> Option<Vec<usize>> {
 pub(super) fn missing_signals(events: &[&Record], lane: &Lane) -> Vec<String> {
     let lineage = Lineage::replay(events, lane);
     let mut missing = Vec::new();
-    if !events.iter().any(|e| type_of(e) == Some("claim.acquired")) {
-        missing.push("claim.acquired".to_owned());
+    let acquired = EventKind::ClaimAcquired;
+    if !events.iter().any(|e| type_of(e) == Some(acquired.as_str())) {
+        missing.push(acquired.to_string());
     }
     if !terminal_signal(events, lane, &lineage) {
         missing.push("terminal".to_owned());
@@ -301,7 +316,7 @@ pub(super) fn terminal_signal(events: &[&Record], lane: &Lane, lineage: &Lineage
     events
         .iter()
         .zip(&lineage.ok)
-        .any(|(e, ok)| *ok && type_of(e) == Some("claim.released"))
+        .any(|(e, ok)| *ok && type_of(e) == Some(EventKind::ClaimReleased.as_str()))
 }
 
 /// Reports whether every `lane_closed` among `events` passes the strict contract and
