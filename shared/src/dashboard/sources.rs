@@ -156,14 +156,29 @@ impl BatchSrc {
     }
 }
 
+/// Reports whether a claim still counts (anything but `released`).
+pub(crate) fn is_active(c: &ClaimIn) -> bool {
+    c.status != "released"
+}
+
 /// Claims that are not released.
 pub(crate) fn active_claims(inputs: &Inputs) -> Vec<&ClaimIn> {
     inputs
         .claims
         .iter()
         .map(AsRef::as_ref)
-        .filter(|c| c.status != "released")
+        .filter(|c| is_active(c))
         .collect()
+}
+
+/// The batch, repository and target a heartbeat reports, when it reports all three (only
+/// then does it name an inferred batch).
+pub(crate) fn heartbeat_work(h: &HeartbeatIn) -> Option<(&str, &str, &str)> {
+    Some((
+        h.batch_id.as_deref()?,
+        h.repo.as_deref()?,
+        h.target.as_deref()?,
+    ))
 }
 
 /// Collects manifest and inferred batches, with lane heartbeats and dependencies applied.
@@ -220,7 +235,7 @@ fn inferred_batches(inputs: &Inputs, active_claims: &[&ClaimIn]) -> Vec<BatchSrc
         }
     }
     for h in &inputs.heartbeats {
-        if let (Some(b), Some(r), Some(t)) = (&h.batch_id, &h.repo, &h.target) {
+        if let Some((b, r, t)) = heartbeat_work(h) {
             signal(b, &h.agent, r, t, &h.status, h.updated_at);
         }
     }

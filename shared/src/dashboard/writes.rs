@@ -10,6 +10,7 @@ use serde_json::Value;
 
 use crate::dashboard::input::ClaimIn;
 use crate::dashboard::input::HeartbeatIn;
+use crate::dashboard::sources;
 use crate::ids::paths;
 use crate::ids::BatchId;
 use crate::manifest as prompt;
@@ -173,17 +174,17 @@ fn inferred_repos(
     let mut repos = std::collections::BTreeSet::new();
     snap.for_each("claims", &mut |path, record| {
         let c = ClaimIn::from_claim(&path, &Claim::from(record));
-        if c.status != "released" && c.batch_id.as_deref() == Some(batch) {
+        if sources::is_active(&c) && c.batch_id.as_deref() == Some(batch) {
             named = true;
             repos.insert(c.repo);
         }
     })?;
     snap.for_each("heartbeats", &mut |path, record| {
         let h = HeartbeatIn::from_heartbeat(&path, &Heartbeat::from(record));
-        if let (Some(b), Some(r), Some(_)) = (&h.batch_id, &h.repo, &h.target) {
+        if let Some((b, r, _)) = sources::heartbeat_work(&h) {
             if b == batch {
                 named = true;
-                repos.insert(r.clone());
+                repos.insert(r.to_owned());
             }
         }
     })?;
