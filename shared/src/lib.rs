@@ -6,6 +6,7 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+pub mod coordinator;
 pub mod dashboard;
 pub mod ids;
 pub mod manifest;

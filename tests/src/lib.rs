@@ -3,6 +3,7 @@
 
 pub mod call;
 pub mod env;
+pub mod fake_github;
 pub mod fleet;
 pub mod remote;
 pub mod server;
