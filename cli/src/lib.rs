@@ -5,7 +5,7 @@
 mod command_error;
 mod commands;
 mod context;
-mod coordinate;
+mod coordinator;
 mod demo;
 mod git_subprocess;
 mod logging;
