@@ -1,1 +1,272 @@
-//! (being written)
+//! A stateful fake GitHub for the coordinator's end-to-end tests: an HTTP server on 127.0.0.1
+//! that keeps users and tokens, issues with their assignment events and comments, and pull
+//! requests backed by a real bare git repository per repository (`<root>/<owner>/<name>.git`,
+//! served to git as `file://`), and can break a request on purpose.
+//!
+//! [`FakeGitHub`] runs it on its own thread for synchronous tests; the `fake-github` binary
+//! (`fake-github --root DIR [--port N]`) runs it for a person with a shell.
+//!
+//! # REST API (GitHub's shapes)
+//! Every route needs `Authorization: Bearer <token>` (or `token <token>`); a missing or unknown
+//! token is 401 and is logged as anonymous. `GET /user`; `GET /repos/{o}/{r}`;
+//! `GET /repos/{o}/{r}/branches/{branch}`; `GET /repos/{o}/{r}/issues` (`state`, `assignee`,
+//! `since`, `sort`, `direction`; pull requests included with a `pull_request` key);
+//! `GET /repos/{o}/{r}/issues/{n}`, `…/events`, `…/comments` (`since`); `POST …/comments`;
+//! `GET|POST /repos/{o}/{r}/pulls` (`state`, `head=owner:branch`, `base`); `GET …/pulls/{n}`
+//! (tips read live from the bare repository); `GET …/pulls/{n}/merge`; `PUT …/pulls/{n}/merge`
+//! is counted and answered 405. Lists take `per_page` (default 30, at most 100) and `page` and
+//! answer a `Link` header with absolute URLs. Every 200 GET has `ETag: W/"<sha256 of body>"`;
+//! a matching `If-None-Match` gets an empty 304, which does not lower the simulated
+//! `x-ratelimit-remaining` (every other authenticated request does). Unknown routes are 404.
+//!
+//! Pushes to a branch marked protected are refused by the bare repository's `pre-receive`
+//! hook, unless the pusher sets `FAKE_GITHUB_ALLOW_PROTECTED=1` (the test acting as an admin).
+//!
+//! # Control API (JSON, no authentication, not logged or counted)
+//! | Route | Body → answer |
+//! |---|---|
+//! | `POST /_control/users` | `{login, kind: "User"\|"Bot", token}` → 201 user |
+//! | `POST /_control/repos` | `{full_name, default_branch}` → 201 `{path, repo}` |
+//! | `POST /_control/repos/{o}/{r}/protected_branches` | `{branch}` → 204 |
+//! | `POST /_control/repos/{o}/{r}/issues` | `{author, title, body}` → 201 issue |
+//! | `POST /_control/repos/{o}/{r}/issues/{n}/assign` | `{assignee, actor}` → 204 |
+//! | `POST /_control/repos/{o}/{r}/issues/{n}/unassign` | `{assignee, actor}` → 204 |
+//! | `GET  /_control/repos/{o}/{r}/issues/{n}/comments` | → every comment |
+//! | `POST /_control/repos/{o}/{r}/issues/{n}/comments` | `{author, body}` → 201 comment |
+//! | `POST /_control/repos/{o}/{r}/issues/{n}/close` | `{actor?}` → 204 |
+//! | `GET  /_control/repos/{o}/{r}/pulls` | → every pull request, any state |
+//! | `GET  /_control/requests`, `DELETE …` | → request log `[{method, path, query, status, login, fault}]`; clear |
+//! | `POST /_control/faults` | `{method, path, mode: "drop_after_apply"\|"drop_before_apply"\|"status_500"}` → 204 |
+//! | `GET  /_control/stats` | → `{requests, not_modified, merge_calls, rate_limit_remaining: {login: n}}` |
+//!
+//! A fault is one-shot: the next authenticated REST request whose method matches and whose
+//! path starts or ends with `path` consumes it. `drop_after_apply` runs the request, then
+//! closes the connection without writing a byte (an unknown delivery); `drop_before_apply`
+//! closes without running it; `status_500` answers 500 without running it. The request log
+//! shows a dropped request with status 0.
+
+mod control;
+mod error;
+mod git;
+mod ops;
+mod routes;
+mod server;
+mod shape;
+mod state;
+#[cfg(test)]
+mod tests;
+
+use std::path::Path;
+use std::path::PathBuf;
+
+use serde_json::json;
+use serde_json::Value;
+
+pub use self::git::ALLOW_PROTECTED_ENV;
+pub use self::server::bind;
+pub use self::server::Listening;
+pub use self::state::Fault;
+pub use self::state::FaultMode;
+pub use self::state::RequestLog;
+pub use self::state::Stats;
+pub use self::state::UserKind;
+
+/// A fake GitHub serving on 127.0.0.1 from its own thread; stopped on drop.
+pub struct FakeGitHub {
+    url: String,
+    root: PathBuf,
+    agent: ureq::Agent,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl FakeGitHub {
+    /// Starts a fake GitHub on a free port, keeping its bare repositories under `root`.
+    pub fn start(root: &Path) -> FakeGitHub {
+        let (url_tx, url_rx) = std::sync::mpsc::channel();
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let root_dir = root.to_path_buf();
+        let thread = std::thread::Builder::new()
+            .name("fake-github".to_owned())
+            .spawn(move || {
+                let runtime = tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()
+                    .expect("tokio runtime for the fake GitHub");
+                runtime.block_on(async move {
+                    let listening = bind(&root_dir, 0).await.expect("bind 127.0.0.1:0");
+                    let _ = url_tx.send(listening.url().to_owned());
+                    tokio::select! {
+                        () = listening.serve() => {}
+                        _ = stopped => {}
+                    }
+                });
+            })
+            .expect("spawn the fake GitHub thread");
+        let url = url_rx.recv().expect("the fake GitHub reports its URL");
+        FakeGitHub {
+            url,
+            root: root.to_path_buf(),
+            agent: ureq::AgentBuilder::new().build(),
+            stop: Some(stop),
+            thread: Some(thread),
+        }
+    }
+
+    /// Returns the API base URL, `http://127.0.0.1:PORT`.
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
+    /// Returns the directory holding the bare repositories.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// Adds (or updates) a user whose API token is `token`.
+    pub fn add_user(&self, login: &str, kind: UserKind, token: &str) {
+        self.control(
+            "POST",
+            "/_control/users",
+            json!({ "login": login, "kind": kind, "token": token }),
+        );
+    }
+
+    /// Creates `owner/name` backed by a bare repository whose `default_branch` holds one commit
+    /// (`README.md`); returns the repository's path.
+    pub fn add_repo(&self, full_name: &str, default_branch: &str) -> PathBuf {
+        let answer = self.control(
+            "POST",
+            "/_control/repos",
+            json!({ "full_name": full_name, "default_branch": default_branch }),
+        );
+        PathBuf::from(answer["path"].as_str().expect("path in the answer"))
+    }
+
+    /// Marks a branch protected: the bare repository refuses pushes to it.
+    pub fn protect_branch(&self, full_name: &str, branch: &str) {
+        let path = format!("/_control/repos/{full_name}/protected_branches");
+        self.control("POST", &path, json!({ "branch": branch }));
+    }
+
+    /// Opens an issue by `author` and returns its number.
+    pub fn open_issue(&self, repo: &str, author: &str, title: &str, body: &str) -> u64 {
+        let path = format!("/_control/repos/{repo}/issues");
+        let answer = self.control(
+            "POST",
+            &path,
+            json!({ "author": author, "title": title, "body": body }),
+        );
+        answer["number"].as_u64().expect("number in the answer")
+    }
+
+    /// Assigns `assignee`, recording an `assigned` event whose actor is `actor`.
+    pub fn assign(&self, repo: &str, number: u64, assignee: &str, actor: &str) {
+        let path = format!("/_control/repos/{repo}/issues/{number}/assign");
+        self.control(
+            "POST",
+            &path,
+            json!({ "assignee": assignee, "actor": actor }),
+        );
+    }
+
+    /// Removes `assignee`, recording an `unassigned` event whose actor is `actor`.
+    pub fn unassign(&self, repo: &str, number: u64, assignee: &str, actor: &str) {
+        let path = format!("/_control/repos/{repo}/issues/{number}/unassign");
+        self.control(
+            "POST",
+            &path,
+            json!({ "assignee": assignee, "actor": actor }),
+        );
+    }
+
+    /// Comments as `author` and returns the comment's id.
+    pub fn comment(&self, repo: &str, number: u64, author: &str, body: &str) -> u64 {
+        let path = format!("/_control/repos/{repo}/issues/{number}/comments");
+        let answer = self.control("POST", &path, json!({ "author": author, "body": body }));
+        answer["id"].as_u64().expect("id in the answer")
+    }
+
+    /// Closes an issue, or a pull request without merging it.
+    pub fn close_issue(&self, repo: &str, number: u64) {
+        let path = format!("/_control/repos/{repo}/issues/{number}/close");
+        self.control("POST", &path, json!({}));
+    }
+
+    /// Returns every comment on an issue or pull request, oldest first.
+    pub fn issue_comments(&self, repo: &str, number: u64) -> Vec<Value> {
+        let path = format!("/_control/repos/{repo}/issues/{number}/comments");
+        list(self.control("GET", &path, Value::Null))
+    }
+
+    /// Returns every pull request of a repository, any state, with live tips.
+    pub fn pulls(&self, repo: &str) -> Vec<Value> {
+        list(self.control("GET", &format!("/_control/repos/{repo}/pulls"), Value::Null))
+    }
+
+    /// Returns the REST request log, oldest first.
+    pub fn requests(&self) -> Vec<RequestLog> {
+        let answer = self.control("GET", "/_control/requests", Value::Null);
+        serde_json::from_value(answer).expect("request log")
+    }
+
+    /// Clears the request log.
+    pub fn reset_requests(&self) {
+        self.control("DELETE", "/_control/requests", Value::Null);
+    }
+
+    /// Arms a one-shot fault for the next matching request.
+    pub fn fault(&self, fault: Fault) {
+        let body = serde_json::to_value(fault).expect("a fault serialises");
+        self.control("POST", "/_control/faults", body);
+    }
+
+    /// Returns the request counters and rate-limit state.
+    pub fn stats(&self) -> Stats {
+        serde_json::from_value(self.control("GET", "/_control/stats", Value::Null)).expect("stats")
+    }
+
+    /// Returns how many times anybody called the merge endpoint.
+    pub fn merge_calls(&self) -> usize {
+        usize::try_from(self.stats().merge_calls).expect("a small count")
+    }
+
+    /// Calls the control API and returns its JSON answer (`null` for 204); panics with the
+    /// fake's message on any failure, since a test cannot go on without its setup.
+    fn control(&self, method: &str, path: &str, body: Value) -> Value {
+        let request = self.agent.request(method, &format!("{}{path}", self.url));
+        let result = if body.is_null() {
+            request.call()
+        } else {
+            request.send_json(body)
+        };
+        match result {
+            Ok(response) if response.status() == 204 => Value::Null,
+            Ok(response) => response.into_json().expect("JSON from the control API"),
+            Err(ureq::Error::Status(code, response)) => panic!(
+                "fake GitHub: {method} {path}: {code} {}",
+                response.into_string().unwrap_or_default()
+            ),
+            Err(e) => panic!("fake GitHub: {method} {path}: {e}"),
+        }
+    }
+}
+
+impl Drop for FakeGitHub {
+    fn drop(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+/// Unwraps a JSON array answer.
+fn list(value: Value) -> Vec<Value> {
+    match value {
+        Value::Array(items) => items,
+        other => panic!("fake GitHub: expected a list, got {other}"),
+    }
+}
