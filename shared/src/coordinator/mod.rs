@@ -1,11 +1,13 @@
 //! The issue coordinator's pure rules (`spec/issue-coordinator.md`, DESIGN §6): its
 //! configuration, the lane output protocol, redaction and bounding of everything stored or
-//! published, deterministic names and markers, reply selection, and the task state machine.
+//! published, deterministic names and markers, reply selection and human evidence from issue
+//! events, and the task state machine.
 //!
 //! No I/O here: `cli/src/coordinate/` runs processes, git and GitHub and commits what these
 //! functions decide.
 
 pub mod config;
+pub mod evidence;
 pub mod naming;
 pub mod protocol;
 pub mod redact;

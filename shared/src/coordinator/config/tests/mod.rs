@@ -1,0 +1,190 @@
+use serde_json::json;
+use serde_json::Value;
+
+use super::*;
+
+mod pin;
+mod rejections;
+
+pub(super) const REPO: &str = "/workers/w1/repositories/octo~1app";
+
+pub(super) fn lanes() -> Value {
+    let mut lanes = serde_json::Map::new();
+    for slot in LaneSlot::ALL {
+        lanes.insert(
+            slot.as_str().to_owned(),
+            json!(["/opt/lanes/run", slot.as_str()]),
+        );
+    }
+    Value::Object(lanes)
+}
+
+pub(super) fn valid() -> Value {
+    json!({
+        "api_url": "http://127.0.0.1:8080",
+        "workers": {
+            "w1": {
+                "review_session": "r1",
+                "workspace_root": "/srv/work",
+                "repositories": {
+                    "octo/app": {
+                        "base": "develop",
+                        "publication_repo": "octo/app",
+                        "check_argv": ["/opt/checks/full", "--all"],
+                        "readiness_argv": ["/opt/checks/ready"]
+                    }
+                },
+                "reply_logins": ["Human"],
+                "poll_seconds": 30,
+                "lane_timeout": 1800,
+                "check_timeout": 600
+            }
+        },
+        "sessions": {
+            "w1": {
+                "github": {"login": "bot-worker", "token_env": "WORKER_GH_TOKEN"},
+                "git": {
+                    "name": "Worker Bot",
+                    "email": "w@example.com",
+                    "signing_format": "ssh",
+                    "signing_key": "/keys/worker",
+                    "allowed_signers": "/keys/allowed_signers"
+                },
+                "lanes": lanes()
+            },
+            "r1": {
+                "github": {
+                    "login": "bot-reviewer",
+                    "token_argv": ["/usr/bin/gh", "auth", "token"],
+                    "gh_config_dir": "/srv/gh-review"
+                }
+            }
+        },
+        "authorized_publication": {"octo/app": ["fork/app"]}
+    })
+}
+
+pub(super) fn parse_value(v: &Value) -> Result<CoordinatorConfig, ConfigError> {
+    parse(&v.to_string())
+}
+
+pub(super) fn set(v: &mut Value, pointer: &str, new: Value) {
+    if pointer.is_empty() {
+        *v = new;
+        return;
+    }
+    let (parent, key) = pointer.rsplit_once('/').unwrap();
+    let key = key.replace("~1", "/");
+    v.pointer_mut(parent).unwrap()[key] = new;
+}
+
+pub(super) fn remove(v: &mut Value, pointer: &str) {
+    let (parent, key) = pointer.rsplit_once('/').unwrap();
+    let key = key.replace("~1", "/");
+    v.pointer_mut(parent)
+        .unwrap()
+        .as_object_mut()
+        .unwrap()
+        .remove(&key);
+}
+
+pub(super) fn slug(s: &str) -> RepoSlug {
+    s.parse().unwrap()
+}
+
+#[test]
+fn empty_configurations_enable_no_worker() {
+    for text in [
+        "",
+        "  \n",
+        "{}",
+        "null",
+        r#"{"workers": null}"#,
+        r#"{"workers": {}}"#,
+    ] {
+        let config = parse(text).unwrap_or_else(|e| panic!("{text:?}: {e}"));
+        assert!(config.workers.is_empty(), "{text:?}");
+        assert_eq!(config.api_url, DEFAULT_API_URL);
+    }
+}
+
+#[test]
+fn a_full_configuration_parses() {
+    let config = parse_value(&valid()).unwrap();
+    assert_eq!(config.api_url, "http://127.0.0.1:8080");
+    let worker = &config.workers["w1"];
+    assert_eq!(worker.review_session, "r1");
+    assert_eq!(worker.workspace_root, PathBuf::from("/srv/work"));
+    assert_eq!(
+        (
+            worker.poll_seconds,
+            worker.lane_timeout,
+            worker.check_timeout
+        ),
+        (30, 1800, 600)
+    );
+    let repo = config.repository("w1", &slug("octo/app")).unwrap();
+    assert_eq!(repo.base, "develop");
+    assert_eq!(repo.publication_repo, slug("octo/app"));
+    assert_eq!(repo.check_argv, ["/opt/checks/full", "--all"]);
+    let own = &config.sessions["w1"];
+    assert_eq!(
+        own.github.token,
+        TokenSource::Env {
+            token_env: "WORKER_GH_TOKEN".into()
+        }
+    );
+    assert_eq!(own.git.as_ref().unwrap().signing_format, SigningFormat::Ssh);
+    assert_eq!(own.lanes.len(), 6);
+    assert_eq!(
+        config.sessions["r1"].github.token,
+        TokenSource::Argv {
+            token_argv: vec!["/usr/bin/gh".into(), "auth".into(), "token".into()],
+            gh_config_dir: Some("/srv/gh-review".into()),
+        }
+    );
+    assert_eq!(
+        config.authorized_publication[&slug("octo/app")],
+        [slug("fork/app")]
+    );
+}
+
+#[test]
+fn optional_variants_parse() {
+    let mut v = valid();
+    remove(&mut v, "/api_url");
+    set(&mut v, "/sessions/w1/git/signing_format", json!("openpgp"));
+    set(&mut v, "/sessions/w1/git/signing_key", json!("0xDEADBEEF"));
+    remove(&mut v, "/sessions/w1/git/allowed_signers");
+    remove(&mut v, "/sessions/r1/github/gh_config_dir");
+    set(
+        &mut v,
+        &format!("{REPO}/publication_repo"),
+        json!("Fork/App"),
+    );
+    set(&mut v, "/workers/w1/reply_logins", json!([]));
+    let config = parse_value(&v).unwrap();
+    assert_eq!(config.api_url, DEFAULT_API_URL);
+    assert_eq!(
+        config.sessions["w1"].git.as_ref().unwrap().signing_format,
+        SigningFormat::OpenPgp
+    );
+}
+
+#[test]
+fn lane_slots_round_trip() {
+    for slot in LaneSlot::ALL {
+        assert_eq!(slot.as_str().parse::<LaneSlot>(), Ok(slot));
+        assert_eq!(serde_json::to_string(&slot).unwrap(), format!("\"{slot}\""));
+        let back: LaneSlot = serde_json::from_str(&format!("\"{slot}\"")).unwrap();
+        assert_eq!(back, slot);
+    }
+    assert!("grok:Implementer".parse::<LaneSlot>().is_err());
+}
+
+#[test]
+fn invalid_json_is_reported_at_the_root() {
+    let e = parse("{\"workers\": ").unwrap_err();
+    assert_eq!(e.key, "config");
+    assert!(e.message.starts_with("invalid json: "), "{e}");
+}

@@ -1,0 +1,99 @@
+//! Pins hold what execution depends on, and only that.
+
+use serde_json::json;
+
+use super::parse_value;
+use super::set;
+use super::slug;
+use super::valid;
+use super::REPO;
+use crate::coordinator::config::pin;
+use crate::coordinator::config::PinnedIdentity;
+
+#[test]
+fn pin_holds_what_execution_depends_on() {
+    let config = parse_value(&valid()).unwrap();
+    let pinned = pin(&config, "w1", &slug("octo/app")).unwrap();
+    assert_eq!(pinned.worker_login, "bot-worker");
+    assert_eq!(pinned.review_login, "bot-reviewer");
+    assert_eq!(pinned.publication_repo, "octo/app");
+    assert_eq!(pinned.lanes.len(), 6);
+    assert!(pin(&config, "w1", &slug("octo/other")).is_none());
+    assert!(pin(&config, "w2", &slug("octo/app")).is_none());
+    let json = serde_json::to_string(&pinned).unwrap();
+    let back: PinnedIdentity = serde_json::from_str(&json).unwrap();
+    assert_eq!(back, pinned);
+    assert!(json.contains(r#""grok:implementer":["/opt/lanes/run","grok:implementer"]"#));
+    assert!(
+        !json.contains("WORKER_GH_TOKEN"),
+        "token sources are not pinned"
+    );
+}
+
+#[test]
+fn unrelated_changes_do_not_change_a_pin() {
+    let before = pin(&parse_value(&valid()).unwrap(), "w1", &slug("octo/app")).unwrap();
+    let mut v = valid();
+    v["workers"]["w1"]["repositories"]["octo/other"] =
+        v["workers"]["w1"]["repositories"]["octo/app"].clone();
+    set(
+        &mut v,
+        "/workers/w1/repositories/octo~1other/publication_repo",
+        json!("octo/other"),
+    );
+    v["workers"]["w2"] = v["workers"]["w1"].clone();
+    v["sessions"]["w2"] = v["sessions"]["w1"].clone();
+    set(&mut v, "/sessions/w2/github/login", json!("bot-two"));
+    v["sessions"]["r9"] = json!({"github": {"login": "someone", "token_env": "X"}});
+    set(&mut v, "/workers/w1/poll_seconds", json!(5));
+    set(&mut v, "/workers/w1/lane_timeout", json!(5));
+    set(
+        &mut v,
+        "/sessions/w1/github/token_env",
+        json!("ROTATED_TOKEN"),
+    );
+    set(
+        &mut v,
+        "/authorized_publication/octo~1other",
+        json!(["fork/other"]),
+    );
+    let after = pin(&parse_value(&v).unwrap(), "w1", &slug("octo/app")).unwrap();
+    assert_eq!(before.changes(&after), Vec::<String>::new());
+    assert_eq!(before, after);
+}
+
+#[test]
+fn changed_execution_inputs_are_named() {
+    let before = pin(&parse_value(&valid()).unwrap(), "w1", &slug("octo/app")).unwrap();
+    let mut v = valid();
+    set(
+        &mut v,
+        &format!("{REPO}/check_argv"),
+        json!(["/opt/checks/other"]),
+    );
+    set(&mut v, &format!("{REPO}/base"), json!("main"));
+    set(
+        &mut v,
+        &format!("{REPO}/publication_repo"),
+        json!("fork/app"),
+    );
+    set(
+        &mut v,
+        "/sessions/w1/lanes/grok:implementer",
+        json!(["/opt/lanes/new"]),
+    );
+    set(&mut v, "/sessions/w1/git/signing_key", json!("/keys/new"));
+    set(&mut v, "/sessions/r1/github/login", json!("other-reviewer"));
+    let after = pin(&parse_value(&v).unwrap(), "w1", &slug("octo/app")).unwrap();
+    assert_eq!(
+        before.changes(&after),
+        [
+            "base",
+            "publication_repo",
+            "check_argv",
+            "review_login",
+            "lanes.grok:implementer",
+            "git.signing_key"
+        ]
+    );
+}
