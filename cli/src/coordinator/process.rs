@@ -37,8 +37,8 @@ pub(crate) const AMBIENT_TOKENS: [&str; 4] = [
 /// giving up on it (a process that left the group with `setsid` can hold a pipe open).
 const GRACE: Duration = Duration::from_secs(2);
 
-/// What to run, where, with which environment and within which bounds.
-#[derive(Debug, Clone)]
+/// What to run, where, with which environment and within which bounds. No `Debug`: `env` can
+/// carry a credential (git's `http.extraHeader`).
 pub(crate) struct Spec<'a> {
     /// The program and its arguments; `argv[0]` is absolute or a program name found on `PATH`.
     pub argv: &'a [String],
@@ -189,8 +189,14 @@ pub(crate) fn run(spec: &Spec) -> Result<Finished, RunError> {
             let _ = pipe.write_all(&data);
         });
     }
-    let stdout = child.stdout.take().map(|p| Capture::start(p, spec.max_output));
-    let stderr = child.stderr.take().map(|p| Capture::start(p, spec.max_output));
+    let stdout = child
+        .stdout
+        .take()
+        .map(|p| Capture::start(p, spec.max_output));
+    let stderr = child
+        .stderr
+        .take()
+        .map(|p| Capture::start(p, spec.max_output));
 
     let (tx, rx) = mpsc::channel();
     std::thread::spawn(move || {
@@ -242,7 +248,8 @@ pub(crate) fn child_env(
             || name == "GH_CONFIG_DIR"
             || name == "GIT_TERMINAL_PROMPT"
     };
-    let mut env: Vec<(OsString, OsString)> = base.into_iter().filter(|(k, _)| !removed(k)).collect();
+    let mut env: Vec<(OsString, OsString)> =
+        base.into_iter().filter(|(k, _)| !removed(k)).collect();
     env.push(("GIT_TERMINAL_PROMPT".into(), "0".into()));
     env.push(("GH_CONFIG_DIR".into(), gh_config_dir.as_os_str().to_owned()));
     for (key, value) in &spec.env {
@@ -387,7 +394,11 @@ mod tests {
     }
 
     fn read_pid(path: &Path) -> i32 {
-        std::fs::read_to_string(path).unwrap().trim().parse().unwrap()
+        std::fs::read_to_string(path)
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap()
     }
 
     #[test]
@@ -398,7 +409,10 @@ mod tests {
         assert_eq!(done.exit, Exit::Code(3));
         assert_eq!(done.exit_code(), Some(3));
         assert!(!done.success() && !done.timed_out());
-        assert_eq!((done.stdout.as_str(), done.stderr.as_str()), ("out\n", "err\n"));
+        assert_eq!(
+            (done.stdout.as_str(), done.stderr.as_str()),
+            ("out\n", "err\n")
+        );
 
         let argv = sh("kill -9 $$");
         let done = run(&spec(&argv, tmp.path())).unwrap();
@@ -409,7 +423,10 @@ mod tests {
         let done = run(&spec(&argv, tmp.path())).unwrap();
         assert!(done.success());
         let pwd = PathBuf::from(done.stdout.trim());
-        assert_eq!(pwd.canonicalize().unwrap(), tmp.path().canonicalize().unwrap());
+        assert_eq!(
+            pwd.canonicalize().unwrap(),
+            tmp.path().canonicalize().unwrap()
+        );
     }
 
     #[test]
@@ -462,7 +479,10 @@ mod tests {
         assert_eq!(done.exit_code(), None);
         assert!(done.elapsed >= Duration::from_millis(500));
         assert!(done.elapsed < Duration::from_secs(10));
-        assert!(dies_soon(read_pid(&pidfile)), "grandchild survived the timeout");
+        assert!(
+            dies_soon(read_pid(&pidfile)),
+            "grandchild survived the timeout"
+        );
     }
 
     #[test]
@@ -530,7 +550,10 @@ mod tests {
         let lines: Vec<&str> = done.stdout.lines().collect();
         assert_eq!(lines[1].trim(), "0");
         assert_eq!(lines[2], "prompt=0 gone=unset set=yes");
-        assert!(!Path::new(lines[0]).exists(), "temporary GH_CONFIG_DIR was not removed");
+        assert!(
+            !Path::new(lines[0]).exists(),
+            "temporary GH_CONFIG_DIR was not removed"
+        );
 
         let given = tmp.path().join("gh");
         std::fs::create_dir(&given).unwrap();
@@ -550,6 +573,9 @@ mod tests {
         let argv = sh("true");
         let err = run(&spec(&argv, &missing)).unwrap_err();
         assert!(matches!(err, RunError::Cwd { .. }), "{err}");
-        assert!(matches!(run(&spec(&[], tmp.path())), Err(RunError::EmptyArgv)));
+        assert!(matches!(
+            run(&spec(&[], tmp.path())),
+            Err(RunError::EmptyArgv)
+        ));
     }
 }
