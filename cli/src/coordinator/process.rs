@@ -1,1 +1,581 @@
-//! (being written)
+//! The coordinator's one bounded process runner (DESIGN §6 "Processes"): everything the
+//! coordinator starts — git on worktrees, lanes, check and readiness argv — runs through [`run`]
+//! with an explicit argv, cwd and environment (ambient GitHub tokens removed, an empty temporary
+//! `GH_CONFIG_DIR`), optional stdin, a timeout that kills the whole process group, and captured
+//! output bounded per stream. Nothing the child leaves behind in its group survives the call.
+
+use std::ffi::OsString;
+use std::io::Read;
+use std::io::Write;
+use std::os::unix::process::CommandExt;
+use std::os::unix::process::ExitStatusExt;
+use std::path::Path;
+use std::path::PathBuf;
+use std::process::Child;
+use std::process::Command;
+use std::process::ExitStatus;
+use std::process::Stdio;
+use std::sync::mpsc;
+use std::sync::Arc;
+use std::sync::Mutex;
+use std::time::Duration;
+use std::time::Instant;
+
+use nix::sys::signal::killpg;
+use nix::sys::signal::Signal;
+use nix::unistd::Pid;
+
+/// Ambient GitHub credentials that no child ever inherits.
+pub(crate) const AMBIENT_TOKENS: [&str; 4] = [
+    "GH_TOKEN",
+    "GITHUB_TOKEN",
+    "GH_ENTERPRISE_TOKEN",
+    "GITHUB_ENTERPRISE_TOKEN",
+];
+
+/// How long to wait for a killed process to be reaped, and for its pipes to close, before
+/// giving up on it (a process that left the group with `setsid` can hold a pipe open).
+const GRACE: Duration = Duration::from_secs(2);
+
+/// What to run, where, with which environment and within which bounds. No `Debug`: `env` can
+/// carry a credential (git's `http.extraHeader`).
+pub(crate) struct Spec<'a> {
+    /// The program and its arguments; `argv[0]` is absolute or a program name found on `PATH`.
+    pub argv: &'a [String],
+    /// The working directory, which must exist.
+    pub cwd: &'a Path,
+    /// Variables set after the ambient environment has been cleaned; they win over it.
+    pub env: Vec<(String, String)>,
+    /// Further ambient variable names to remove (for example configured token variables).
+    pub remove_env: Vec<String>,
+    /// Bytes written to the child's stdin (`None`: stdin is `/dev/null`).
+    pub stdin: Option<Vec<u8>>,
+    /// How long the child may run before its process group is killed.
+    pub timeout: Duration,
+    /// How many bytes of each of stdout and stderr are kept.
+    pub max_output: usize,
+    /// `GH_CONFIG_DIR` for the child; `None` gives it a fresh empty directory, removed afterwards.
+    pub gh_config_dir: Option<PathBuf>,
+}
+
+/// How the child ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Exit {
+    /// It exited with this code.
+    Code(i32),
+    /// A signal ended it.
+    Signal(i32),
+    /// It ran past the timeout and its process group was killed.
+    TimedOut,
+}
+
+/// A finished child: how it ended and what it printed (bounded, lossy UTF-8).
+#[derive(Debug, Clone)]
+pub(crate) struct Finished {
+    /// How the child ended.
+    pub exit: Exit,
+    /// The first `max_output` bytes of stdout.
+    pub stdout: String,
+    /// The first `max_output` bytes of stderr.
+    pub stderr: String,
+    /// Whether stdout had more than `max_output` bytes.
+    pub stdout_truncated: bool,
+    /// Whether stderr had more than `max_output` bytes.
+    pub stderr_truncated: bool,
+    /// Time from spawn until the child ended (or was killed).
+    pub elapsed: Duration,
+}
+
+impl Finished {
+    /// Reports whether the child exited with code 0.
+    pub fn success(&self) -> bool {
+        self.exit == Exit::Code(0)
+    }
+
+    /// Returns the exit code, if the child exited by itself.
+    pub fn exit_code(&self) -> Option<i32> {
+        match self.exit {
+            Exit::Code(code) => Some(code),
+            Exit::Signal(_) | Exit::TimedOut => None,
+        }
+    }
+
+    /// Reports whether the child was killed for running past its timeout.
+    pub fn timed_out(&self) -> bool {
+        self.exit == Exit::TimedOut
+    }
+}
+
+/// Why a process could not be run (its own failure is a [`Finished`], not an error).
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum RunError {
+    /// The argv was empty.
+    #[error("nothing to run: the argv is empty; configure a program to run")]
+    EmptyArgv,
+    /// The working directory does not exist.
+    #[error("working directory {} does not exist; create it or fix the configured path", dir.display())]
+    Cwd {
+        /// The missing directory.
+        dir: PathBuf,
+    },
+    /// The temporary `GH_CONFIG_DIR` could not be created.
+    #[error("cannot create a temporary GH_CONFIG_DIR: {0}; check that TMPDIR is writable")]
+    TempDir(#[source] std::io::Error),
+    /// The program could not be started.
+    #[error("cannot start {program}: {source}; check that it is installed and executable")]
+    Spawn {
+        /// `argv[0]`.
+        program: String,
+        /// Why the spawn failed.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The started program could not be waited for.
+    #[error("lost track of {program} while waiting for it: {source}")]
+    Wait {
+        /// `argv[0]`.
+        program: String,
+        /// Why waiting failed.
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// Runs `spec` to completion or timeout and returns how it ended with its bounded output.
+pub(crate) fn run(spec: &Spec) -> Result<Finished, RunError> {
+    let (program, args) = spec.argv.split_first().ok_or(RunError::EmptyArgv)?;
+    if !spec.cwd.is_dir() {
+        return Err(RunError::Cwd {
+            dir: spec.cwd.to_path_buf(),
+        });
+    }
+    // Dropped (and removed) when `run` returns, after the child and its group are gone.
+    let temp_gh;
+    let gh_config_dir = match &spec.gh_config_dir {
+        Some(dir) => dir.as_path(),
+        None => {
+            temp_gh = tempfile::Builder::new()
+                .prefix("agent-coord-gh-")
+                .tempdir()
+                .map_err(RunError::TempDir)?;
+            temp_gh.path()
+        }
+    };
+    let mut command = Command::new(program);
+    command
+        .args(args)
+        .current_dir(spec.cwd)
+        .env_clear()
+        .envs(child_env(std::env::vars_os(), spec, gh_config_dir))
+        .process_group(0)
+        .stdin(if spec.stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let start = Instant::now();
+    let mut child = command.spawn().map_err(|source| RunError::Spawn {
+        program: program.clone(),
+        source,
+    })?;
+    let pgid = Pid::from_raw(i32::try_from(child.id()).expect("a pid always fits in pid_t"));
+
+    // A child that never reads its stdin must not block us: write from a thread that ends
+    // with EPIPE once the group is killed.
+    if let (Some(data), Some(mut pipe)) = (spec.stdin.clone(), child.stdin.take()) {
+        std::thread::spawn(move || {
+            let _ = pipe.write_all(&data);
+        });
+    }
+    let stdout = child
+        .stdout
+        .take()
+        .map(|p| Capture::start(p, spec.max_output));
+    let stderr = child
+        .stderr
+        .take()
+        .map(|p| Capture::start(p, spec.max_output));
+
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(wait_then_kill_group(child, pgid));
+    });
+    let (status, elapsed) = match rx.recv_timeout(spec.timeout) {
+        Ok(result) => {
+            let status = result.map_err(|source| RunError::Wait {
+                program: program.clone(),
+                source,
+            })?;
+            (Some(status), start.elapsed())
+        }
+        Err(_) => {
+            let elapsed = start.elapsed();
+            kill_group(pgid);
+            // Reap it if it dies in time; a process stuck in the kernel is left to its thread.
+            let _ = rx.recv_timeout(GRACE);
+            (None, elapsed)
+        }
+    };
+    // Whatever is left of the group dies now, so no orphan keeps running or holds the pipes.
+    kill_group(pgid);
+
+    let deadline = Instant::now() + GRACE;
+    let (stdout, stdout_truncated) = stdout.map_or((String::new(), false), |c| c.finish(deadline));
+    let (stderr, stderr_truncated) = stderr.map_or((String::new(), false), |c| c.finish(deadline));
+    Ok(Finished {
+        exit: status.map_or(Exit::TimedOut, exit_of),
+        stdout,
+        stderr,
+        stdout_truncated,
+        stderr_truncated,
+        elapsed,
+    })
+}
+
+/// Returns the child's environment: `base` without ambient GitHub tokens, `remove_env` and the
+/// variables the runner sets itself, plus `GIT_TERMINAL_PROMPT=0`, `GH_CONFIG_DIR` and then
+/// `spec.env` (explicit entries win: a caller that names a variable means it).
+pub(crate) fn child_env(
+    base: impl IntoIterator<Item = (OsString, OsString)>,
+    spec: &Spec,
+    gh_config_dir: &Path,
+) -> Vec<(OsString, OsString)> {
+    let removed = |name: &OsString| {
+        AMBIENT_TOKENS.iter().any(|t| name == t)
+            || spec.remove_env.iter().any(|r| name == r.as_str())
+            || name == "GH_CONFIG_DIR"
+            || name == "GIT_TERMINAL_PROMPT"
+    };
+    let mut env: Vec<(OsString, OsString)> =
+        base.into_iter().filter(|(k, _)| !removed(k)).collect();
+    env.push(("GIT_TERMINAL_PROMPT".into(), "0".into()));
+    env.push(("GH_CONFIG_DIR".into(), gh_config_dir.as_os_str().to_owned()));
+    for (key, value) in &spec.env {
+        env.retain(|(k, _)| k != key.as_str());
+        env.push((key.into(), value.into()));
+    }
+    env
+}
+
+fn exit_of(status: ExitStatus) -> Exit {
+    match (status.code(), status.signal()) {
+        (Some(code), _) => Exit::Code(code),
+        (None, Some(signal)) => Exit::Signal(signal),
+        // `wait` only reports terminated children, which have one or the other.
+        (None, None) => Exit::Code(-1),
+    }
+}
+
+/// Sends SIGKILL to the process group; a group that is already gone is fine.
+fn kill_group(pgid: Pid) {
+    let _ = killpg(pgid, Signal::SIGKILL);
+}
+
+/// Waits for the child to end and kills the rest of its group. On Linux the group is killed
+/// while the exited leader is still a zombie, so its pid (the group id) cannot have been reused.
+#[cfg(target_os = "linux")]
+fn wait_then_kill_group(mut child: Child, pgid: Pid) -> std::io::Result<ExitStatus> {
+    use nix::sys::wait::waitid;
+    use nix::sys::wait::Id;
+    use nix::sys::wait::WaitPidFlag;
+    // Any other error (there is none for our own child) falls through to `wait`, which reports it.
+    while let Err(nix::errno::Errno::EINTR) =
+        waitid(Id::Pid(pgid), WaitPidFlag::WEXITED | WaitPidFlag::WNOWAIT)
+    {}
+    kill_group(pgid);
+    child.wait()
+}
+
+/// Waits for the child to end and kills the rest of its group.
+#[cfg(not(target_os = "linux"))]
+fn wait_then_kill_group(mut child: Child, pgid: Pid) -> std::io::Result<ExitStatus> {
+    let status = child.wait();
+    kill_group(pgid);
+    status
+}
+
+/// One output stream read on its own thread: the first `max` bytes are kept, the rest is
+/// drained and counted.
+struct Capture {
+    state: Arc<Mutex<Captured>>,
+    done: mpsc::Receiver<()>,
+}
+
+#[derive(Default)]
+struct Captured {
+    kept: Vec<u8>,
+    total: usize,
+}
+
+impl Capture {
+    fn start(mut pipe: impl Read + Send + 'static, max: usize) -> Self {
+        let state = Arc::new(Mutex::new(Captured::default()));
+        let (tx, done) = mpsc::channel();
+        let shared = Arc::clone(&state);
+        std::thread::spawn(move || {
+            let mut buf = [0u8; 16 * 1024];
+            loop {
+                match pipe.read(&mut buf) {
+                    Ok(0) => break,
+                    Ok(n) => {
+                        let mut s = shared.lock().unwrap_or_else(|e| e.into_inner());
+                        let room = max.saturating_sub(s.kept.len()).min(n);
+                        s.kept.extend_from_slice(&buf[..room]);
+                        s.total = s.total.saturating_add(n);
+                    }
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                    Err(_) => break,
+                }
+            }
+            let _ = tx.send(());
+        });
+        Capture { state, done }
+    }
+
+    /// Returns what was kept (lossy UTF-8) and whether anything was dropped, waiting for the
+    /// stream to close until `deadline` at most.
+    fn finish(self, deadline: Instant) -> (String, bool) {
+        let _ = self
+            .done
+            .recv_timeout(deadline.saturating_duration_since(Instant::now()));
+        let s = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        (
+            String::from_utf8_lossy(&s.kept).into_owned(),
+            s.total > s.kept.len(),
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sh(script: &str) -> Vec<String> {
+        vec!["/bin/sh".into(), "-c".into(), script.into()]
+    }
+
+    fn spec<'a>(argv: &'a [String], cwd: &'a Path) -> Spec<'a> {
+        Spec {
+            argv,
+            cwd,
+            env: Vec::new(),
+            remove_env: Vec::new(),
+            stdin: None,
+            timeout: Duration::from_secs(30),
+            max_output: 1 << 20,
+            gh_config_dir: None,
+        }
+    }
+
+    /// Reports whether `pid` is a running process (a zombie waiting for init counts as dead).
+    fn alive(pid: i32) -> bool {
+        if nix::sys::signal::kill(Pid::from_raw(pid), None).is_err() {
+            return false;
+        }
+        match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+            Ok(stat) => !stat
+                .rsplit_once(')')
+                .is_some_and(|(_, rest)| rest.trim_start().starts_with(['Z', 'X'])),
+            Err(_) => !Path::new("/proc/self").exists(),
+        }
+    }
+
+    fn dies_soon(pid: i32) -> bool {
+        let until = Instant::now() + Duration::from_secs(5);
+        while Instant::now() < until {
+            if !alive(pid) {
+                return true;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        false
+    }
+
+    fn read_pid(path: &Path) -> i32 {
+        std::fs::read_to_string(path)
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap()
+    }
+
+    #[test]
+    fn reports_exit_code_and_signal() {
+        let tmp = tempfile::tempdir().unwrap();
+        let argv = sh("echo out; echo err >&2; exit 3");
+        let done = run(&spec(&argv, tmp.path())).unwrap();
+        assert_eq!(done.exit, Exit::Code(3));
+        assert_eq!(done.exit_code(), Some(3));
+        assert!(!done.success() && !done.timed_out());
+        assert_eq!(
+            (done.stdout.as_str(), done.stderr.as_str()),
+            ("out\n", "err\n")
+        );
+
+        let argv = sh("kill -9 $$");
+        let done = run(&spec(&argv, tmp.path())).unwrap();
+        assert_eq!(done.exit, Exit::Signal(9));
+        assert_eq!(done.exit_code(), None);
+
+        let argv = sh("pwd");
+        let done = run(&spec(&argv, tmp.path())).unwrap();
+        assert!(done.success());
+        let pwd = PathBuf::from(done.stdout.trim());
+        assert_eq!(
+            pwd.canonicalize().unwrap(),
+            tmp.path().canonicalize().unwrap()
+        );
+    }
+
+    #[test]
+    fn delivers_stdin() {
+        let tmp = tempfile::tempdir().unwrap();
+        let argv = vec!["cat".to_owned()];
+        let mut s = spec(&argv, tmp.path());
+        s.stdin = Some(b"line one\nline two\n".to_vec());
+        let done = run(&s).unwrap();
+        assert!(done.success());
+        assert_eq!(done.stdout, "line one\nline two\n");
+    }
+
+    #[test]
+    fn child_that_never_reads_stdin_does_not_block() {
+        let tmp = tempfile::tempdir().unwrap();
+        let argv = sh("sleep 0.2; exit 0");
+        let mut s = spec(&argv, tmp.path());
+        s.stdin = Some(vec![b'x'; 4 << 20]);
+        let done = run(&s).unwrap();
+        assert!(done.success());
+        assert!(done.elapsed < Duration::from_secs(10));
+    }
+
+    #[test]
+    fn bounds_output_per_stream() {
+        let tmp = tempfile::tempdir().unwrap();
+        let argv = sh("head -c 300000 /dev/zero | tr '\\0' a; echo short >&2");
+        let mut s = spec(&argv, tmp.path());
+        s.max_output = 1000;
+        let done = run(&s).unwrap();
+        assert!(done.success());
+        assert_eq!(done.stdout.len(), 1000);
+        assert!(done.stdout.bytes().all(|b| b == b'a'));
+        assert!(done.stdout_truncated);
+        assert_eq!(done.stderr, "short\n");
+        assert!(!done.stderr_truncated);
+    }
+
+    #[test]
+    fn timeout_kills_the_whole_group() {
+        let tmp = tempfile::tempdir().unwrap();
+        let pidfile = tmp.path().join("pid");
+        // The grandchild ignores SIGTERM; only a group SIGKILL ends it.
+        let argv = sh("trap '' TERM; sleep 1000 & echo $! > pid; wait");
+        let mut s = spec(&argv, tmp.path());
+        s.timeout = Duration::from_millis(500);
+        let done = run(&s).unwrap();
+        assert!(done.timed_out());
+        assert_eq!(done.exit_code(), None);
+        assert!(done.elapsed >= Duration::from_millis(500));
+        assert!(done.elapsed < Duration::from_secs(10));
+        assert!(
+            dies_soon(read_pid(&pidfile)),
+            "grandchild survived the timeout"
+        );
+    }
+
+    #[test]
+    fn regression_background_process_left_after_exit_is_killed() {
+        let tmp = tempfile::tempdir().unwrap();
+        // The first holds our stdout pipe; the second has let go of every pipe.
+        let argv = sh(
+            "sleep 1000 & echo $! > a; sleep 1000 </dev/null >/dev/null 2>&1 & echo $! > b; echo done",
+        );
+        let done = run(&spec(&argv, tmp.path())).unwrap();
+        assert!(done.success());
+        assert_eq!(done.stdout, "done\n");
+        assert!(done.elapsed < Duration::from_secs(10));
+        assert!(dies_soon(read_pid(&tmp.path().join("a"))));
+        assert!(dies_soon(read_pid(&tmp.path().join("b"))));
+    }
+
+    #[test]
+    fn child_env_removes_tokens_and_sets_gh_config_dir() {
+        let argv = vec!["env".to_owned()];
+        let cwd = Path::new("/");
+        let mut s = spec(&argv, cwd);
+        s.remove_env = vec!["WORKER_TOKEN".into()];
+        s.env = vec![("LC_ALL".into(), "C".into()), ("KEEP".into(), "new".into())];
+        let base = [
+            ("GH_TOKEN", "a"),
+            ("GITHUB_TOKEN", "b"),
+            ("GH_ENTERPRISE_TOKEN", "c"),
+            ("GITHUB_ENTERPRISE_TOKEN", "d"),
+            ("WORKER_TOKEN", "e"),
+            ("GH_CONFIG_DIR", "/home/me/.config/gh"),
+            ("GIT_TERMINAL_PROMPT", "1"),
+            ("PATH", "/usr/bin:/bin"),
+            ("KEEP", "old"),
+        ]
+        .map(|(k, v)| (OsString::from(k), OsString::from(v)));
+        let mut env: Vec<(String, String)> = child_env(base, &s, Path::new("/tmp/gh"))
+            .into_iter()
+            .map(|(k, v)| (k.into_string().unwrap(), v.into_string().unwrap()))
+            .collect();
+        env.sort();
+        let expected = [
+            ("GH_CONFIG_DIR", "/tmp/gh"),
+            ("GIT_TERMINAL_PROMPT", "0"),
+            ("KEEP", "new"),
+            ("LC_ALL", "C"),
+            ("PATH", "/usr/bin:/bin"),
+        ]
+        .map(|(k, v)| (k.to_owned(), v.to_owned()));
+        assert_eq!(env, expected);
+    }
+
+    #[test]
+    fn child_gets_an_empty_temporary_gh_config_dir() {
+        let tmp = tempfile::tempdir().unwrap();
+        let argv = sh(
+            "echo \"$GH_CONFIG_DIR\"; test -d \"$GH_CONFIG_DIR\" && ls -A \"$GH_CONFIG_DIR\" | wc -l; \
+             echo \"prompt=$GIT_TERMINAL_PROMPT gone=${WORKER_TOKEN-unset} set=$EXTRA\"",
+        );
+        let mut s = spec(&argv, tmp.path());
+        s.remove_env = vec!["WORKER_TOKEN".into()];
+        s.env = vec![("EXTRA".into(), "yes".into())];
+        let done = run(&s).unwrap();
+        assert!(done.success(), "{done:?}");
+        let lines: Vec<&str> = done.stdout.lines().collect();
+        assert_eq!(lines[1].trim(), "0");
+        assert_eq!(lines[2], "prompt=0 gone=unset set=yes");
+        assert!(
+            !Path::new(lines[0]).exists(),
+            "temporary GH_CONFIG_DIR was not removed"
+        );
+
+        let given = tmp.path().join("gh");
+        std::fs::create_dir(&given).unwrap();
+        s.gh_config_dir = Some(given.clone());
+        let done = run(&s).unwrap();
+        assert_eq!(done.stdout.lines().next(), given.to_str());
+        assert!(given.is_dir());
+    }
+
+    #[test]
+    fn spawn_and_cwd_errors_are_typed() {
+        let tmp = tempfile::tempdir().unwrap();
+        let argv = vec!["/nonexistent/agent-coord-no-such-program".to_owned()];
+        let err = run(&spec(&argv, tmp.path())).unwrap_err();
+        assert!(matches!(err, RunError::Spawn { .. }), "{err}");
+        let missing = tmp.path().join("missing");
+        let argv = sh("true");
+        let err = run(&spec(&argv, &missing)).unwrap_err();
+        assert!(matches!(err, RunError::Cwd { .. }), "{err}");
+        assert!(matches!(
+            run(&spec(&[], tmp.path())),
+            Err(RunError::EmptyArgv)
+        ));
+    }
+}
