@@ -7,6 +7,7 @@ mod commands;
 mod context;
 mod coordinator;
 mod demo;
+mod github;
 mod git_subprocess;
 mod logging;
 mod output;

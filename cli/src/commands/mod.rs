@@ -22,6 +22,7 @@ pub(crate) mod args;
 mod batch_audit;
 mod claim;
 mod completions;
+mod coordinate;
 mod demo;
 mod doctor;
 mod gc;
@@ -82,6 +83,7 @@ pub(crate) enum Command {
     Init(init::InitArgs),
     Gc(gc::GcArgs),
     Serve(serve::ServeArgs),
+    Coordinate(coordinate::CoordinateArgs),
     Completions(completions::CompletionsArgs),
     #[command(hide = true)]
     Man(completions::ManArgs),
@@ -114,6 +116,7 @@ fn run_command(cx: &Context, command: &Command) -> Result<Report, CommandError> 
     match command {
         Command::Claim(a) => claim::cmd_claim(cx, a),
         Command::Serve(a) => serve::cmd_serve(cx, a),
+        Command::Coordinate(a) => coordinate::cmd_coordinate(cx, a),
         Command::Release(a) => release::cmd_release(cx, a),
         Command::Heartbeat(a) => heartbeat::cmd_heartbeat(cx, a),
         Command::RegisterBatch(a) => register_batch::cmd_register_batch(cx, a),

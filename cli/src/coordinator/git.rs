@@ -425,6 +425,38 @@ pub(crate) fn diff(dir: &Path, base_sha: &str, head: &str) -> Result<String, Git
     Ok(done.stdout)
 }
 
+/// Stages every change in the worktree (index only: nothing is committed) and returns the
+/// diff from the pinned base to it — the inner reviewer's artifact before the signed commit.
+pub(crate) fn staged_diff(dir: &Path, base_sha: &str) -> Result<String, GitError> {
+    check_oid(base_sha)?;
+    let git = Git::local(dir);
+    let done = git.run(&["add", "-A"])?;
+    if !done.success() {
+        return Err(git.failed("add", &done));
+    }
+    let mut git = Git::local(dir);
+    git.max_output = MAX_DIFF;
+    let done = git.run(&[
+        "diff",
+        "--cached",
+        "--no-color",
+        "--no-ext-diff",
+        "--no-textconv",
+        base_sha,
+        "--",
+    ])?;
+    if !done.success() {
+        return Err(git.failed("diff", &done));
+    }
+    if done.stdout_truncated {
+        return Err(GitError::Failed {
+            what: git.what("diff"),
+            detail: format!("the diff is larger than {} MiB", MAX_DIFF >> 20),
+        });
+    }
+    Ok(done.stdout)
+}
+
 enum Found {
     Empty,
     Ours,

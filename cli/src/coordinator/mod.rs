@@ -1,6 +1,18 @@
 //! `agent-coord coordinate`: the issue coordinator's I/O side (DESIGN §6). The rules live in
 //! `agent_coord_shared::coordinator`; this module runs processes, git and GitHub for them.
-#![allow(dead_code)]
+//!
+//! - `tick`: one bounded tick of one worker (lock, preflight, discovery, admission);
+//! - `phases`: advancing one task through the phases this release drives;
+//! - `effects`: GitHub effects as activity records, discovered before they are posted;
+//! - `ledger`: the coordination-state writes (claims, checkpoints, manifest, events);
+//! - `preflight`, `accounts`: the checks before any work, tokens and secrets;
+//! - `process`, `git`: the bounded runner and the worktree operations.
 
+mod accounts;
+mod effects;
 pub(crate) mod git;
+mod ledger;
+mod phases;
+pub(crate) mod preflight;
 pub(crate) mod process;
+pub(crate) mod tick;

@@ -40,6 +40,18 @@ pub enum IgnoreReason {
     Unauthorized,
 }
 
+impl std::fmt::Display for IgnoreReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            IgnoreReason::OwnMarker { .. } => f.write_str("the coordinator's own comment"),
+            IgnoreReason::NotAUser { author_type } => {
+                write!(f, "written by a {author_type} account, not a human")
+            }
+            IgnoreReason::Unauthorized => f.write_str("not among the worker's reply_logins"),
+        }
+    }
+}
+
 /// A comment after the checkpoint that does not count, and why.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct IgnoredComment {

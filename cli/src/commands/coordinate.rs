@@ -1,0 +1,222 @@
+//! `agent-coord coordinate`: run the issue coordinator — one tick, or a loop with `--follow`.
+
+use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::Duration;
+use std::time::Instant;
+
+use agent_coord_shared::coordinator::config;
+use agent_coord_shared::coordinator::config::CoordinatorConfig;
+use serde_json::json;
+use serde_json::Value;
+
+use crate::command_error::CommandError;
+use crate::command_error::ErrorKind;
+use crate::context::Context;
+use crate::coordinator::preflight;
+use crate::coordinator::tick;
+use crate::output::Report;
+
+/// Drive GitHub issues assigned to a worker to signed, tested draft pull requests
+///
+/// Each configured worker watches its repositories for open issues a human assigned to its
+/// GitHub login, accepts each with a comment, checks it out under its workspace root, runs
+/// its implementer and reviewer lanes, commits signed, pushes, opens a draft pull request
+/// and runs the repository's checks on the exact head. The coordinator never merges, and
+/// models never touch git or GitHub. Run `coordinate --check-config --worker ID` first.
+///
+/// The configuration (default $XDG_CONFIG_HOME/agent-coord/coordinator.json) holds the
+/// `workers` of the coordinator spec plus explicit `sessions` bindings (GitHub account and
+/// where its token comes from, git signing identity, the six lane argv). Absent or empty =
+/// no worker. Exit codes: 0 ok, 1 bad configuration or usage, 2 preflight failed, GitHub or
+/// the state unreachable, or the worker already ticking.
+#[derive(clap::Args, Debug)]
+pub(crate) struct CoordinateArgs {
+    /// The worker session to tick (a key of `workers`)
+    #[arg(long, value_name = "ID", conflicts_with = "all")]
+    worker: Option<String>,
+    /// Tick every configured worker
+    #[arg(long)]
+    all: bool,
+    /// Keep ticking every `poll_seconds` until interrupted (Ctrl-C finishes the current step
+    /// and exits 0)
+    #[arg(long)]
+    follow: bool,
+    /// The configuration file
+    #[arg(long, value_name = "PATH", env = "AGENT_COORD_COORDINATOR_CONFIG")]
+    config: Option<PathBuf>,
+    /// Only run the preflight and print each check with ok/failed and why
+    #[arg(long)]
+    check_config: bool,
+    /// Print observations as JSON (one document per tick)
+    #[arg(long)]
+    json: bool,
+}
+
+fn config_path(args: &CoordinateArgs) -> Result<PathBuf, CommandError> {
+    if let Some(p) = &args.config {
+        return Ok(p.clone());
+    }
+    let var = |n: &str| std::env::var(n).ok().filter(|v| v.starts_with('/'));
+    let base = match (var("XDG_CONFIG_HOME"), var("HOME")) {
+        (Some(x), _) => PathBuf::from(x),
+        (None, Some(h)) => PathBuf::from(h).join(".config"),
+        _ => {
+            return Err(CommandError::usage(
+                "cannot find the coordinator configuration; pass --config PATH",
+            ))
+        }
+    };
+    Ok(base.join("agent-coord").join("coordinator.json"))
+}
+
+/// Reads the configuration; `None` when the file is absent.
+fn load(path: &PathBuf) -> Result<Option<CoordinatorConfig>, CommandError> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => {
+            return Err(CommandError::operational(format!(
+                "cannot read {}: {e}",
+                path.display()
+            )))
+        }
+    };
+    config::parse(&text)
+        .map(Some)
+        .map_err(|e| CommandError::usage(format!("{}: {e}", path.display())))
+}
+
+pub(crate) fn cmd_coordinate(cx: &Context, args: &CoordinateArgs) -> Result<Report, CommandError> {
+    let path = config_path(args)?;
+    let config = match load(&path)? {
+        Some(c) if !c.workers.is_empty() => c,
+        _ => {
+            let notice = format!(
+                "notice: no coordinator workers configured in {}; nothing to do",
+                path.display()
+            );
+            return Ok(if args.json {
+                Report::json(&json!({"workers": [], "notice": notice}))
+            } else {
+                Report::line(notice)
+            });
+        }
+    };
+    let workers: Vec<String> = match (&args.worker, args.all) {
+        (Some(w), _) => {
+            if !config.workers.contains_key(w) {
+                return Err(CommandError::usage(format!(
+                    "no worker {w} in {} (configured: {})",
+                    path.display(),
+                    config.workers.keys().cloned().collect::<Vec<_>>().join(", ")
+                )));
+            }
+            vec![w.clone()]
+        }
+        (None, true) => config.workers.keys().cloned().collect(),
+        (None, false) => {
+            return Err(CommandError::usage(
+                "pass --worker ID or --all (see coordinate --help)",
+            ))
+        }
+    };
+    if args.check_config {
+        return check_config(&config, &workers, args.json);
+    }
+    let stop = Arc::new(AtomicBool::new(false));
+    if args.follow {
+        for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+            signal_hook::flag::register(signal, Arc::clone(&stop)).map_err(|e| {
+                CommandError::operational(format!("cannot watch for Ctrl-C: {e}"))
+            })?;
+        }
+    }
+    let mut failed = false;
+    loop {
+        let started = Instant::now();
+        for w in &workers {
+            let report = tick::tick(cx, &config, w, &stop)?;
+            failed |= report.failed();
+            print_report(&report, args.json);
+            if stop.load(Ordering::SeqCst) {
+                break;
+            }
+        }
+        if !args.follow {
+            break;
+        }
+        failed = false;
+        let poll = workers
+            .iter()
+            .filter_map(|w| config.workers.get(w))
+            .map(|w| w.poll_seconds)
+            .min()
+            .unwrap_or(30);
+        while started.elapsed() < Duration::from_secs(poll) {
+            if stop.load(Ordering::SeqCst) {
+                return Ok(Report::default());
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        if stop.load(Ordering::SeqCst) {
+            return Ok(Report::default());
+        }
+    }
+    if failed {
+        return Err(CommandError::new(
+            ErrorKind::Operational,
+            "the tick did not complete everything (see the observations above)",
+        ));
+    }
+    Ok(Report::default())
+}
+
+/// Prints a tick's report as it happens (a `--follow` loop streams).
+fn print_report(report: &tick::TickReport, json: bool) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    if json {
+        let _ = writeln!(out, "{}", report.to_json());
+    } else {
+        for line in report.lines() {
+            let _ = writeln!(out, "{line}");
+        }
+    }
+    let _ = out.flush();
+}
+
+fn check_config(
+    config: &CoordinatorConfig,
+    workers: &[String],
+    json: bool,
+) -> Result<Report, CommandError> {
+    let mut docs = Vec::new();
+    let mut text = String::new();
+    let mut all_ok = true;
+    for w in workers {
+        let outcome = preflight::run(config, w);
+        all_ok &= outcome.checks.iter().all(|c| c.ok);
+        text.push_str(&format!("worker {w}\n"));
+        for c in &outcome.checks {
+            let verdict = if c.ok { "ok" } else { "FAILED" };
+            text.push_str(&format!("  {verdict:<6} {}: {}\n", c.name, c.detail));
+        }
+        docs.push(json!({
+            "worker": w,
+            "ok": outcome.checks.iter().all(|c| c.ok),
+            "checks": outcome.checks.iter().map(preflight::Check::to_json).collect::<Vec<Value>>(),
+        }));
+    }
+    let mut report = if json {
+        Report::json(&json!({"workers": docs}))
+    } else {
+        Report::text(text)
+    };
+    if !all_ok {
+        report.exit = 2;
+    }
+    Ok(report)
+}

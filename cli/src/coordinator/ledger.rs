@@ -1,0 +1,410 @@
+//! The coordinator's writes to the coordination state: admission of an issue (a claim by the
+//! worker's agent id), task checkpoints, activity records, the worker's batch manifest (one
+//! lane per task, so the dashboard shows coordinator work like any other lane), the worker's
+//! heartbeat and an event per transition. One save = one CAS commit.
+
+use std::str::FromStr;
+
+use agent_coord_shared::coordinator::task::activity_path;
+use agent_coord_shared::coordinator::task::task_path;
+use agent_coord_shared::coordinator::task::Activity;
+use agent_coord_shared::coordinator::task::Task;
+use agent_coord_shared::coordinator::task::TASKS_DIR;
+use agent_coord_shared::ids::paths;
+use agent_coord_shared::ids::AgentId;
+use agent_coord_shared::ids::BatchId;
+use agent_coord_shared::ids::RepoSlug;
+use agent_coord_shared::ids::Target;
+use agent_coord_shared::record::field as f;
+use agent_coord_shared::record::Claim;
+use agent_coord_shared::record::Record;
+use agent_coord_shared::rules::batch;
+use agent_coord_shared::rules::claim;
+use agent_coord_shared::rules::event::new_event;
+use agent_coord_shared::rules::heartbeat;
+use agent_coord_shared::rules::Ctx;
+use agent_coord_shared::rules::Plan;
+use agent_coord_shared::rules::RuleError;
+use agent_coord_shared::snapshot::Snapshot;
+use agent_coord_shared::time;
+use serde_json::json;
+use serde_json::Value;
+
+use crate::command_error::CommandError;
+use crate::context::Context;
+use crate::store::Store;
+use crate::store::TipSnapshot;
+
+/// Claims held by the coordinator last a week and are renewed on every save past half of
+/// that; liveness comes from the worker's heartbeat.
+const CLAIM_TTL_SECONDS: i64 = 7 * 24 * 3600;
+
+/// What admission decided.
+pub(crate) enum Admission {
+    /// The claim was granted and the task recorded.
+    Admitted,
+    /// Someone else holds the issue.
+    Refused(String),
+}
+
+/// An event to record with a save.
+pub(crate) struct Note {
+    pub(crate) kind: &'static str,
+    pub(crate) message: String,
+    pub(crate) previous_phase: Option<String>,
+}
+
+/// The coordination state as the coordinator writes it.
+pub(crate) struct Ledger<'a> {
+    cx: &'a Context,
+    store: Store,
+    worker: AgentId,
+    batch: BatchId,
+    heartbeat_ttl: i64,
+}
+
+fn parse_err(what: &str, e: impl std::fmt::Display) -> CommandError {
+    CommandError::usage(format!("{what}: {e}"))
+}
+
+impl<'a> Ledger<'a> {
+    pub(crate) fn open(
+        cx: &'a Context,
+        worker: &str,
+        batch: &str,
+        heartbeat_ttl: i64,
+    ) -> Result<Ledger<'a>, CommandError> {
+        let (store, _notices) = cx.open_store(true)?;
+        Ok(Ledger {
+            cx,
+            store,
+            worker: AgentId::from_str(worker).map_err(|e| parse_err("worker id", e))?,
+            batch: BatchId::from_str(batch).map_err(|e| parse_err("batch id", e))?,
+            heartbeat_ttl,
+        })
+    }
+
+    /// A rule context at the real current time (a `--follow` loop outlives the command's
+    /// start-up clock), unless `AGENT_COORD_NOW` pins it.
+    fn ctx(&self) -> Ctx {
+        let mut ctx = self.cx.rule_ctx(&self.store);
+        if self.cx.env.now.is_none() {
+            ctx.now = chrono::Utc::now();
+        }
+        ctx
+    }
+
+    /// Returns the current time as stored in records.
+    pub(crate) fn now(&self) -> String {
+        time::format(self.ctx().now)
+    }
+
+    /// Returns every task of this worker, in path order.
+    pub(crate) fn tasks(&self) -> Result<Vec<Task>, CommandError> {
+        let snap = self.store.snapshot()?;
+        let mut out = Vec::new();
+        for (_, record) in snap.list(TASKS_DIR)? {
+            if let Ok(task) = serde_json::from_value::<Task>(Value::Object(record)) {
+                if task.worker == self.worker.as_str() {
+                    out.push(task);
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// Returns the task for `repo#issue`, whoever owns it.
+    pub(crate) fn task(&self, repo: &str, issue: u64) -> Result<Option<Task>, CommandError> {
+        let snap = self.store.snapshot()?;
+        read_task(&snap, &task_path(repo, issue))
+    }
+
+    /// Returns an activity record.
+    pub(crate) fn activity(
+        &self,
+        task_id: &str,
+        activity_id: &str,
+    ) -> Result<Option<Activity>, CommandError> {
+        let snap = self.store.snapshot()?;
+        Ok(snap
+            .read(&activity_path(task_id, activity_id))?
+            .and_then(|r| serde_json::from_value(Value::Object(r)).ok()))
+    }
+
+    /// Returns the agent holding an active claim on `repo#issue`, if anyone does.
+    pub(crate) fn claim_holder(
+        &self,
+        repo: &RepoSlug,
+        issue: u64,
+    ) -> Result<Option<String>, CommandError> {
+        let snap = self.store.snapshot()?;
+        let target = Target::from_str(&issue.to_string()).map_err(|e| parse_err("issue", e))?;
+        let claim: Option<Claim> = snap.read_as(&paths::claim(repo, &target))?;
+        Ok(claim
+            .filter(|c| c.is_active())
+            .and_then(|c| c.agent_id().map(str::to_owned)))
+    }
+
+    /// Admits a task: the claim on its issue by the worker, the checkpoint and an event, in
+    /// one commit; refused when another agent holds the issue (re-decided on every CAS retry).
+    pub(crate) fn admit(&self, task: &Task) -> Result<Admission, CommandError> {
+        let repo = RepoSlug::from_str(&task.repo).map_err(|e| parse_err("repository", e))?;
+        let target =
+            Target::from_str(&task.issue.to_string()).map_err(|e| parse_err("issue", e))?;
+        let request = claim::ClaimRequest {
+            agent: self.worker.clone(),
+            repo,
+            target,
+            batch: Some(self.batch.clone()),
+            branch: Some(task.branch.clone()),
+            ttl_seconds: CLAIM_TTL_SECONDS,
+            metadata: Record::new(),
+        };
+        let trailer = self.trailer();
+        let result = self.store.transact(&trailer, |snap| -> Result<_, CommandError> {
+            if read_task(snap, &task_path(&task.repo, task.issue))?.is_some() {
+                return Err(CommandError::operational(format!(
+                    "{}#{} already has a task",
+                    task.repo, task.issue
+                )));
+            }
+            let ctx = self.ctx();
+            let mut plan = claim::decide(snap, &request, &ctx).map_err(CommandError::from)?;
+            plan.state.push((task_path(&task.repo, task.issue), to_record(task)));
+            let note = Note {
+                kind: "coordinator.admitted",
+                message: format!("admitted {}#{} as task {}", task.repo, task.issue, task.task_id),
+                previous_phase: None,
+            };
+            self.extend(snap, &ctx, &mut plan, task, Some(&note))?;
+            plan.summary = format!("coordinator: admit {}#{}", task.repo, task.issue);
+            Ok(plan)
+        });
+        match result {
+            Ok(_) => Ok(Admission::Admitted),
+            Err(e) if e.kind == crate::command_error::ErrorKind::ClaimRefused => {
+                Ok(Admission::Refused(e.message))
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Saves a checkpoint with its activity records and an optional event, plus the
+    /// manifest lane and the worker's heartbeat, in one commit.
+    pub(crate) fn save(
+        &self,
+        task: &Task,
+        activities: &[&Activity],
+        note: Option<Note>,
+    ) -> Result<(), CommandError> {
+        let trailer = self.trailer();
+        self.store
+            .transact(&trailer, |snap| -> Result<_, CommandError> {
+                let ctx = self.ctx();
+                let mut plan = Plan::nothing("coordinate", ());
+                plan.state
+                    .push((task_path(&task.repo, task.issue), to_record(task)));
+                for a in activities {
+                    let record = match serde_json::to_value(a) {
+                        Ok(Value::Object(m)) => m,
+                        _ => Record::new(),
+                    };
+                    plan.state
+                        .push((activity_path(&a.task_id, &a.activity_id), record));
+                }
+                self.extend(snap, &ctx, &mut plan, task, note.as_ref())?;
+                plan.summary = format!(
+                    "coordinator: {} {} ({})",
+                    task.task_id,
+                    task.phase,
+                    task.state.as_str()
+                );
+                Ok(plan)
+            })
+            .map(|_| ())
+    }
+
+    /// Beats for the worker without changing any task (an idle tick keeps claims live).
+    pub(crate) fn beat(&self) -> Result<(), CommandError> {
+        let trailer = self.trailer();
+        self.store
+            .transact(&trailer, |snap| -> Result<_, CommandError> {
+                let ctx = self.ctx();
+                let mut plan = self.heartbeat_plan(snap, &ctx)?;
+                plan.state.clear();
+                Ok(plan)
+            })
+            .map(|_| ())
+    }
+
+    fn trailer(&self) -> Vec<(&'static str, String)> {
+        vec![("Agent-Coord-Session", self.worker.to_string())]
+    }
+
+    fn heartbeat_plan(&self, snap: &TipSnapshot<'_>, ctx: &Ctx) -> Result<Plan<()>, CommandError> {
+        let request = heartbeat::HeartbeatRequest {
+            agent: self.worker.clone(),
+            repo: None,
+            target: None,
+            batch: Some(self.batch.clone()),
+            branch: None,
+            status: Some("in_progress".into()),
+            ttl_seconds: self.heartbeat_ttl,
+            metadata: Record::new(),
+        };
+        let plan = heartbeat::decide(snap, &request, ctx)?;
+        Ok(Plan {
+            state: plan.state,
+            removals: plan.removals,
+            heartbeats: plan.heartbeats,
+            heartbeat_removals: plan.heartbeat_removals,
+            summary: plan.summary,
+            op: "coordinate",
+            warnings: plan.warnings,
+            outcome: (),
+        })
+    }
+
+    /// Adds the event, the manifest with this task's lane, the heartbeat and (past half its
+    /// TTL) the claim renewal to `plan`.
+    fn extend<T>(
+        &self,
+        snap: &TipSnapshot<'_>,
+        ctx: &Ctx,
+        plan: &mut Plan<T>,
+        task: &Task,
+        note: Option<&Note>,
+    ) -> Result<(), CommandError> {
+        if let Some(note) = note {
+            let mut fields = Record::new();
+            f::AGENT_ID.set(&mut fields, self.worker.to_string());
+            f::LANE.set(&mut fields, task.task_id.as_str());
+            f::REPO.set(&mut fields, task.repo.as_str());
+            f::TARGET.set(&mut fields, task.issue.to_string());
+            f::BRANCH.set(&mut fields, task.branch.as_str());
+            if let Some(prev) = &note.previous_phase {
+                f::PREVIOUS_PHASE.set(&mut fields, prev.as_str());
+            }
+            fields.insert("phase".into(), json!(task.phase.as_str()));
+            fields.insert("state".into(), json!(task.state.as_str()));
+            f::MESSAGE.set(&mut fields, note.message.as_str());
+            let (path, event) = new_event(snap, ctx, &self.batch, note.kind, fields)?;
+            plan.state.push((path, event));
+        }
+        // The manifest: one lane per task of this worker, this task's as it now stands.
+        let mut lanes = Vec::new();
+        for (path, record) in snap.list(TASKS_DIR)? {
+            let Ok(other) = serde_json::from_value::<Task>(Value::Object(record)) else {
+                continue;
+            };
+            if other.worker != self.worker.as_str() {
+                continue;
+            }
+            let current = if path == task_path(&task.repo, task.issue) {
+                task
+            } else {
+                &other
+            };
+            lanes.push(lane(current, self.worker.as_str()));
+        }
+        if !lanes.iter().any(|l| l["name"] == json!(task.task_id)) {
+            lanes.push(lane(task, self.worker.as_str()));
+        }
+        let manifest = json!({
+            "batch_id": self.batch.to_string(),
+            "title": format!("Issue coordinator: {}", self.worker),
+            "lanes": lanes,
+        });
+        let request = batch::RegisterRequest {
+            manifest,
+            batch_id: None,
+            launch_prompt: None,
+            synthetic: false,
+            synthetic_kind: None,
+        };
+        let registered = batch::register(snap, &request, ctx)?;
+        plan.state.extend(registered.state);
+        let beat = self.heartbeat_plan(snap, ctx)?;
+        plan.state.extend(beat.state);
+        plan.heartbeats.extend(beat.heartbeats);
+        // Renew the claim while the task holds its issue (the rule writes only past half TTL).
+        if !task.state.terminal() {
+            if let (Ok(repo), Ok(target)) = (
+                RepoSlug::from_str(&task.repo),
+                Target::from_str(&task.issue.to_string()),
+            ) {
+                let request = claim::ClaimRequest {
+                    agent: self.worker.clone(),
+                    repo,
+                    target,
+                    batch: Some(self.batch.clone()),
+                    branch: Some(task.branch.clone()),
+                    ttl_seconds: CLAIM_TTL_SECONDS,
+                    metadata: Record::new(),
+                };
+                match claim::decide(snap, &request, ctx) {
+                    Ok(renewal) => {
+                        let already: Vec<String> =
+                            plan.state.iter().map(|(p, _)| p.clone()).collect();
+                        plan.state.extend(
+                            renewal
+                                .state
+                                .into_iter()
+                                .filter(|(p, _)| !already.contains(p)),
+                        );
+                    }
+                    Err(RuleError::Refused(_)) => {}
+                    Err(e) => return Err(e.into()),
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The manifest lane of a task.
+fn lane(task: &Task, worker: &str) -> Value {
+    let status = match task.state {
+        agent_coord_shared::coordinator::task::TaskState::Active => "in_progress",
+        agent_coord_shared::coordinator::task::TaskState::Waiting => "blocked",
+        agent_coord_shared::coordinator::task::TaskState::Uncertain => "blocked",
+        agent_coord_shared::coordinator::task::TaskState::Failed => "failed",
+        agent_coord_shared::coordinator::task::TaskState::Done => "done",
+    };
+    let mut lane = json!({
+        "name": task.task_id,
+        "owner": worker,
+        "repo": task.repo,
+        "target": task.issue.to_string(),
+        "branch": task.branch,
+        "status": status,
+        "phase": task.phase.as_str(),
+        "title": task.title,
+    });
+    if let Some(pr) = task.pr {
+        lane["pr"] = json!(pr);
+    }
+    if let Some(url) = &task.pr_url {
+        lane["pr_url"] = json!(url);
+    }
+    if let Some(b) = &task.blocker {
+        lane["blocker"] = json!(b);
+    }
+    lane
+}
+
+fn to_record(task: &Task) -> Record {
+    match serde_json::to_value(task) {
+        Ok(Value::Object(m)) => m,
+        _ => Record::new(),
+    }
+}
+
+fn read_task(snap: &TipSnapshot<'_>, path: &str) -> Result<Option<Task>, CommandError> {
+    match snap.read(path)? {
+        Some(record) => serde_json::from_value(Value::Object(record))
+            .map(Some)
+            .map_err(|e| CommandError::operational(format!("task record {path} is unreadable: {e}"))),
+        None => Ok(None),
+    }
+}

@@ -1,0 +1,291 @@
+//! The preflight a tick runs before it accepts any work (spec "Assumptions"), and that
+//! `coordinate --check-config` prints alone: both accounts authenticate as their configured
+//! logins, the logins differ, the six lane slots and the trusted argv are executable, the git
+//! identity has a usable signing key, the workspace root is writable.
+//!
+//! A failed check starts nothing; each says exactly what is missing.
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+use std::time::Duration;
+
+use agent_coord_shared::coordinator::config::CoordinatorConfig;
+use agent_coord_shared::coordinator::config::GitIdentity;
+use agent_coord_shared::coordinator::config::SigningFormat;
+use agent_coord_shared::coordinator::config::WorkerConfig;
+use serde_json::json;
+use serde_json::Value;
+
+use super::accounts;
+use super::accounts::Secrets;
+use super::accounts::Token;
+use super::process;
+use crate::github::EtagCache;
+use crate::github::GitHub;
+
+/// One check's verdict.
+#[derive(Debug, Clone)]
+pub(crate) struct Check {
+    pub(crate) name: String,
+    pub(crate) ok: bool,
+    pub(crate) detail: String,
+}
+
+impl Check {
+    fn new(name: impl Into<String>, result: Result<String, String>) -> Check {
+        let (ok, detail) = match result {
+            Ok(d) => (true, d),
+            Err(d) => (false, d),
+        };
+        Check {
+            name: name.into(),
+            ok,
+            detail,
+        }
+    }
+
+    pub(crate) fn to_json(&self) -> Value {
+        json!({"check": self.name, "ok": self.ok, "detail": self.detail})
+    }
+}
+
+/// What a passed preflight hands the tick.
+pub(crate) struct Ready {
+    pub(crate) worker_gh: GitHub,
+    pub(crate) worker_login: String,
+    pub(crate) worker_token: Token,
+    pub(crate) secrets: Secrets,
+}
+
+/// The preflight's result: every check, and the clients when all passed.
+pub(crate) struct Outcome {
+    pub(crate) checks: Vec<Check>,
+    pub(crate) ready: Option<Ready>,
+}
+
+/// Returns the control directory of a worker (outside every worktree).
+pub(crate) fn control_dir(worker: &WorkerConfig) -> std::path::PathBuf {
+    Path::new(&worker.workspace_root).join(".coordinator-control")
+}
+
+/// Runs every check for `worker_id`.
+pub(crate) fn run(config: &CoordinatorConfig, worker_id: &str) -> Outcome {
+    let mut checks = Vec::new();
+    let mut secrets = Secrets::from_config(config);
+    let Some(worker) = config.workers.get(worker_id) else {
+        checks.push(Check::new(
+            "worker",
+            Err(format!("no worker {worker_id} in the configuration")),
+        ));
+        return Outcome {
+            checks,
+            ready: None,
+        };
+    };
+    checks.push(Check::new("workspace root", workspace_writable(worker)));
+    let binding = config.sessions.get(worker_id);
+    let review = config.sessions.get(&worker.review_session);
+    for (slot, argv) in binding.map(|b| b.lanes.iter()).into_iter().flatten() {
+        checks.push(Check::new(format!("lane {}", slot.as_str()), executable(argv)));
+    }
+    for (repo, rc) in &worker.repositories {
+        checks.push(Check::new(format!("check_argv of {repo}"), executable(&rc.check_argv)));
+        checks.push(Check::new(
+            format!("readiness_argv of {repo}"),
+            executable(&rc.readiness_argv),
+        ));
+    }
+    match binding.and_then(|b| b.git.as_ref()) {
+        Some(git) => checks.push(Check::new("signing key", signing_usable(git))),
+        None => checks.push(Check::new(
+            "signing key",
+            Err(format!("session {worker_id} has no git identity")),
+        )),
+    }
+    let control = control_dir(worker);
+    let mut login_of = |session: &str, checks: &mut Vec<Check>| -> Option<(GitHub, String, Token)> {
+        let binding = config.sessions.get(session)?;
+        let name = format!("github account of {session}");
+        let token = match accounts::resolve(session, &binding.github) {
+            Ok(t) => t,
+            Err(e) => {
+                checks.push(Check::new(name, Err(e)));
+                return None;
+            }
+        };
+        secrets.add(&token);
+        let cache = EtagCache::load(&control.join(format!("github-cache-{session}.json")));
+        let mut gh = match GitHub::new(&config.api_url, token.expose(), cache) {
+            Ok(gh) => gh,
+            Err(e) => {
+                checks.push(Check::new(name, Err(e.to_string())));
+                return None;
+            }
+        };
+        match gh.user() {
+            Ok(user) if user.login.eq_ignore_ascii_case(&binding.github.login) => {
+                checks.push(Check::new(
+                    name,
+                    Ok(format!("authenticated as {}", user.login)),
+                ));
+                Some((gh, user.login, token))
+            }
+            Ok(user) => {
+                checks.push(Check::new(
+                    name,
+                    Err(format!(
+                        "the token authenticates as {}, not the configured login {}",
+                        user.login, binding.github.login
+                    )),
+                ));
+                None
+            }
+            Err(e) => {
+                checks.push(Check::new(name, Err(format!("cannot authenticate: {e}"))));
+                None
+            }
+        }
+    };
+    let worker_account = login_of(worker_id, &mut checks);
+    let review_account = match review {
+        Some(_) => login_of(&worker.review_session, &mut checks),
+        None => None,
+    };
+    if let (Some((_, w, _)), Some((_, r, _))) = (&worker_account, &review_account) {
+        checks.push(Check::new(
+            "distinct logins",
+            if w.eq_ignore_ascii_case(r) {
+                Err(format!("worker and review session both authenticate as {w}"))
+            } else {
+                Ok(format!("{w} writes, {r} reviews"))
+            },
+        ));
+    }
+    let all_ok = checks.iter().all(|c| c.ok);
+    let ready = match (all_ok, worker_account, review_account.is_some()) {
+        (true, Some((gh, login, token)), true) => Some(Ready {
+            worker_gh: gh,
+            worker_login: login,
+            worker_token: token,
+            secrets,
+        }),
+        _ => None,
+    };
+    Outcome { checks, ready }
+}
+
+fn workspace_writable(worker: &WorkerConfig) -> Result<String, String> {
+    let root = Path::new(&worker.workspace_root);
+    let control = control_dir(worker);
+    std::fs::create_dir_all(&control)
+        .map_err(|e| format!("cannot create {}: {e}", control.display()))?;
+    let probe = control.join(".write-probe");
+    std::fs::write(&probe, b"ok").map_err(|e| format!("{} is not writable: {e}", root.display()))?;
+    let _ = std::fs::remove_file(probe);
+    Ok(format!("{} is writable", root.display()))
+}
+
+fn executable(argv: &[String]) -> Result<String, String> {
+    let Some(program) = argv.first() else {
+        return Err("the argv is empty".into());
+    };
+    let meta = std::fs::metadata(program).map_err(|_| format!("{program} does not exist"))?;
+    if !meta.is_file() || meta.permissions().mode() & 0o111 == 0 {
+        return Err(format!("{program} is not an executable file"));
+    }
+    Ok(format!("{program} is executable"))
+}
+
+/// Signs a probe with the configured key and verifies it against the allowed signers: the
+/// key must be present, usable without a passphrase prompt, and trusted.
+fn signing_usable(git: &GitIdentity) -> Result<String, String> {
+    let dir = tempfile::tempdir().map_err(|e| format!("cannot create a temporary dir: {e}"))?;
+    let run = |argv: Vec<String>, stdin: Option<Vec<u8>>| {
+        process::run(&process::Spec {
+            argv: &argv,
+            cwd: dir.path(),
+            env: Vec::new(),
+            remove_env: Vec::new(),
+            stdin,
+            timeout: Duration::from_secs(30),
+            max_output: 4096,
+            gh_config_dir: None,
+        })
+        .map_err(|e| e.to_string())
+    };
+    match git.signing_format {
+        SigningFormat::Ssh => {
+            let key = Path::new(&git.signing_key);
+            if !key.is_file() {
+                return Err("the ssh signing key file does not exist".into());
+            }
+            let Some(allowed) = &git.allowed_signers else {
+                return Err("ssh signing needs an allowed_signers file".into());
+            };
+            if !Path::new(allowed).is_file() {
+                return Err("the allowed_signers file does not exist".into());
+            }
+            let probe = dir.path().join("probe");
+            std::fs::write(&probe, b"agent-coord preflight\n")
+                .map_err(|e| format!("cannot write a probe: {e}"))?;
+            let signed = run(
+                vec![
+                    "ssh-keygen".into(),
+                    "-Y".into(),
+                    "sign".into(),
+                    "-f".into(),
+                    git.signing_key.to_string(),
+                    "-n".into(),
+                    "git".into(),
+                    probe.to_string_lossy().into_owned(),
+                ],
+                None,
+            )?;
+            if !signed.success() {
+                return Err("the ssh signing key cannot sign (is it passphrase-protected?)".into());
+            }
+            let verified = run(
+                vec![
+                    "ssh-keygen".into(),
+                    "-Y".into(),
+                    "verify".into(),
+                    "-f".into(),
+                    allowed.to_string_lossy().into_owned(),
+                    "-I".into(),
+                    git.email.clone(),
+                    "-n".into(),
+                    "git".into(),
+                    "-s".into(),
+                    format!("{}.sig", probe.to_string_lossy()),
+                ],
+                std::fs::read(&probe).ok(),
+            )?;
+            if !verified.success() {
+                return Err(format!(
+                    "a signature by the signing key does not verify for {} against the allowed signers",
+                    git.email
+                ));
+            }
+            Ok(format!("ssh key signs and verifies for {}", git.email))
+        }
+        SigningFormat::OpenPgp => {
+            let signed = run(
+                vec![
+                    "gpg".into(),
+                    "--batch".into(),
+                    "--yes".into(),
+                    "--local-user".into(),
+                    git.signing_key.to_string(),
+                    "--output".into(),
+                    "/dev/null".into(),
+                    "--sign".into(),
+                ],
+                Some(b"agent-coord preflight\n".to_vec()),
+            )?;
+            if !signed.success() {
+                return Err("the openpgp signing key cannot sign".into());
+            }
+            Ok(format!("openpgp key signs for {}", git.email))
+        }
+    }
+}

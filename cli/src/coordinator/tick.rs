@@ -1,0 +1,395 @@
+//! One tick of one worker: take the worker's lock, preflight, discover assigned issues in
+//! every configured repository, admit new ones, and advance every task of the worker as far
+//! as it can go without waiting (spec "Assumptions": a bounded, resumable advancement).
+
+use std::collections::BTreeSet;
+use std::fs::File;
+use std::io::Write;
+use std::sync::atomic::AtomicBool;
+
+use agent_coord_shared::coordinator::config;
+use agent_coord_shared::coordinator::config::CoordinatorConfig;
+use agent_coord_shared::coordinator::config::WorkerConfig;
+use agent_coord_shared::coordinator::evidence;
+use agent_coord_shared::coordinator::naming;
+use agent_coord_shared::coordinator::redact;
+use agent_coord_shared::coordinator::task::Assignment;
+use agent_coord_shared::coordinator::task::Carry;
+use agent_coord_shared::coordinator::task::Evidence;
+use agent_coord_shared::coordinator::task::Phase;
+use agent_coord_shared::coordinator::task::Task;
+use agent_coord_shared::coordinator::task::TaskState;
+use agent_coord_shared::ids::RepoSlug;
+use serde_json::json;
+use serde_json::Value;
+
+use super::accounts::Secrets;
+use super::accounts::Token;
+use super::ledger::Admission;
+use super::ledger::Ledger;
+use super::preflight;
+use super::preflight::Check;
+use crate::command_error::CommandError;
+use crate::context::Context;
+use crate::github::GitHub;
+
+/// Why a task stops advancing in this tick.
+pub(crate) enum Halt {
+    /// Try again on the next tick (GitHub unreachable, a transient refusal).
+    Retry { task: String, message: String },
+    /// The state could not be read or written.
+    Fatal(CommandError),
+}
+
+impl From<CommandError> for Halt {
+    fn from(e: CommandError) -> Self {
+        Halt::Fatal(e)
+    }
+}
+
+/// Something a tick saw or did, for the operator.
+#[derive(Debug, Clone)]
+pub(crate) struct Observation {
+    pub(crate) task: Option<String>,
+    pub(crate) message: String,
+    pub(crate) error: bool,
+}
+
+/// A tick's outcome.
+pub(crate) struct TickReport {
+    pub(crate) worker: String,
+    pub(crate) checks: Vec<Check>,
+    pub(crate) observations: Vec<Observation>,
+    pub(crate) requests: u64,
+    pub(crate) not_modified: u64,
+    /// The preflight failed: nothing started.
+    pub(crate) preflight_failed: bool,
+}
+
+impl TickReport {
+    pub(crate) fn failed(&self) -> bool {
+        self.preflight_failed || self.observations.iter().any(|o| o.error)
+    }
+
+    pub(crate) fn to_json(&self) -> Value {
+        json!({
+            "worker": self.worker,
+            "preflight": if self.preflight_failed {
+                Value::Array(self.checks.iter().map(Check::to_json).collect())
+            } else {
+                json!("ok")
+            },
+            "observations": self.observations.iter().map(|o| json!({
+                "task": o.task,
+                "message": o.message,
+                "error": o.error,
+            })).collect::<Vec<_>>(),
+            "github_requests": self.requests,
+            "github_not_modified": self.not_modified,
+        })
+    }
+
+    pub(crate) fn lines(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        if self.preflight_failed {
+            out.push(format!(
+                "worker {}: preflight failed, nothing started:",
+                self.worker
+            ));
+            for c in self.checks.iter().filter(|c| !c.ok) {
+                out.push(format!("  {}: {}", c.name, c.detail));
+            }
+        }
+        for o in &self.observations {
+            match &o.task {
+                Some(t) => out.push(format!("worker {}: {t}: {}", self.worker, o.message)),
+                None => out.push(format!("worker {}: {}", self.worker, o.message)),
+            }
+        }
+        if out.is_empty() {
+            out.push(format!("worker {}: nothing to do", self.worker));
+        }
+        out
+    }
+}
+
+/// What a tick works with.
+pub(crate) struct Engine<'a> {
+    pub(crate) config: &'a CoordinatorConfig,
+    pub(crate) worker_id: String,
+    pub(crate) worker: &'a WorkerConfig,
+    pub(crate) ledger: Ledger<'a>,
+    pub(crate) gh: GitHub,
+    pub(crate) login: String,
+    pub(crate) token: Token,
+    pub(crate) secrets: Secrets,
+    pub(crate) observations: Vec<Observation>,
+    pub(crate) stop: &'a AtomicBool,
+}
+
+impl Engine<'_> {
+    pub(crate) fn observe(&mut self, task: Option<&str>, message: impl Into<String>) {
+        self.observations.push(Observation {
+            task: task.map(str::to_owned),
+            message: self.secrets.scrub(&message.into()),
+            error: false,
+        });
+    }
+
+    /// The configuration of a target repository of this worker.
+    pub(crate) fn repo_config(&self, repo: &str) -> Option<&'_ config::RepoConfig> {
+        let slug: RepoSlug = repo.parse().ok()?;
+        self.worker.repositories.get(&slug)
+    }
+
+    /// The execution identity a task on `repo` would pin now.
+    pub(crate) fn pin_of(&self, repo: &str) -> Option<config::PinnedIdentity> {
+        let slug: RepoSlug = repo.parse().ok()?;
+        config::pin(self.config, &self.worker_id, &slug)
+    }
+
+    pub(crate) fn error(&mut self, task: Option<&str>, message: impl Into<String>) {
+        self.observations.push(Observation {
+            task: task.map(str::to_owned),
+            message: self.secrets.scrub(&message.into()),
+            error: true,
+        });
+    }
+}
+
+/// The worker's lock: held for the whole tick; a second tick of the same worker exits at
+/// once saying who holds it.
+struct Lock {
+    _file: nix::fcntl::Flock<File>,
+}
+
+fn lock(worker: &WorkerConfig, worker_id: &str) -> Result<Lock, CommandError> {
+    let dir = preflight::control_dir(worker).join("locks");
+    std::fs::create_dir_all(&dir).map_err(|e| {
+        CommandError::operational(format!("cannot create {}: {e}", dir.display()))
+    })?;
+    let path = dir.join(format!("{worker_id}.lock"));
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .read(true)
+        .write(true)
+        .open(&path)
+        .map_err(|e| CommandError::operational(format!("cannot open {}: {e}", path.display())))?;
+    match nix::fcntl::Flock::lock(file, nix::fcntl::FlockArg::LockExclusiveNonblock) {
+        Ok(mut locked) => {
+            let _ = locked.set_len(0);
+            let _ = writeln!(locked, "{}", std::process::id());
+            Ok(Lock { _file: locked })
+        }
+        Err(_) => {
+            let holder = std::fs::read_to_string(&path).unwrap_or_default();
+            Err(CommandError::operational(format!(
+                "worker {worker_id} is already ticking (process {}); try again when it finishes",
+                holder.trim()
+            )))
+        }
+    }
+}
+
+/// Runs one tick of `worker_id`.
+pub(crate) fn tick(
+    cx: &Context,
+    config: &CoordinatorConfig,
+    worker_id: &str,
+    stop: &AtomicBool,
+) -> Result<TickReport, CommandError> {
+    let worker = config
+        .workers
+        .get(worker_id)
+        .ok_or_else(|| CommandError::usage(format!("no worker {worker_id} in the configuration")))?;
+    let _lock = lock(worker, worker_id)?;
+    let pre = preflight::run(config, worker_id);
+    let Some(ready) = pre.ready else {
+        return Ok(TickReport {
+            worker: worker_id.to_owned(),
+            checks: pre.checks,
+            observations: Vec::new(),
+            requests: 0,
+            not_modified: 0,
+            preflight_failed: true,
+        });
+    };
+    let heartbeat_ttl = i64::try_from(
+        worker.lane_timeout + worker.check_timeout + 4 * worker.poll_seconds + 600,
+    )
+    .unwrap_or(i64::MAX / 2);
+    let ledger = Ledger::open(cx, worker_id, &naming::batch_id(worker_id), heartbeat_ttl)?;
+    let mut engine = Engine {
+        config,
+        worker_id: worker_id.to_owned(),
+        worker,
+        ledger,
+        gh: ready.worker_gh,
+        login: ready.worker_login,
+        token: ready.worker_token,
+        secrets: ready.secrets,
+        observations: Vec::new(),
+        stop,
+    };
+    let assigned = engine.discover()?;
+    let tasks = engine.ledger.tasks()?;
+    for task in tasks {
+        if stop.load(std::sync::atomic::Ordering::SeqCst) {
+            engine.observe(None, "interrupted: stopping after the current step");
+            break;
+        }
+        let label = task.task_id.clone();
+        match engine.advance(task, &assigned) {
+            Ok(()) => {}
+            Err(Halt::Retry { task, message }) => engine.error(Some(&task), message),
+            Err(Halt::Fatal(e)) => engine.error(Some(&label), e.message),
+        }
+    }
+    engine.ledger.beat()?;
+    if let Err(e) = engine.gh.cache().save() {
+        engine.observe(None, format!("could not save the GitHub cache: {e}"));
+    }
+    Ok(TickReport {
+        worker: worker_id.to_owned(),
+        checks: pre.checks,
+        observations: engine.observations,
+        requests: engine.gh.requests,
+        not_modified: engine.gh.not_modified,
+        preflight_failed: false,
+    })
+}
+
+impl Engine<'_> {
+    /// Discovers open issues assigned to the worker's login in every configured repository
+    /// and admits the new ones; returns the `repo#issue` keys currently assigned.
+    fn discover(&mut self) -> Result<BTreeSet<(String, u64)>, CommandError> {
+        let mut assigned = BTreeSet::new();
+        let repos: Vec<String> = self
+            .worker
+            .repositories
+            .keys()
+            .map(ToString::to_string)
+            .collect();
+        for repo in repos {
+            let login = self.login.clone();
+            let issues = match self.gh.assigned_issues(&repo, &login) {
+                Ok(issues) => issues,
+                Err(e) => {
+                    let msg = self.secrets.scrub(&e.to_string());
+                    self.error(None, format!("cannot list issues of {repo}: {msg}"));
+                    continue;
+                }
+            };
+            for issue in issues {
+                assigned.insert((repo.clone(), issue.number));
+                let key = format!("{repo}#{}", issue.number);
+                if let Some(task) = self.ledger.task(&repo, issue.number)? {
+                    if task.worker != self.worker_id {
+                        self.observe(
+                            Some(&key),
+                            format!("skipped: worker {} already has a task for it", task.worker),
+                        );
+                    } else if task.state == TaskState::Failed {
+                        self.observe(
+                            Some(&task.task_id),
+                            "failed task remains; it is not reopened while the issue stays assigned",
+                        );
+                    }
+                    continue;
+                }
+                self.admit(&repo, &issue)?;
+            }
+        }
+        Ok(assigned)
+    }
+
+    fn admit(&mut self, repo: &str, issue: &crate::github::Issue) -> Result<(), CommandError> {
+        let key = format!("{repo}#{}", issue.number);
+        let slug: RepoSlug = match repo.parse() {
+            Ok(s) => s,
+            Err(e) => {
+                self.error(Some(&key), format!("unusable repository name: {e}"));
+                return Ok(());
+            }
+        };
+        if let Some(holder) = self.ledger.claim_holder(&slug, issue.number)? {
+            if holder != self.worker_id {
+                self.observe(Some(&key), format!("skipped: claimed by {holder}"));
+                return Ok(());
+            }
+        }
+        let events = match self.gh.issue_events(repo, issue.number) {
+            Ok(e) => e,
+            Err(e) => {
+                let msg = self.secrets.scrub(&e.to_string());
+                self.error(Some(&key), format!("cannot read the assignment events: {msg}"));
+                return Ok(());
+            }
+        };
+        let evidence = match evidence::assignment_evidence(&events, &self.login) {
+            Ok(ev) => ev,
+            Err(e) => {
+                self.observe(
+                    Some(&key),
+                    format!("not admitted: {e}; a human must assign the issue"),
+                );
+                return Ok(());
+            }
+        };
+        let Some(pinned) = self.pin_of(repo) else {
+            self.error(Some(&key), "the repository is not configured for this worker");
+            return Ok(());
+        };
+        let task_id = naming::task_id(&slug, issue.number);
+        let now = self.ledger.now();
+        let base = self
+            .repo_config(repo)
+            .map(|r| r.base.clone())
+            .unwrap_or_default();
+        let task = Task {
+            schema_version: 1,
+            task_id: task_id.clone(),
+            worker: self.worker_id.clone(),
+            repo: repo.to_owned(),
+            issue: issue.number,
+            title: self.secrets.clean(&issue.title, 512),
+            body: self.secrets.clean(&issue.body, redact::ISSUE_BODY_MAX),
+            state: TaskState::Active,
+            phase: Phase::Accept,
+            resume_phase: None,
+            question_activity_id: None,
+            question_comment_id: None,
+            blocker: None,
+            assignment: Assignment {
+                event_id: evidence.event_id,
+                actor: evidence.actor,
+                created_at: evidence.created_at,
+            },
+            pinned: serde_json::to_value(&pinned).unwrap_or(Value::Null),
+            branch: naming::branch(&task_id),
+            base,
+            base_sha: None,
+            head: None,
+            pr: None,
+            pr_url: None,
+            rounds: 0,
+            pending: None,
+            carry: Carry::default(),
+            evidence: Evidence::default(),
+            occurrences: Default::default(),
+            created_at: now.clone(),
+            updated_at: now,
+        };
+        match self.ledger.admit(&task) {
+            Ok(Admission::Admitted) => {
+                self.observe(Some(&task_id), format!("admitted {key}"));
+            }
+            Ok(Admission::Refused(why)) => {
+                self.observe(Some(&key), format!("skipped: {why}"));
+            }
+            Err(e) => self.error(Some(&key), format!("not admitted: {}", e.message)),
+        }
+        Ok(())
+    }
+}
