@@ -308,7 +308,7 @@ pub struct CommandOutput {
 }
 
 impl CommandOutput {
-    fn new(out: Output, root: &Path) -> Self {
+    pub fn new(out: Output, root: &Path) -> Self {
         let root = root.to_string_lossy();
         let norm = |b: &[u8]| String::from_utf8_lossy(b).replace(root.as_ref(), "[ROOT]");
         CommandOutput {

@@ -2,6 +2,7 @@
 #![forbid(unsafe_code)]
 
 pub mod call;
+pub mod coord;
 pub mod env;
 pub mod fake_github;
 pub mod fleet;

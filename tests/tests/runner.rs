@@ -6,6 +6,7 @@ mod test_batch;
 mod test_browser;
 mod test_claim;
 mod test_concurrency;
+mod test_coordinator;
 mod test_fake_github;
 mod test_gc;
 mod test_info;

@@ -111,7 +111,12 @@ pub(crate) fn cmd_coordinate(cx: &Context, args: &CoordinateArgs) -> Result<Repo
                 return Err(CommandError::usage(format!(
                     "no worker {w} in {} (configured: {})",
                     path.display(),
-                    config.workers.keys().cloned().collect::<Vec<_>>().join(", ")
+                    config
+                        .workers
+                        .keys()
+                        .cloned()
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 )));
             }
             vec![w.clone()]
@@ -129,9 +134,8 @@ pub(crate) fn cmd_coordinate(cx: &Context, args: &CoordinateArgs) -> Result<Repo
     let stop = Arc::new(AtomicBool::new(false));
     if args.follow {
         for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
-            signal_hook::flag::register(signal, Arc::clone(&stop)).map_err(|e| {
-                CommandError::operational(format!("cannot watch for Ctrl-C: {e}"))
-            })?;
+            signal_hook::flag::register(signal, Arc::clone(&stop))
+                .map_err(|e| CommandError::operational(format!("cannot watch for Ctrl-C: {e}")))?;
         }
     }
     let mut failed = false;

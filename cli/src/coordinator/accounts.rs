@@ -70,7 +70,13 @@ pub(crate) fn resolve(session: &str, account: &GithubAccount) -> Result<Token, S
                     }
                 ));
             }
-            let token = done.stdout.lines().next().unwrap_or_default().trim().to_owned();
+            let token = done
+                .stdout
+                .lines()
+                .next()
+                .unwrap_or_default()
+                .trim()
+                .to_owned();
             if token.is_empty() {
                 return Err(format!(
                     "session {session}: the token command {program} printed no token"

@@ -23,7 +23,12 @@ pub(crate) struct Posted {
 impl Engine<'_> {
     /// Returns the activity to work on for `kind`: the current occurrence if its intent is
     /// still open (resume it: discover first), else a new occurrence, committed as an intent.
-    fn intent(&mut self, task: &mut Task, kind: &str, number: Option<u64>) -> Result<Activity, Halt> {
+    fn intent(
+        &mut self,
+        task: &mut Task,
+        kind: &str,
+        number: Option<u64>,
+    ) -> Result<Activity, Halt> {
         let current = task.occurrence(kind);
         if current > 0 {
             let id = naming::activity_id(&task.task_id, kind, current);
@@ -82,7 +87,10 @@ impl Engine<'_> {
             let url = format!("{}#issuecomment-{}", task.repo, c.id);
             return Ok(self.done(activity, c.id, url));
         }
-        let body = self.secrets.clean(&text(&id), agent_coord_shared::coordinator::redact::COMMENT_MAX);
+        let body = self.secrets.clean(
+            &text(&id),
+            agent_coord_shared::coordinator::redact::COMMENT_MAX,
+        );
         match self.gh.post_comment(&task.repo, task.issue, &body) {
             Ok((cid, url)) => Ok(self.done(activity, cid, url)),
             Err(e) => Err(self.github_halt(task, &format!("post the {kind} comment"), e)),
@@ -109,7 +117,9 @@ impl Engine<'_> {
             task.carry.summary_de.as_deref().unwrap_or_default(),
             &activity.activity_id,
         );
-        let body = self.secrets.clean(&body, agent_coord_shared::coordinator::redact::COMMENT_MAX);
+        let body = self
+            .secrets
+            .clean(&body, agent_coord_shared::coordinator::redact::COMMENT_MAX);
         let head_param = if publication == task.repo {
             task.branch.clone()
         } else {

@@ -149,12 +149,6 @@ pub(crate) enum GitError {
         /// The directory.
         dir: PathBuf,
     },
-    /// The worktree has uncommitted changes.
-    #[error("{} has uncommitted changes; commit or discard them before continuing", dir.display())]
-    Dirty {
-        /// The directory.
-        dir: PathBuf,
-    },
     /// The branch is the base or a protected branch.
     #[error("branch {branch} is the base or a protected branch; the coordinator only works on its own feature branches, so configure another branch name")]
     Protected {
@@ -241,17 +235,6 @@ pub(crate) fn prepare(plan: &CheckoutPlan, auth: &GitAuth) -> Result<Prepared, G
 pub(crate) fn is_clean(dir: &Path) -> Result<bool, GitError> {
     let args = ["status", "--porcelain", "-z", "--untracked-files=all"];
     Ok(Git::local(dir).ok(&args)?.is_empty())
-}
-
-/// Fails with [`GitError::Dirty`] unless the worktree is clean.
-pub(crate) fn require_clean(dir: &Path) -> Result<(), GitError> {
-    if is_clean(dir)? {
-        Ok(())
-    } else {
-        Err(GitError::Dirty {
-            dir: dir.to_path_buf(),
-        })
-    }
 }
 
 /// Returns the commit `HEAD` points to.
@@ -395,34 +378,6 @@ pub(crate) fn remote_branch(
         .into_iter()
         .find(|(name, _)| *name == refname)
         .map(|(_, oid)| oid))
-}
-
-/// Returns the diff from `base_sha` to `head` (both full object ids) for reviewers.
-pub(crate) fn diff(dir: &Path, base_sha: &str, head: &str) -> Result<String, GitError> {
-    check_oid(base_sha)?;
-    check_oid(head)?;
-    let mut git = Git::local(dir);
-    git.max_output = MAX_DIFF;
-    let args = [
-        "diff",
-        "--no-color",
-        "--no-ext-diff",
-        "--no-textconv",
-        base_sha,
-        head,
-        "--",
-    ];
-    let done = git.run(&args)?;
-    if !done.success() {
-        return Err(git.failed("diff", &done));
-    }
-    if done.stdout_truncated {
-        return Err(GitError::Failed {
-            what: git.what("diff"),
-            detail: format!("the diff is larger than {} MiB", MAX_DIFF >> 20),
-        });
-    }
-    Ok(done.stdout)
 }
 
 /// Stages every change in the worktree (index only: nothing is committed) and returns the
@@ -1203,26 +1158,6 @@ mod tests {
         assert!(matches!(err, GitError::Rejected { .. }), "{err}");
         let published = remote_branch(&dir, "publication", "coord/7", &auth).unwrap();
         assert_eq!(published, Some(theirs));
-    }
-
-    #[test]
-    fn diff_runs_from_the_pinned_base_to_head() {
-        let fx = Fx::new();
-        let (signer, _) = fx.signers();
-        let dir = fx.root().join(TASK);
-        let prepared = prepare(&fx.plan(&dir, "coord/7"), &GitAuth::default()).unwrap();
-        std::fs::write(dir.join("README"), "hello\nworld\n").unwrap();
-        let sha = commit_all(&dir, "world", &signer).unwrap().unwrap();
-        let text = diff(&dir, &prepared.base_sha, &sha).unwrap();
-        assert!(
-            text.contains("diff --git a/README b/README") && text.contains("\n+world\n"),
-            "{text}"
-        );
-        assert_eq!(diff(&dir, &sha, &sha).unwrap(), "");
-        assert!(matches!(
-            diff(&dir, "--output=x", &sha),
-            Err(GitError::Invalid { .. })
-        ));
     }
 
     #[test]

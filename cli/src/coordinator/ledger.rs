@@ -161,25 +161,31 @@ impl<'a> Ledger<'a> {
             metadata: Record::new(),
         };
         let trailer = self.trailer();
-        let result = self.store.transact(&trailer, |snap| -> Result<_, CommandError> {
-            if read_task(snap, &task_path(&task.repo, task.issue))?.is_some() {
-                return Err(CommandError::operational(format!(
-                    "{}#{} already has a task",
-                    task.repo, task.issue
-                )));
-            }
-            let ctx = self.ctx();
-            let mut plan = claim::decide(snap, &request, &ctx).map_err(CommandError::from)?;
-            plan.state.push((task_path(&task.repo, task.issue), to_record(task)));
-            let note = Note {
-                kind: "coordinator.admitted",
-                message: format!("admitted {}#{} as task {}", task.repo, task.issue, task.task_id),
-                previous_phase: None,
-            };
-            self.extend(snap, &ctx, &mut plan, task, Some(&note))?;
-            plan.summary = format!("coordinator: admit {}#{}", task.repo, task.issue);
-            Ok(plan)
-        });
+        let result = self
+            .store
+            .transact(&trailer, |snap| -> Result<_, CommandError> {
+                if read_task(snap, &task_path(&task.repo, task.issue))?.is_some() {
+                    return Err(CommandError::operational(format!(
+                        "{}#{} already has a task",
+                        task.repo, task.issue
+                    )));
+                }
+                let ctx = self.ctx();
+                let mut plan = claim::decide(snap, &request, &ctx).map_err(CommandError::from)?;
+                plan.state
+                    .push((task_path(&task.repo, task.issue), to_record(task)));
+                let note = Note {
+                    kind: "coordinator.admitted",
+                    message: format!(
+                        "admitted {}#{} as task {}",
+                        task.repo, task.issue, task.task_id
+                    ),
+                    previous_phase: None,
+                };
+                self.extend(snap, &ctx, &mut plan, task, Some(&note))?;
+                plan.summary = format!("coordinator: admit {}#{}", task.repo, task.issue);
+                Ok(plan)
+            });
         match result {
             Ok(_) => Ok(Admission::Admitted),
             Err(e) if e.kind == crate::command_error::ErrorKind::ClaimRefused => {
@@ -404,7 +410,9 @@ fn read_task(snap: &TipSnapshot<'_>, path: &str) -> Result<Option<Task>, Command
     match snap.read(path)? {
         Some(record) => serde_json::from_value(Value::Object(record))
             .map(Some)
-            .map_err(|e| CommandError::operational(format!("task record {path} is unreadable: {e}"))),
+            .map_err(|e| {
+                CommandError::operational(format!("task record {path} is unreadable: {e}"))
+            }),
         None => Ok(None),
     }
 }

@@ -42,6 +42,8 @@ const MAX_STEPS: usize = 64;
 const QUESTION: &str = "question";
 const BLOCKER: &str = "blocker";
 const FAILED: &str = "failed";
+/// Set while the task waits on an identity-change blocker: a reply to it rebinds.
+const REPIN: &str = "pending:repin";
 
 impl Engine<'_> {
     fn worktree(&self, task: &Task) -> PathBuf {
@@ -53,19 +55,31 @@ impl Engine<'_> {
     }
 
     /// Saves the task with an event saying what changed.
-    fn commit(&mut self, task: &mut Task, kind: &'static str, message: String, previous: Option<Phase>) -> Result<(), Halt> {
+    fn commit(
+        &mut self,
+        task: &mut Task,
+        kind: &'static str,
+        message: String,
+        previous: Option<Phase>,
+    ) -> Result<(), Halt> {
         task.updated_at = self.ledger.now();
         let note = Note {
             kind,
             message: self.secrets.scrub(&message),
-            previous_phase: previous.filter(|p| *p != task.phase).map(|p| p.as_str().to_owned()),
+            previous_phase: previous
+                .filter(|p| *p != task.phase)
+                .map(|p| p.as_str().to_owned()),
         };
         self.ledger.save(task, &[], Some(note))?;
         Ok(())
     }
 
     /// Advances `task` until it waits, ends, or the tick is interrupted.
-    pub(crate) fn advance(&mut self, mut task: Task, assigned: &BTreeSet<(String, u64)>) -> Result<(), Halt> {
+    pub(crate) fn advance(
+        &mut self,
+        mut task: Task,
+        assigned: &BTreeSet<(String, u64)>,
+    ) -> Result<(), Halt> {
         for _ in 0..MAX_STEPS {
             if self.stop.load(Ordering::SeqCst) {
                 return Ok(());
@@ -76,7 +90,10 @@ impl Engine<'_> {
                 TaskState::Uncertain => {
                     self.publish_uncertain(&mut task)?;
                     let why = task.blocker.clone().unwrap_or_default();
-                    self.observe(Some(&task.task_id), format!("uncertain, no model starts until an operator decides: {why}"));
+                    self.observe(
+                        Some(&task.task_id),
+                        format!("uncertain, no model starts until an operator decides: {why}"),
+                    );
                     return Ok(());
                 }
                 TaskState::Waiting => {
@@ -87,8 +104,9 @@ impl Engine<'_> {
                 TaskState::Active => {
                     if let Some(changes) = self.pin_changes(&task) {
                         let resume = task.phase;
+                        task.occurrences.insert(REPIN.to_owned(), 1);
                         self.park(&mut task, resume, BLOCKER, format!(
-                            "the pinned execution identity changed ({}); restore it, then reply to resume",
+                            "the pinned execution identity changed ({}); restore the configuration, or reply to run this task with the new one",
                             changes.join(", ")
                         ))?;
                         continue;
@@ -108,7 +126,10 @@ impl Engine<'_> {
                 }
             }
         }
-        self.observe(Some(&task.task_id), "step limit reached; continuing next tick");
+        self.observe(
+            Some(&task.task_id),
+            "step limit reached; continuing next tick",
+        );
         Ok(())
     }
 
@@ -118,7 +139,10 @@ impl Engine<'_> {
         let current = self.pin_of(&task.repo);
         let changes = match current {
             Some(current) => pinned.changes(&current),
-            None => vec![format!("workers.{}.repositories.{}", self.worker_id, task.repo)],
+            None => vec![format!(
+                "workers.{}.repositories.{}",
+                self.worker_id, task.repo
+            )],
         };
         (!changes.is_empty()).then_some(changes)
     }
@@ -138,7 +162,13 @@ impl Engine<'_> {
 
     /// Marks the task waiting on `resume` (persisted first, so no model re-runs), then
     /// publishes the checkpoint comment.
-    pub(crate) fn park(&mut self, task: &mut Task, resume: Phase, kind: &'static str, text: String) -> Result<(), Halt> {
+    pub(crate) fn park(
+        &mut self,
+        task: &mut Task,
+        resume: Phase,
+        kind: &'static str,
+        text: String,
+    ) -> Result<(), Halt> {
         task.pending = None;
         task.state = TaskState::Waiting;
         task.resume_phase = Some(resume);
@@ -146,7 +176,9 @@ impl Engine<'_> {
         task.question_comment_id = None;
         task.blocker = Some(self.secrets.clean(&text, redact::COMMENT_MAX));
         task.carry.body = task.carry.body.take();
-        task.occurrences.entry(format!("pending:{kind}")).or_insert(0);
+        task.occurrences
+            .entry(format!("pending:{kind}"))
+            .or_insert(0);
         self.commit(task, "coordinator.waiting", format!("{kind}: {text}"), None)?;
         Ok(())
     }
@@ -155,7 +187,11 @@ impl Engine<'_> {
     /// authorized reply after it. `true` when it resumed.
     fn waiting(&mut self, task: &mut Task) -> Result<bool, Halt> {
         if task.question_comment_id.is_none() {
-            let kind = if task.occurrences.contains_key("pending:question") { QUESTION } else { BLOCKER };
+            let kind = if task.occurrences.contains_key("pending:question") {
+                QUESTION
+            } else {
+                BLOCKER
+            };
             let text = task.blocker.clone().unwrap_or_default();
             let logins = self.worker.reply_logins.clone();
             let resume = task.resume_phase.map(Phase::as_str);
@@ -168,12 +204,22 @@ impl Engine<'_> {
             let resume = task.resume_phase.unwrap_or(Phase::Implement);
             task.wait_for_reply(resume, &text, &posted.activity.activity_id, posted.id);
             task.updated_at = self.ledger.now();
-            self.ledger.save(task, &[&posted.activity], Some(Note {
-                kind: "coordinator.published",
-                message: format!("{kind} published: {}", posted.url),
-                previous_phase: None,
-            }))?;
-            self.observe(Some(&task.task_id), format!("waiting for an authorized reply to resume {}: {text}", resume));
+            self.ledger.save(
+                task,
+                &[&posted.activity],
+                Some(Note {
+                    kind: "coordinator.published",
+                    message: format!("{kind} published: {}", posted.url),
+                    previous_phase: None,
+                }),
+            )?;
+            self.observe(
+                Some(&task.task_id),
+                format!(
+                    "waiting for an authorized reply to resume {}: {text}",
+                    resume
+                ),
+            );
             return Ok(false);
         }
         if !task.reply_eligible() {
@@ -186,10 +232,22 @@ impl Engine<'_> {
         let after = task.question_comment_id.unwrap_or(u64::MAX);
         let scan = reply::scan_replies(&comments, &self.worker.reply_logins, after);
         for ignored in &scan.ignored {
-            self.observe(Some(&task.task_id), format!("ignored comment {} by {}: {}", ignored.id, ignored.author, ignored.why));
+            self.observe(
+                Some(&task.task_id),
+                format!(
+                    "ignored comment {} by {}: {}",
+                    ignored.id, ignored.author, ignored.why
+                ),
+            );
         }
         let Some(r) = scan.reply else {
-            self.observe(Some(&task.task_id), format!("waiting for an authorized reply to resume {}", task.resume_phase.map(Phase::as_str).unwrap_or("?")));
+            self.observe(
+                Some(&task.task_id),
+                format!(
+                    "waiting for an authorized reply to resume {}",
+                    task.resume_phase.map(Phase::as_str).unwrap_or("?")
+                ),
+            );
             return Ok(false);
         };
         let text = self.secrets.clean(&r.body, redact::COMMENT_MAX);
@@ -198,14 +256,25 @@ impl Engine<'_> {
         if !task.resume(&author, &text) {
             return Ok(false);
         }
-        // The checkpoint for an unchanged identity re-pins only by explicit reply.
-        if self.pin_changes(task).is_some() {
+        // Only a reply to the identity-change blocker rebinds the task, never any other.
+        if task.occurrences.remove(REPIN).is_some() && self.pin_changes(task).is_some() {
             if let Some(current) = self.pin_of(&task.repo) {
                 task.pinned = serde_json::to_value(current).unwrap_or_default();
             }
         }
-        self.commit(task, "coordinator.resumed", format!("reply by {author} resumes {}", resumed.map(Phase::as_str).unwrap_or("?")), None)?;
-        self.observe(Some(&task.task_id), format!("authorized reply by {author}: resuming {}", task.phase));
+        self.commit(
+            task,
+            "coordinator.resumed",
+            format!(
+                "reply by {author} resumes {}",
+                resumed.map(Phase::as_str).unwrap_or("?")
+            ),
+            None,
+        )?;
+        self.observe(
+            Some(&task.task_id),
+            format!("authorized reply by {author}: resuming {}", task.phase),
+        );
         Ok(true)
     }
 
@@ -213,21 +282,26 @@ impl Engine<'_> {
         let current = task.occurrence(FAILED);
         let id = naming::activity_id(&task.task_id, FAILED, current.max(1));
         let open = current == 0
-            || self
-                .ledger
-                .activity(&task.task_id, &id)?
-                .is_some_and(|a| a.status == agent_coord_shared::coordinator::task::ActivityStatus::Intent);
+            || self.ledger.activity(&task.task_id, &id)?.is_some_and(|a| {
+                a.status == agent_coord_shared::coordinator::task::ActivityStatus::Intent
+            });
         if !open {
             return Ok(());
         }
         let reason = task.blocker.clone().unwrap_or_default();
-        let posted = self.comment(task, FAILED, |id| naming::blocker_comment(&reason, None, &[], id))?;
+        let posted = self.comment(task, FAILED, |id| {
+            naming::blocker_comment(&reason, None, &[], id)
+        })?;
         task.updated_at = self.ledger.now();
-        self.ledger.save(task, &[&posted.activity], Some(Note {
-            kind: "coordinator.published",
-            message: format!("failure published: {}", posted.url),
-            previous_phase: None,
-        }))?;
+        self.ledger.save(
+            task,
+            &[&posted.activity],
+            Some(Note {
+                kind: "coordinator.published",
+                message: format!("failure published: {}", posted.url),
+                previous_phase: None,
+            }),
+        )?;
         self.observe(Some(&task.task_id), format!("failed: {reason}"));
         Ok(())
     }
@@ -237,21 +311,26 @@ impl Engine<'_> {
         let current = task.occurrence(UNCERTAIN);
         let id = naming::activity_id(&task.task_id, UNCERTAIN, current.max(1));
         let open = current == 0
-            || self
-                .ledger
-                .activity(&task.task_id, &id)?
-                .is_some_and(|a| a.status == agent_coord_shared::coordinator::task::ActivityStatus::Intent);
+            || self.ledger.activity(&task.task_id, &id)?.is_some_and(|a| {
+                a.status == agent_coord_shared::coordinator::task::ActivityStatus::Intent
+            });
         if !open {
             return Ok(());
         }
         let reason = task.blocker.clone().unwrap_or_default();
-        let posted = self.comment(task, UNCERTAIN, |id| naming::blocker_comment(&reason, None, &[], id))?;
+        let posted = self.comment(task, UNCERTAIN, |id| {
+            naming::blocker_comment(&reason, None, &[], id)
+        })?;
         task.updated_at = self.ledger.now();
         self.ledger.save(task, &[&posted.activity], None)?;
         Ok(())
     }
 
-    fn accept(&mut self, task: &mut Task, assigned: &BTreeSet<(String, u64)>) -> Result<bool, Halt> {
+    fn accept(
+        &mut self,
+        task: &mut Task,
+        assigned: &BTreeSet<(String, u64)>,
+    ) -> Result<bool, Halt> {
         if !assigned.contains(&(task.repo.clone(), task.issue)) {
             self.park(task, Phase::Accept, BLOCKER, "the issue is no longer assigned to this worker, so it was not accepted; assign it again and reply to resume".into())?;
             return Ok(true);
@@ -260,11 +339,15 @@ impl Engine<'_> {
         let posted = self.comment(task, "accept", |id| naming::accept_comment(&login, id))?;
         task.phase = Phase::Checkout;
         task.updated_at = self.ledger.now();
-        self.ledger.save(task, &[&posted.activity], Some(Note {
-            kind: "phase.changed",
-            message: format!("accepted: {}", posted.url),
-            previous_phase: Some(Phase::Accept.as_str().into()),
-        }))?;
+        self.ledger.save(
+            task,
+            &[&posted.activity],
+            Some(Note {
+                kind: "phase.changed",
+                message: format!("accepted: {}", posted.url),
+                previous_phase: Some(Phase::Accept.as_str().into()),
+            }),
+        )?;
         self.observe(Some(&task.task_id), "accepted (comment posted)");
         Ok(true)
     }
@@ -289,17 +372,21 @@ impl Engine<'_> {
 
     fn checkout(&mut self, task: &mut Task) -> Result<bool, Halt> {
         let publication = self.publication(task);
-        let origin = self.gh.repository(&task.repo).map_err(|e| self.github_halt(task, "read the repository", e))?;
+        let origin = self
+            .gh
+            .repository(&task.repo)
+            .map_err(|e| self.github_halt(task, "read the repository", e))?;
         let publication_url = if publication == task.repo {
             origin.clone_url.clone()
         } else {
-            self.gh.repository(&publication).map_err(|e| self.github_halt(task, "read the publication repository", e))?.clone_url
+            self.gh
+                .repository(&publication)
+                .map_err(|e| self.github_halt(task, "read the publication repository", e))?
+                .clone_url
         };
         let dir = self.worktree(task);
-        let (signer_name, signer_email) = self
-            .signer()
-            .map(|s| (s.name, s.email))
-            .unwrap_or_default();
+        let (signer_name, signer_email) =
+            self.signer().map(|s| (s.name, s.email)).unwrap_or_default();
         let mut protected = self.protected(task);
         protected.push(origin.default_branch.clone());
         let plan = git::CheckoutPlan {
@@ -317,12 +404,22 @@ impl Engine<'_> {
             Ok(prepared) => {
                 task.base_sha = Some(prepared.base_sha.clone());
                 task.phase = Phase::Implement;
-                self.commit(task, "phase.changed", format!("worktree ready at base {}", prepared.base_sha), Some(Phase::Checkout))?;
+                self.commit(
+                    task,
+                    "phase.changed",
+                    format!("worktree ready at base {}", prepared.base_sha),
+                    Some(Phase::Checkout),
+                )?;
                 Ok(true)
             }
             Err(e) => {
                 let text = self.secrets.scrub(&e.to_string());
-                self.park(task, Phase::Checkout, BLOCKER, format!("the checkout failed: {text}"))?;
+                self.park(
+                    task,
+                    Phase::Checkout,
+                    BLOCKER,
+                    format!("the checkout failed: {text}"),
+                )?;
                 Ok(true)
             }
         }
@@ -352,19 +449,37 @@ impl Engine<'_> {
 
     /// Runs a lane with `prompt` on stdin in the worktree; the prompt and the (redacted)
     /// output are kept in the control directory.
-    fn run_lane(&mut self, task: &mut Task, slot: LaneSlot, prompt: &str) -> Result<(ProcessEnd, String), Halt> {
+    fn run_lane(
+        &mut self,
+        task: &mut Task,
+        slot: LaneSlot,
+        prompt: &str,
+    ) -> Result<(ProcessEnd, String), Halt> {
         if task.pending.is_some() {
-            return Err(Halt::Retry { task: task.task_id.clone(), message: "a lane is already recorded as running".into() });
+            return Err(Halt::Retry {
+                task: task.task_id.clone(),
+                message: "a lane is already recorded as running".into(),
+            });
         }
         task.pending = Some(PendingLane {
             slot: slot.as_str().to_owned(),
             phase: task.phase,
             started_at: self.ledger.now(),
         });
-        self.commit(task, "coordinator.lane_started", format!("{} started", slot.as_str()), None)?;
+        self.commit(
+            task,
+            "coordinator.lane_started",
+            format!("{} started", slot.as_str()),
+            None,
+        )?;
         let control = self.task_control(task);
         let _ = std::fs::create_dir_all(&control);
-        let stem = format!("{}-{}-{}", task.phase, task.rounds, slot.as_str().replace(':', "-"));
+        let stem = format!(
+            "{}-{}-{}",
+            task.phase,
+            task.rounds,
+            slot.as_str().replace(':', "-")
+        );
         let _ = std::fs::write(control.join(format!("{stem}.prompt")), prompt);
         let argv = self.lane_argv(slot);
         let dir = self.worktree(task);
@@ -378,26 +493,51 @@ impl Engine<'_> {
             max_output: redact::LANE_BODY_MAX * 4,
             gh_config_dir: None,
         };
-        let (end, stdout) = match process::run(&spec) {
+        let (end, stdout, elapsed) = match process::run(&spec) {
             Ok(done) => (
-                ProcessEnd { exit_code: done.exit_code(), timed_out: done.timed_out() },
+                ProcessEnd {
+                    exit_code: done.exit_code(),
+                    timed_out: done.timed_out(),
+                },
                 done.stdout,
+                done.elapsed,
             ),
-            Err(e) => (ProcessEnd { exit_code: None, timed_out: false }, format!("cannot start the lane: {e}")),
+            Err(e) => (
+                ProcessEnd {
+                    exit_code: None,
+                    timed_out: false,
+                },
+                format!("cannot start the lane: {e}"),
+                Duration::ZERO,
+            ),
         };
-        let _ = std::fs::write(control.join(format!("{stem}.out")), self.secrets.scrub(&stdout));
+        let _ = std::fs::write(
+            control.join(format!("{stem}.out")),
+            self.secrets.scrub(&stdout),
+        );
+        self.observe(
+            Some(&task.task_id),
+            format!("{} ran for {} s", slot.as_str(), elapsed.as_secs()),
+        );
         Ok((end, stdout))
     }
 
     /// An implementer or reviewer started in an earlier tick never reported: its outcome is
     /// unknown, and no second model starts for it.
     fn refuse_uncertain(&mut self, task: &mut Task) -> Result<bool, Halt> {
-        let Some(p) = task.pending.clone() else { return Ok(false) };
+        let Some(p) = task.pending.clone() else {
+            return Ok(false);
+        };
         task.mark_uncertain(&format!(
             "the coordinator stopped while {} ran (started {}); its outcome is unknown, so no second model starts; an operator must inspect the worktree",
             p.slot, p.started_at
         ));
-        self.commit(task, "coordinator.uncertain", "lane outcome unknown".into(), None)?;
+        self.commit(
+            task,
+            "coordinator.uncertain",
+            "lane outcome unknown".into(),
+            None,
+        )?;
         Ok(true)
     }
 
@@ -412,7 +552,10 @@ impl Engine<'_> {
     }
 
     fn git_halt(&self, task: &Task, e: git::GitError) -> Halt {
-        Halt::Retry { task: task.task_id.clone(), message: self.secrets.scrub(&e.to_string()) }
+        Halt::Retry {
+            task: task.task_id.clone(),
+            message: self.secrets.scrub(&e.to_string()),
+        }
     }
 
     fn implement(&mut self, task: &mut Task) -> Result<bool, Halt> {
@@ -444,11 +587,25 @@ impl Engine<'_> {
         self.follow(task, next, Phase::Implement, "implementer")
     }
 
-    fn follow(&mut self, task: &mut Task, next: Next, phase: Phase, who: &str) -> Result<bool, Halt> {
+    fn follow(
+        &mut self,
+        task: &mut Task,
+        next: Next,
+        phase: Phase,
+        who: &str,
+    ) -> Result<bool, Halt> {
         match next {
             Next::Continue => {
-                self.commit(task, "phase.changed", format!("{who} finished; next {}", task.phase), Some(phase))?;
-                self.observe(Some(&task.task_id), format!("{who} finished; next {}", task.phase));
+                self.commit(
+                    task,
+                    "phase.changed",
+                    format!("{who} finished; next {}", task.phase),
+                    Some(phase),
+                )?;
+                self.observe(
+                    Some(&task.task_id),
+                    format!("{who} finished; next {}", task.phase),
+                );
                 Ok(true)
             }
             Next::Publish { kind, text } => {
@@ -459,7 +616,12 @@ impl Engine<'_> {
             Next::Fail { reason } => {
                 let reason = self.secrets.clean(&reason, redact::COMMENT_MAX);
                 task.fail(&format!("{who} reported blocked: {reason}"));
-                self.commit(task, "coordinator.failed", format!("{who} blocked: {reason}"), Some(phase))?;
+                self.commit(
+                    task,
+                    "coordinator.failed",
+                    format!("{who} blocked: {reason}"),
+                    Some(phase),
+                )?;
                 Ok(true)
             }
         }
@@ -512,14 +674,19 @@ impl Engine<'_> {
                 SigningFormat::OpenPgp => git::SignFormat::OpenPgp,
             },
             key: git.signing_key.to_string(),
-            allowed_signers: git.allowed_signers.clone().map(Into::into),
+            allowed_signers: git.allowed_signers.clone(),
         })
     }
 
     fn publish(&mut self, task: &mut Task) -> Result<bool, Halt> {
         let dir = self.worktree(task);
         let Some(signer) = self.signer() else {
-            self.park(task, Phase::Publish, BLOCKER, "the worker has no git identity to sign with".into())?;
+            self.park(
+                task,
+                Phase::Publish,
+                BLOCKER,
+                "the worker has no git identity to sign with".into(),
+            )?;
             return Ok(true);
         };
         let message = format!(
@@ -531,23 +698,45 @@ impl Engine<'_> {
         );
         if let Err(e) = git::commit_all(&dir, &message, &signer) {
             let text = self.secrets.scrub(&e.to_string());
-            self.park(task, Phase::Publish, BLOCKER, format!("the signed commit failed: {text}"))?;
+            self.park(
+                task,
+                Phase::Publish,
+                BLOCKER,
+                format!("the signed commit failed: {text}"),
+            )?;
             return Ok(true);
         }
         let head = git::head(&dir).map_err(|e| self.git_halt(task, e))?;
         if let Err(e) = git::verify(&dir, &head, &signer) {
             let text = self.secrets.scrub(&e.to_string());
-            self.park(task, Phase::Publish, BLOCKER, format!("the commit signature does not verify: {text}"))?;
+            self.park(
+                task,
+                Phase::Publish,
+                BLOCKER,
+                format!("the commit signature does not verify: {text}"),
+            )?;
             return Ok(true);
         }
         let protected = self.protected(task);
-        if let Err(e) = git::push(&dir, &task.branch, &task.base, &protected, &self.auth()) {
+        let published = git::remote_branch(&dir, "publication", &task.branch, &self.auth())
+            .map_err(|e| self.git_halt(task, e))?;
+        if published.as_deref() == Some(head.as_str()) {
+            // Already pushed (the coordinator stopped after the push): nothing to send.
+        } else if let Err(e) = git::push(&dir, &task.branch, &task.base, &protected, &self.auth()) {
             let text = self.secrets.scrub(&e.to_string());
-            return Err(Halt::Retry { task: task.task_id.clone(), message: format!("push failed: {text}") });
+            return Err(Halt::Retry {
+                task: task.task_id.clone(),
+                message: format!("push failed: {text}"),
+            });
         }
         if task.head.as_deref() != Some(head.as_str()) {
             task.set_head(&head);
-            self.commit(task, "coordinator.pushed", format!("pushed signed head {head}"), None)?;
+            self.commit(
+                task,
+                "coordinator.pushed",
+                format!("pushed signed head {head}"),
+                None,
+            )?;
         }
         if task.pr.is_none() {
             let publication = self.publication(task);
@@ -555,15 +744,27 @@ impl Engine<'_> {
             task.pr = Some(posted.id);
             task.pr_url = Some(posted.url.clone());
             task.updated_at = self.ledger.now();
-            self.ledger.save(task, &[&posted.activity], Some(Note {
-                kind: "coordinator.published",
-                message: format!("draft pull request #{} opened: {}", posted.id, posted.url),
-                previous_phase: None,
-            }))?;
-            self.observe(Some(&task.task_id), format!("draft pull request #{} opened", posted.id));
+            self.ledger.save(
+                task,
+                &[&posted.activity],
+                Some(Note {
+                    kind: "coordinator.published",
+                    message: format!("draft pull request #{} opened: {}", posted.id, posted.url),
+                    previous_phase: None,
+                }),
+            )?;
+            self.observe(
+                Some(&task.task_id),
+                format!("draft pull request #{} opened", posted.id),
+            );
         }
         task.phase = Phase::Checks;
-        self.commit(task, "phase.changed", format!("head {head} published"), Some(Phase::Publish))?;
+        self.commit(
+            task,
+            "phase.changed",
+            format!("head {head} published"),
+            Some(Phase::Publish),
+        )?;
         Ok(true)
     }
 
@@ -574,7 +775,12 @@ impl Engine<'_> {
         if !clean || task.head.as_deref() != Some(head.as_str()) {
             // Not the exact clean signed head: publish what is there first.
             task.phase = Phase::Publish;
-            self.commit(task, "phase.changed", "worktree differs from the published head".into(), Some(Phase::Checks))?;
+            self.commit(
+                task,
+                "phase.changed",
+                "worktree differs from the published head".into(),
+                Some(Phase::Checks),
+            )?;
             return Ok(true);
         }
         let Some(rc) = self.repo_config(&task.repo) else {
@@ -582,11 +788,23 @@ impl Engine<'_> {
         };
         let env = vec![
             ("AGENT_COORDINATOR_HEAD".to_owned(), head.clone()),
-            ("AGENT_COORDINATOR_BASE".to_owned(), task.base_sha.clone().unwrap_or_default()),
+            (
+                "AGENT_COORDINATOR_BASE".to_owned(),
+                task.base_sha.clone().unwrap_or_default(),
+            ),
             ("AGENT_COORDINATOR_REPO".to_owned(), task.repo.clone()),
-            ("AGENT_COORDINATOR_PR".to_owned(), task.pr.map(|p| p.to_string()).unwrap_or_default()),
-            ("AGENT_COORDINATOR_SESSION".to_owned(), self.worker_id.clone()),
-            ("AGENT_COORDINATOR_WORKTREE".to_owned(), dir.to_string_lossy().into_owned()),
+            (
+                "AGENT_COORDINATOR_PR".to_owned(),
+                task.pr.map(|p| p.to_string()).unwrap_or_default(),
+            ),
+            (
+                "AGENT_COORDINATOR_SESSION".to_owned(),
+                self.worker_id.clone(),
+            ),
+            (
+                "AGENT_COORDINATOR_WORKTREE".to_owned(),
+                dir.to_string_lossy().into_owned(),
+            ),
         ];
         let spec = process::Spec {
             argv: &rc.check_argv,
@@ -605,7 +823,15 @@ impl Engine<'_> {
                 } else {
                     String::new()
                 };
-                (done.success(), format!("{why}{}\n{}", done.stdout, done.stderr))
+                let cut = if done.stdout_truncated || done.stderr_truncated {
+                    "[output truncated]\n"
+                } else {
+                    ""
+                };
+                (
+                    done.success(),
+                    format!("{why}{}\n{}{cut}", done.stdout, done.stderr),
+                )
             }
             Err(e) => (false, format!("cannot run the checks: {e}")),
         };
@@ -619,8 +845,16 @@ impl Engine<'_> {
         let output = self.secrets.clean(&output, redact::CHECK_OUTPUT_MAX);
         task.apply_checks(&head, passed, &output);
         let verdict = if passed { "passed" } else { "failed" };
-        self.commit(task, "phase.changed", format!("checks {verdict} on {head}"), Some(Phase::Checks))?;
-        self.observe(Some(&task.task_id), format!("checks {verdict} on {}", &head[..head.len().min(12)]));
+        self.commit(
+            task,
+            "phase.changed",
+            format!("checks {verdict} on {head}"),
+            Some(Phase::Checks),
+        )?;
+        self.observe(
+            Some(&task.task_id),
+            format!("checks {verdict} on {}", &head[..head.len().min(12)]),
+        );
         Ok(true)
     }
 }

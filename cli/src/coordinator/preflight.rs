@@ -86,10 +86,16 @@ pub(crate) fn run(config: &CoordinatorConfig, worker_id: &str) -> Outcome {
     let binding = config.sessions.get(worker_id);
     let review = config.sessions.get(&worker.review_session);
     for (slot, argv) in binding.map(|b| b.lanes.iter()).into_iter().flatten() {
-        checks.push(Check::new(format!("lane {}", slot.as_str()), executable(argv)));
+        checks.push(Check::new(
+            format!("lane {}", slot.as_str()),
+            executable(argv),
+        ));
     }
     for (repo, rc) in &worker.repositories {
-        checks.push(Check::new(format!("check_argv of {repo}"), executable(&rc.check_argv)));
+        checks.push(Check::new(
+            format!("check_argv of {repo}"),
+            executable(&rc.check_argv),
+        ));
         checks.push(Check::new(
             format!("readiness_argv of {repo}"),
             executable(&rc.readiness_argv),
@@ -103,49 +109,50 @@ pub(crate) fn run(config: &CoordinatorConfig, worker_id: &str) -> Outcome {
         )),
     }
     let control = control_dir(worker);
-    let mut login_of = |session: &str, checks: &mut Vec<Check>| -> Option<(GitHub, String, Token)> {
-        let binding = config.sessions.get(session)?;
-        let name = format!("github account of {session}");
-        let token = match accounts::resolve(session, &binding.github) {
-            Ok(t) => t,
-            Err(e) => {
-                checks.push(Check::new(name, Err(e)));
-                return None;
+    let mut login_of =
+        |session: &str, checks: &mut Vec<Check>| -> Option<(GitHub, String, Token)> {
+            let binding = config.sessions.get(session)?;
+            let name = format!("github account of {session}");
+            let token = match accounts::resolve(session, &binding.github) {
+                Ok(t) => t,
+                Err(e) => {
+                    checks.push(Check::new(name, Err(e)));
+                    return None;
+                }
+            };
+            secrets.add(&token);
+            let cache = EtagCache::load(&control.join(format!("github-cache-{session}.json")));
+            let mut gh = match GitHub::new(&config.api_url, token.expose(), cache) {
+                Ok(gh) => gh,
+                Err(e) => {
+                    checks.push(Check::new(name, Err(e.to_string())));
+                    return None;
+                }
+            };
+            match gh.user() {
+                Ok(user) if user.login.eq_ignore_ascii_case(&binding.github.login) => {
+                    checks.push(Check::new(
+                        name,
+                        Ok(format!("authenticated as {}", user.login)),
+                    ));
+                    Some((gh, user.login, token))
+                }
+                Ok(user) => {
+                    checks.push(Check::new(
+                        name,
+                        Err(format!(
+                            "the token authenticates as {}, not the configured login {}",
+                            user.login, binding.github.login
+                        )),
+                    ));
+                    None
+                }
+                Err(e) => {
+                    checks.push(Check::new(name, Err(format!("cannot authenticate: {e}"))));
+                    None
+                }
             }
         };
-        secrets.add(&token);
-        let cache = EtagCache::load(&control.join(format!("github-cache-{session}.json")));
-        let mut gh = match GitHub::new(&config.api_url, token.expose(), cache) {
-            Ok(gh) => gh,
-            Err(e) => {
-                checks.push(Check::new(name, Err(e.to_string())));
-                return None;
-            }
-        };
-        match gh.user() {
-            Ok(user) if user.login.eq_ignore_ascii_case(&binding.github.login) => {
-                checks.push(Check::new(
-                    name,
-                    Ok(format!("authenticated as {}", user.login)),
-                ));
-                Some((gh, user.login, token))
-            }
-            Ok(user) => {
-                checks.push(Check::new(
-                    name,
-                    Err(format!(
-                        "the token authenticates as {}, not the configured login {}",
-                        user.login, binding.github.login
-                    )),
-                ));
-                None
-            }
-            Err(e) => {
-                checks.push(Check::new(name, Err(format!("cannot authenticate: {e}"))));
-                None
-            }
-        }
-    };
     let worker_account = login_of(worker_id, &mut checks);
     let review_account = match review {
         Some(_) => login_of(&worker.review_session, &mut checks),
@@ -155,7 +162,9 @@ pub(crate) fn run(config: &CoordinatorConfig, worker_id: &str) -> Outcome {
         checks.push(Check::new(
             "distinct logins",
             if w.eq_ignore_ascii_case(r) {
-                Err(format!("worker and review session both authenticate as {w}"))
+                Err(format!(
+                    "worker and review session both authenticate as {w}"
+                ))
             } else {
                 Ok(format!("{w} writes, {r} reviews"))
             },
@@ -180,7 +189,8 @@ fn workspace_writable(worker: &WorkerConfig) -> Result<String, String> {
     std::fs::create_dir_all(&control)
         .map_err(|e| format!("cannot create {}: {e}", control.display()))?;
     let probe = control.join(".write-probe");
-    std::fs::write(&probe, b"ok").map_err(|e| format!("{} is not writable: {e}", root.display()))?;
+    std::fs::write(&probe, b"ok")
+        .map_err(|e| format!("{} is not writable: {e}", root.display()))?;
     let _ = std::fs::remove_file(probe);
     Ok(format!("{} is writable", root.display()))
 }

@@ -165,9 +165,8 @@ struct Lock {
 
 fn lock(worker: &WorkerConfig, worker_id: &str) -> Result<Lock, CommandError> {
     let dir = preflight::control_dir(worker).join("locks");
-    std::fs::create_dir_all(&dir).map_err(|e| {
-        CommandError::operational(format!("cannot create {}: {e}", dir.display()))
-    })?;
+    std::fs::create_dir_all(&dir)
+        .map_err(|e| CommandError::operational(format!("cannot create {}: {e}", dir.display())))?;
     let path = dir.join(format!("{worker_id}.lock"));
     let file = std::fs::OpenOptions::new()
         .create(true)
@@ -199,10 +198,9 @@ pub(crate) fn tick(
     worker_id: &str,
     stop: &AtomicBool,
 ) -> Result<TickReport, CommandError> {
-    let worker = config
-        .workers
-        .get(worker_id)
-        .ok_or_else(|| CommandError::usage(format!("no worker {worker_id} in the configuration")))?;
+    let worker = config.workers.get(worker_id).ok_or_else(|| {
+        CommandError::usage(format!("no worker {worker_id} in the configuration"))
+    })?;
     let _lock = lock(worker, worker_id)?;
     let pre = preflight::run(config, worker_id);
     let Some(ready) = pre.ready else {
@@ -215,10 +213,9 @@ pub(crate) fn tick(
             preflight_failed: true,
         });
     };
-    let heartbeat_ttl = i64::try_from(
-        worker.lane_timeout + worker.check_timeout + 4 * worker.poll_seconds + 600,
-    )
-    .unwrap_or(i64::MAX / 2);
+    let heartbeat_ttl =
+        i64::try_from(worker.lane_timeout + worker.check_timeout + 4 * worker.poll_seconds + 600)
+            .unwrap_or(i64::MAX / 2);
     let ledger = Ledger::open(cx, worker_id, &naming::batch_id(worker_id), heartbeat_ttl)?;
     let mut engine = Engine {
         config,
@@ -323,7 +320,10 @@ impl Engine<'_> {
             Ok(e) => e,
             Err(e) => {
                 let msg = self.secrets.scrub(&e.to_string());
-                self.error(Some(&key), format!("cannot read the assignment events: {msg}"));
+                self.error(
+                    Some(&key),
+                    format!("cannot read the assignment events: {msg}"),
+                );
                 return Ok(());
             }
         };
@@ -338,7 +338,10 @@ impl Engine<'_> {
             }
         };
         let Some(pinned) = self.pin_of(repo) else {
-            self.error(Some(&key), "the repository is not configured for this worker");
+            self.error(
+                Some(&key),
+                "the repository is not configured for this worker",
+            );
             return Ok(());
         };
         let task_id = naming::task_id(&slug, issue.number);

@@ -82,7 +82,12 @@ mod tests {
         let path = dir.path().join("c/cache.json");
         assert!(EtagCache::load(&path).get("/x").is_none());
         let mut c = EtagCache::load(&path);
-        c.put("/x", "W/\"1\"".into(), serde_json::json!([1]), Some("/x?page=2".into()));
+        c.put(
+            "/x",
+            "W/\"1\"".into(),
+            serde_json::json!([1]),
+            Some("/x?page=2".into()),
+        );
         c.save().unwrap();
         let back = EtagCache::load(&path);
         let got = back.get("/x").unwrap();

@@ -63,12 +63,6 @@ pub(crate) enum GhError {
 }
 
 impl GhError {
-    /// Reports whether GitHub refused for a reason that retrying will not fix soon
-    /// (authentication, permission, validation) rather than an outage.
-    pub(crate) fn is_rejection(&self) -> bool {
-        matches!(self, GhError::Status { status, .. } if (400..500).contains(status) && *status != 429)
-    }
-
     /// Reports whether a mutation's delivery is unknown.
     pub(crate) fn unknown_delivery(&self) -> bool {
         matches!(self, GhError::Transport { .. })
@@ -302,13 +296,6 @@ impl GitHub {
         Ok(issues)
     }
 
-    /// One issue.
-    pub(crate) fn issue(&mut self, repo: &str, number: u64) -> Result<Issue, GhError> {
-        let route = format!("/repos/{repo}/issues/{number}");
-        let v = self.get(&route)?;
-        Issue::from_json(&v).ok_or_else(|| shape(&route))
-    }
-
     /// An issue's events, every page.
     pub(crate) fn issue_events(
         &mut self,
@@ -346,7 +333,10 @@ impl GitHub {
     ) -> Result<(u64, String), GhError> {
         let route = format!("/repos/{repo}/issues/{number}/comments");
         let v = self.post(&route, &serde_json::json!({ "body": body }))?;
-        let id = v.get("id").and_then(Value::as_u64).ok_or_else(|| shape(&route))?;
+        let id = v
+            .get("id")
+            .and_then(Value::as_u64)
+            .ok_or_else(|| shape(&route))?;
         let url = v
             .get("html_url")
             .and_then(Value::as_str)
@@ -466,7 +456,8 @@ mod tests {
             next_link(link).as_deref(),
             Some("https://api.github.com/repositories/1/issues?page=2")
         );
-        let last_only = r#"<https://x/issues?page=1>; rel="prev", <https://x/issues?page=1>; rel="first""#;
+        let last_only =
+            r#"<https://x/issues?page=1>; rel="prev", <https://x/issues?page=1>; rel="first""#;
         assert_eq!(next_link(last_only), None);
         assert_eq!(next_link(""), None);
     }
@@ -489,7 +480,6 @@ mod tests {
             e.to_string(),
             "GitHub answered 422 for /repos/o/r/pulls: Validation Failed (A pull request already exists for o:b.)"
         );
-        assert!(e.is_rejection());
         assert!(!e.unknown_delivery());
         let e = status_error(StatusCode::BAD_GATEWAY, "/x", "<html>");
         assert!(e.unknown_delivery());

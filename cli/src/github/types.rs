@@ -2,8 +2,8 @@
 //! optional field is `None`, a missing required one makes the whole object `None` (the
 //! caller turns that into a protocol error naming the route).
 
-use agent_coord_shared::coordinator::reply::IssueComment;
 use agent_coord_shared::coordinator::evidence::IssueEvent;
+use agent_coord_shared::coordinator::reply::IssueComment;
 use serde_json::Value;
 
 fn s(v: &Value, key: &str) -> Option<String> {
@@ -168,6 +168,9 @@ mod tests {
         .unwrap();
         assert!(pr.draft);
         assert_eq!(pr.author, "bot");
-        assert_eq!(PullRequest::from_json(&json!({"number": 3, "state": "open"})), None);
+        assert_eq!(
+            PullRequest::from_json(&json!({"number": 3, "state": "open"})),
+            None
+        );
     }
 }

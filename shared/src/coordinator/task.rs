@@ -597,7 +597,13 @@ mod tests {
     fn no_patch_and_no_pr_asks_a_human_instead_of_opening_an_empty_pr() {
         let mut t = task();
         let next = t.apply_implementer(&done(), false);
-        assert!(matches!(next, Next::Publish { kind: "question", .. }));
+        assert!(matches!(
+            next,
+            Next::Publish {
+                kind: "question",
+                ..
+            }
+        ));
         assert_eq!(t.phase, Phase::Implement);
     }
 
@@ -634,7 +640,13 @@ mod tests {
             },
             true,
         );
-        assert!(matches!(next, Next::Publish { kind: "blocker", .. }));
+        assert!(matches!(
+            next,
+            Next::Publish {
+                kind: "blocker",
+                ..
+            }
+        ));
         assert_ne!(t.state, TaskState::Failed);
     }
 
@@ -687,7 +699,13 @@ mod tests {
         let next = t.apply_reviewer(&ReviewerOutcome::Incomplete {
             reason: "timeout".into(),
         });
-        assert!(matches!(next, Next::Publish { kind: "blocker", .. }));
+        assert!(matches!(
+            next,
+            Next::Publish {
+                kind: "blocker",
+                ..
+            }
+        ));
     }
 
     #[test]

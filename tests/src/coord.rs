@@ -1,0 +1,301 @@
+//! A coordinator fixture for end-to-end tests: a fake GitHub with a worker, a review account
+//! and humans, one target repository, scripted lanes and checks driven by mode files, an SSH
+//! signing key with its allowed-signers file, and the configuration tying them together.
+//!
+//! Lanes are small shell scripts: each pops its next behaviour from a `*.modes` file (one mode
+//! per line; empty = the default), records the prompt it got and its environment, and prints
+//! the lane protocol.
+
+use std::path::Path;
+use std::path::PathBuf;
+use std::process::Command;
+
+use serde_json::json;
+use serde_json::Value;
+
+use crate::env::CommandOutput;
+use crate::env::TestEnv;
+use crate::fake_github::FakeGitHub;
+use crate::fake_github::UserKind;
+
+/// The worker's login and token.
+pub const WORKER: &str = "bot-worker";
+/// The worker's token (fake).
+pub const WORKER_TOKEN: &str = "ghp_workerTOKEN0123456789abcdefghij";
+/// The review account's login.
+pub const REVIEWER: &str = "bot-review";
+/// The review account's token (fake).
+pub const REVIEW_TOKEN: &str = "ghp_reviewTOKEN0123456789abcdefghij";
+/// A human allowed to reply.
+pub const HUMAN: &str = "alice";
+/// A human not allowed to reply.
+pub const STRANGER: &str = "mallory";
+/// The target repository.
+pub const REPO: &str = "acme/widget";
+
+/// Everything a coordinator test needs.
+pub struct Coord {
+    /// The coordination repository and CLI driver.
+    pub env: TestEnv,
+    /// The fake GitHub.
+    pub gh: FakeGitHub,
+    /// The fixture folder (scripts, keys, config, mode files, recordings).
+    pub dir: PathBuf,
+    /// The configuration file.
+    pub config: PathBuf,
+    /// The bare repository behind the target.
+    pub bare: PathBuf,
+}
+
+fn write_script(path: &Path, body: &str) {
+    std::fs::write(path, format!("#!/bin/sh\n{body}")).expect("write script");
+    let out = Command::new("chmod")
+        .arg("+x")
+        .arg(path)
+        .output()
+        .expect("chmod");
+    assert!(out.status.success());
+}
+
+/// A shell snippet that pops the first line of `file` into `$mode` (default `fallback`).
+fn pop_mode(file: &Path, fallback: &str) -> String {
+    let f = file.display();
+    format!(
+        "mode=$(head -n 1 '{f}' 2>/dev/null)\n[ -s '{f}' ] && sed -i '1d' '{f}'\n[ -n \"$mode\" ] || mode={fallback}\n"
+    )
+}
+
+impl Coord {
+    /// Builds the fixture with `lane_timeout` seconds for lanes.
+    pub fn new(lane_timeout: u64) -> Coord {
+        let env = TestEnv::new();
+        let dir = env.root().join("coord");
+        std::fs::create_dir_all(dir.join("ws")).expect("mkdir");
+        let gh = FakeGitHub::start(&dir.join("github"));
+        gh.add_user(WORKER, UserKind::User, WORKER_TOKEN);
+        gh.add_user(REVIEWER, UserKind::User, REVIEW_TOKEN);
+        gh.add_user(
+            HUMAN,
+            UserKind::User,
+            "ghp_aliceTOKEN0123456789abcdefghijkl",
+        );
+        gh.add_user(
+            STRANGER,
+            UserKind::User,
+            "ghp_malloryTOKEN0123456789abcdefghi",
+        );
+        gh.add_user(
+            "helper-bot",
+            UserKind::Bot,
+            "ghs_botTOKEN0123456789abcdefghijklm",
+        );
+        let bare = gh.add_repo(REPO, "main");
+        gh.protect_branch(REPO, "main");
+
+        let key = dir.join("signing_key");
+        let out = Command::new("ssh-keygen")
+            .args([
+                "-q",
+                "-t",
+                "ed25519",
+                "-N",
+                "",
+                "-C",
+                "bot@example.com",
+                "-f",
+            ])
+            .arg(&key)
+            .output()
+            .expect("ssh-keygen");
+        assert!(out.status.success(), "ssh-keygen failed");
+        let public = std::fs::read_to_string(dir.join("signing_key.pub")).expect("pub key");
+        std::fs::write(
+            dir.join("allowed_signers"),
+            format!("bot@example.com namespaces=\"git\" {public}"),
+        )
+        .expect("allowed signers");
+
+        let d = dir.display();
+        write_script(
+            &dir.join("implementer.sh"),
+            &format!(
+                "{}cat > '{d}/implementer.prompt'\ncat '{d}/implementer.prompt' >> '{d}/implementer.prompts'\nenv > '{d}/implementer.env'\necho \"$mode\" >> '{d}/implementer.log'\n\
+                 case \"$mode\" in\n\
+                 done) echo \"change $(cat '{d}/implementer.log' | wc -l)\" >> feature.txt\n printf 'STATUS: complete\\nRESULT: done\\nSUMMARY_EN: Adds the feature file.\\nSUMMARY_DE: Fügt die Feature-Datei hinzu.\\nDetails follow.\\n' ;;\n\
+                 ask) printf 'STATUS: complete\\nRESULT: ask\\nWhich file should hold the feature?\\n' ;;\n\
+                 blocked) printf 'STATUS: complete\\nRESULT: blocked\\nThe issue needs access to a private service.\\n' ;;\n\
+                 invalid) echo 'I did some things.' ;;\n\
+                 hang) sleep 300 & echo $! > '{d}/grandchild.pid'; sleep 300 ;;\n\
+                 esac\n",
+                pop_mode(&dir.join("implementer.modes"), "done")
+            ),
+        );
+        write_script(
+            &dir.join("reviewer.sh"),
+            &format!(
+                "{}cat > '{d}/reviewer.prompt'\necho \"$mode\" >> '{d}/reviewer.log'\n\
+                 case \"$mode\" in\n\
+                 approve) printf 'STATUS: complete\\nRESULT: approved\\nLooks right.\\n' ;;\n\
+                 reject) printf 'STATUS: complete\\nRESULT: rejected\\nThe feature file lacks a header.\\n' ;;\n\
+                 esac\n",
+                pop_mode(&dir.join("reviewer.modes"), "approve")
+            ),
+        );
+        write_script(
+            &dir.join("check.sh"),
+            &format!(
+                "{}env > '{d}/check.env'\necho \"$mode\" >> '{d}/check.log'\n\
+                 [ \"$AGENT_COORDINATOR_HEAD\" = \"$(git rev-parse HEAD)\" ] || {{ echo 'head mismatch'; exit 3; }}\n\
+                 case \"$mode\" in\n\
+                 pass) echo 'all 12 tests passed' ;;\n\
+                 fail) echo 'test feature::header FAILED: expected a header line'; exit 1 ;;\n\
+                 esac\n",
+                pop_mode(&dir.join("check.modes"), "pass")
+            ),
+        );
+        write_script(&dir.join("true.sh"), "exit 0\n");
+
+        let coord = Coord {
+            config: dir.join("coordinator.json"),
+            env,
+            gh,
+            dir,
+            bare,
+        };
+        coord.write_config(&coord.config_value(lane_timeout));
+        coord
+    }
+
+    /// The configuration as JSON (tests change it and write it back).
+    pub fn config_value(&self, lane_timeout: u64) -> Value {
+        let d = |name: &str| self.dir.join(name).to_string_lossy().into_owned();
+        let lanes = json!({
+            "grok:implementer": [d("implementer.sh")],
+            "grok:reviewer": [d("reviewer.sh")],
+            "grok:pr-reviewer-quality": [d("true.sh")],
+            "grok:pr-reviewer-logic": [d("true.sh")],
+            "codex:pr-reviewer-quality": [d("true.sh")],
+            "codex:pr-reviewer-logic": [d("true.sh")],
+        });
+        json!({
+            "api_url": self.gh.url(),
+            "workers": {
+                "w1": {
+                    "review_session": "r1",
+                    "workspace_root": d("ws"),
+                    "repositories": {
+                        REPO: {
+                            "base": "main",
+                            "publication_repo": REPO,
+                            "check_argv": [d("check.sh")],
+                            "readiness_argv": [d("true.sh")],
+                        }
+                    },
+                    "reply_logins": [HUMAN],
+                    "poll_seconds": 1,
+                    "lane_timeout": lane_timeout,
+                    "check_timeout": 30,
+                }
+            },
+            "sessions": {
+                "w1": {
+                    "github": {"login": WORKER, "token_env": "W1_TOKEN"},
+                    "git": {
+                        "name": "Worker Bot",
+                        "email": "bot@example.com",
+                        "signing_format": "ssh",
+                        "signing_key": d("signing_key"),
+                        "allowed_signers": d("allowed_signers"),
+                    },
+                    "lanes": lanes,
+                },
+                "r1": {"github": {"login": REVIEWER, "token_env": "R1_TOKEN"}},
+            }
+        })
+    }
+
+    /// Writes the configuration file.
+    pub fn write_config(&self, config: &Value) {
+        std::fs::write(
+            &self.config,
+            serde_json::to_vec_pretty(config).expect("json"),
+        )
+        .expect("write config");
+    }
+
+    /// Queues behaviours for a scripted lane or check (`implementer`, `reviewer`, `check`).
+    pub fn queue(&self, script: &str, modes: &[&str]) {
+        let mut text = modes.join("\n");
+        text.push('\n');
+        std::fs::write(self.dir.join(format!("{script}.modes")), text).expect("modes");
+    }
+
+    /// Reads a recording (`implementer.log`, `implementer.prompt`, …), empty if absent.
+    pub fn recorded(&self, name: &str) -> String {
+        std::fs::read_to_string(self.dir.join(name)).unwrap_or_default()
+    }
+
+    /// Opens an issue by the human and assigns it to the worker (as `actor`).
+    pub fn assigned_issue(&self, title: &str, actor: &str) -> u64 {
+        let n = self
+            .gh
+            .open_issue(REPO, HUMAN, title, "Please add a feature file.");
+        self.gh.assign(REPO, n, WORKER, actor);
+        n
+    }
+
+    /// Runs `agent-coord coordinate --worker w1` with the tokens in the environment.
+    pub fn tick(&self, extra: &[&str]) -> CommandOutput {
+        let mut args = vec![
+            "coordinate",
+            "--worker",
+            "w1",
+            "--config",
+            self.config.to_str().expect("utf-8"),
+        ];
+        args.extend_from_slice(extra);
+        let out = self
+            .env
+            .command(&args)
+            .env("W1_TOKEN", WORKER_TOKEN)
+            .env("R1_TOKEN", REVIEW_TOKEN)
+            .output()
+            .expect("agent-coord runs");
+        CommandOutput::new(out, self.env.root())
+    }
+
+    /// The task checkpoint of `issue` from the state branch.
+    pub fn task(&self, issue: u64) -> Value {
+        let text = self.env.git(&[
+            "show",
+            &format!("refs/heads/agent-coord:coordinator/tasks/{REPO}/{issue}.json"),
+        ]);
+        serde_json::from_str(&text).unwrap_or(Value::Null)
+    }
+
+    /// The comments on `issue`, as (author, body).
+    pub fn comments(&self, issue: u64) -> Vec<(String, String)> {
+        self.gh
+            .issue_comments(REPO, issue)
+            .iter()
+            .map(|c| {
+                (
+                    c["user"]["login"].as_str().unwrap_or_default().to_owned(),
+                    c["body"].as_str().unwrap_or_default().to_owned(),
+                )
+            })
+            .collect()
+    }
+
+    /// Runs git in the target's bare repository.
+    pub fn bare_git(&self, args: &[&str]) -> std::process::Output {
+        Command::new("git")
+            .arg("--git-dir")
+            .arg(&self.bare)
+            .args(args)
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .output()
+            .expect("git runs")
+    }
+}
