@@ -68,7 +68,11 @@ fn pop_mode(file: &Path, fallback: &str) -> String {
 impl Coord {
     /// Builds the fixture with `lane_timeout` seconds for lanes.
     pub fn new(lane_timeout: u64) -> Coord {
-        let env = TestEnv::new();
+        Coord::with_env(TestEnv::new(), lane_timeout)
+    }
+
+    /// Builds the fixture on an existing coordination repository (a machine of a fleet).
+    pub fn with_env(env: TestEnv, lane_timeout: u64) -> Coord {
         let dir = env.root().join("coord");
         std::fs::create_dir_all(dir.join("ws")).expect("mkdir");
         let gh = FakeGitHub::start(&dir.join("github"));
@@ -297,5 +301,46 @@ impl Coord {
             .env("GIT_CONFIG_NOSYSTEM", "1")
             .output()
             .expect("git runs")
+    }
+
+    /// A configuration for another worker (`worker`, GitHub `login`, token in `token_env`)
+    /// on the same repositories, lanes and signing key, with its own workspace root.
+    pub fn other_worker_config(&self, worker: &str, login: &str, token_env: &str) -> Value {
+        let mut config = self.config_value(30);
+        let mut w = config["workers"]["w1"].take();
+        w["workspace_root"] = json!(self
+            .dir
+            .join(format!("ws-{worker}"))
+            .to_string_lossy()
+            .into_owned());
+        let mut s = config["sessions"]["w1"].take();
+        s["github"] = json!({"login": login, "token_env": token_env});
+        config["workers"] = json!({ worker: w });
+        let review = config["sessions"]["r1"].take();
+        config["sessions"] = json!({ worker: s, "r1": review });
+        config
+    }
+
+    /// `agent-coord coordinate --worker W --config C` on `env` with the review token and
+    /// `extra` environment variables set.
+    pub fn coordinate_on(
+        &self,
+        env: &TestEnv,
+        worker: &str,
+        config: &Path,
+        extra: &[(&str, &str)],
+    ) -> Command {
+        let mut cmd = env.command([
+            "coordinate",
+            "--worker",
+            worker,
+            "--config",
+            config.to_str().expect("utf-8"),
+        ]);
+        cmd.env("R1_TOKEN", REVIEW_TOKEN);
+        for (k, v) in extra {
+            cmd.env(k, v);
+        }
+        cmd
     }
 }

@@ -388,3 +388,69 @@ fn check_config_prints_every_check_and_fails_on_a_wrong_token() {
     );
     assert!(!text.contains(REVIEW_TOKEN));
 }
+
+#[test]
+fn two_workers_on_two_machines_race_for_one_issue_and_one_wins() {
+    use agent_coord_tests::remote::Fleet;
+    let mut fleet = Fleet::new(2);
+    let second = fleet.machines.pop().unwrap();
+    let first = fleet.machines.pop().unwrap();
+    let c = Coord::with_env(first, 30);
+    let other_token = "ghp_otherTOKEN0123456789abcdefghijkl";
+    c.gh.add_user(
+        "bot-other",
+        agent_coord_tests::fake_github::UserKind::User,
+        other_token,
+    );
+    let issue =
+        c.gh.open_issue(REPO, HUMAN, "Add a feature file", "Please.");
+    c.gh.assign(REPO, issue, WORKER, HUMAN);
+    c.gh.assign(REPO, issue, "bot-other", HUMAN);
+    let other_config = c.dir.join("other.json");
+    std::fs::write(
+        &other_config,
+        serde_json::to_vec(&c.other_worker_config("w2", "bot-other", "W2_TOKEN")).unwrap(),
+    )
+    .unwrap();
+    let mut one = c.coordinate_on(&c.env, "w1", &c.config, &[("W1_TOKEN", WORKER_TOKEN)]);
+    let mut two = c.coordinate_on(&second, "w2", &other_config, &[("W2_TOKEN", other_token)]);
+    let (ra, rb) = std::thread::scope(|s| {
+        let ha = s.spawn(|| one.output().unwrap());
+        let hb = s.spawn(|| two.output().unwrap());
+        (ha.join().unwrap(), hb.join().unwrap())
+    });
+    let text = |o: &std::process::Output| {
+        format!(
+            "{}{}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        )
+    };
+    // Both converge: one more tick each publishes and settles.
+    c.coordinate_on(&c.env, "w1", &c.config, &[("W1_TOKEN", WORKER_TOKEN)])
+        .output()
+        .unwrap();
+    c.coordinate_on(&second, "w2", &other_config, &[("W2_TOKEN", other_token)])
+        .output()
+        .unwrap();
+    let accepts = c
+        .comments(issue)
+        .iter()
+        .filter(|(_, b)| b.contains("agent-coord:activity=") && b.contains("ccept"))
+        .count();
+    assert_eq!(
+        accepts,
+        1,
+        "{}\n---\n{}\n{:?}",
+        text(&ra),
+        text(&rb),
+        c.comments(issue)
+    );
+    assert_eq!(
+        c.gh.pulls(REPO).len(),
+        1,
+        "{}\n---\n{}",
+        text(&ra),
+        text(&rb)
+    );
+}
