@@ -454,3 +454,125 @@ fn two_workers_on_two_machines_race_for_one_issue_and_one_wins() {
         text(&rb)
     );
 }
+
+/// Runs one tick that kills itself with SIGKILL at `point`.
+fn crash_at(c: &Coord, point: &str) -> std::process::Output {
+    c.coordinate_on(
+        &c.env,
+        "w1",
+        &c.config,
+        &[
+            ("W1_TOKEN", WORKER_TOKEN),
+            ("AGENT_COORD_TEST_KILL_AT", point),
+        ],
+    )
+    .output()
+    .unwrap()
+}
+
+#[test]
+fn a_crash_at_every_effect_boundary_resumes_with_exactly_one_of_each() {
+    use std::os::unix::process::ExitStatusExt;
+    for point in [
+        "intent:accept",
+        "posted:accept",
+        "committed",
+        "pushed",
+        "intent:pull_request",
+        "posted:pull_request",
+    ] {
+        let c = Coord::new(30);
+        let issue = c.assigned_issue("Add a feature file", HUMAN);
+        let crashed = crash_at(&c, point);
+        assert_eq!(
+            crashed.status.signal(),
+            Some(9),
+            "{point}: the hook did not fire"
+        );
+        let out = c.tick(&[]);
+        assert_eq!(out.code, 0, "{point}: {}\n{}", out.stdout, out.stderr);
+        let accepts = c
+            .comments(issue)
+            .iter()
+            .filter(|(_, b)| b.starts_with("Accepted by the agent-coord coordinator"))
+            .count();
+        assert_eq!(accepts, 1, "{point}: {:?}", c.comments(issue));
+        assert_eq!(c.gh.pulls(REPO).len(), 1, "{point}");
+        assert_eq!(
+            c.recorded("implementer.log").lines().count(),
+            1,
+            "{point}: one model"
+        );
+        let task = c.task(issue);
+        assert_eq!(task["phase"], "pr_gates_grok", "{point}: {task:#}");
+        let branches = c.bare_git(&[
+            "for-each-ref",
+            "--format=%(refname)",
+            "refs/heads/agent-coord",
+        ]);
+        assert_eq!(
+            String::from_utf8_lossy(&branches.stdout).lines().count(),
+            1,
+            "{point}"
+        );
+    }
+}
+
+#[test]
+fn a_crash_while_a_lane_ran_never_starts_a_second_model() {
+    let c = Coord::new(30);
+    let issue = c.assigned_issue("Add a feature file", HUMAN);
+    let crashed = crash_at(&c, "lane-finished");
+    assert!(!crashed.status.success());
+    let out = c.tick(&[]);
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    let task = c.task(issue);
+    assert_eq!(task["state"], "uncertain", "{task:#}");
+    assert_eq!(c.recorded("implementer.log").lines().count(), 1);
+    assert!(c
+        .comments(issue)
+        .iter()
+        .any(|(_, b)| b.contains("outcome is unknown")));
+    // Not even an authorized reply starts another model.
+    c.gh.comment(REPO, issue, HUMAN, "Go ahead.");
+    c.tick(&[]);
+    assert_eq!(c.recorded("implementer.log").lines().count(), 1);
+    assert!(c.gh.pulls(REPO).is_empty());
+}
+
+#[test]
+fn follow_keeps_ticking_and_ctrl_c_exits_zero() {
+    let c = Coord::new(30);
+    let issue = c.assigned_issue("Add a feature file", HUMAN);
+    let mut child = c
+        .coordinate_on(&c.env, "w1", &c.config, &[("W1_TOKEN", WORKER_TOKEN)])
+        .arg("--follow")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // The first tick takes the task to its draft PR; a second issue shows the loop goes on.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while c.task(issue)["phase"] != "pr_gates_grok" {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the first tick never finished"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let second = c.assigned_issue("Add another file", HUMAN);
+    while c.task(second)["phase"] != "pr_gates_grok" {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no later tick picked up the second issue"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(child.id() as i32),
+        nix::sys::signal::Signal::SIGINT,
+    )
+    .unwrap();
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(0));
+}

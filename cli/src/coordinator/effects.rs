@@ -54,6 +54,7 @@ impl Engine<'_> {
             updated_at: now,
         };
         self.ledger.save(task, &[&activity], None)?;
+        super::failpoint(&format!("intent:{kind}"));
         Ok(activity)
     }
 
@@ -80,10 +81,10 @@ impl Engine<'_> {
             .gh
             .issue_comments(&task.repo, task.issue)
             .map_err(|e| self.github_halt(task, "list comments", e))?;
-        if let Some(c) = comments
-            .iter()
-            .find(|c| naming::find_marker(&c.body) == Some(id.as_str()))
-        {
+        if let Some(c) = comments.iter().find(|c| {
+            naming::find_marker(&c.body) == Some(id.as_str())
+                && c.author.eq_ignore_ascii_case(&self.login)
+        }) {
             let url = format!("{}#issuecomment-{}", task.repo, c.id);
             return Ok(self.done(activity, c.id, url));
         }
@@ -92,7 +93,10 @@ impl Engine<'_> {
             agent_coord_shared::coordinator::redact::COMMENT_MAX,
         );
         match self.gh.post_comment(&task.repo, task.issue, &body) {
-            Ok((cid, url)) => Ok(self.done(activity, cid, url)),
+            Ok((cid, url)) => {
+                super::failpoint(&format!("posted:{kind}"));
+                Ok(self.done(activity, cid, url))
+            }
             Err(e) => Err(self.github_halt(task, &format!("post the {kind} comment"), e)),
         }
     }
@@ -107,7 +111,10 @@ impl Engine<'_> {
             .gh
             .pulls_for_head(&task.repo, &head)
             .map_err(|e| self.github_halt(task, "list pull requests", e))?;
-        if let Some(pr) = existing.iter().find(|p| p.state == "open") {
+        if let Some(pr) = existing
+            .iter()
+            .find(|p| p.state == "open" && p.author.eq_ignore_ascii_case(&self.login))
+        {
             return Ok(self.done(activity, pr.number, pr.html_url.clone()));
         }
         let title = naming::pr_title(task.issue, &task.title);
@@ -132,7 +139,10 @@ impl Engine<'_> {
             body: &body,
         };
         match self.gh.create_draft(&task.repo, &new) {
-            Ok(pr) => Ok(self.done(activity, pr.number, pr.html_url)),
+            Ok(pr) => {
+                super::failpoint("posted:pull_request");
+                Ok(self.done(activity, pr.number, pr.html_url))
+            }
             Err(e) => Err(self.github_halt(task, "open the draft pull request", e)),
         }
     }

@@ -34,6 +34,8 @@ use crate::command_error::CommandError;
 use crate::context::Context;
 use crate::store::Store;
 use crate::store::TipSnapshot;
+use crate::sync;
+use crate::sync::SyncFlags;
 
 /// Claims held by the coordinator last a week and are renewed on every save past half of
 /// that; liveness comes from the worker's heartbeat.
@@ -145,21 +147,92 @@ impl<'a> Ledger<'a> {
             .and_then(|c| c.agent_id().map(str::to_owned)))
     }
 
-    /// Admits a task: the claim on its issue by the worker, the checkpoint and an event, in
-    /// one commit; refused when another agent holds the issue (re-decided on every CAS retry).
+    /// Returns the remote this coordination repository publishes through, if any.
+    ///
+    /// Unlike a single `claim`, the coordinator publishes whenever the repository has a
+    /// remote (even without `agent-coord.sync=true`): admission of an issue must hold across
+    /// machines, or two workers could each open a pull request for it.
+    pub(crate) fn remote(&self) -> Option<String> {
+        SyncFlags::default().remote(&self.store).or_else(|| {
+            self.store
+                .has_remote()
+                .then(|| sync::default_remote(&self.store))
+        })
+    }
+
+    /// Syncs with the remote when the repository has one.
+    pub(crate) fn sync(&self) -> Result<(), CommandError> {
+        if let Some(remote) = self.remote() {
+            sync::run_sync(self.cx, &self.store, &remote)?;
+        }
+        Ok(())
+    }
+
+    /// Admits a task. Locally: the claim on its issue by the worker, the checkpoint and an
+    /// event, in one commit, refused when another agent holds the issue (re-decided on every
+    /// CAS retry). Through a remote, the claim alone is decided on the fleet's latest state
+    /// and published first, and the task is recorded only if the claim is still the worker's
+    /// in the state the remote accepted: two machines never both get the issue.
     pub(crate) fn admit(&self, task: &Task) -> Result<Admission, CommandError> {
+        let Some(remote) = self.remote() else {
+            return self.admit_here(task);
+        };
+        sync::run_sync(self.cx, &self.store, &remote)?;
+        if let Some(holder) = self.claim_holder_of(task)? {
+            if holder != self.worker.as_str() {
+                return Ok(Admission::Refused(format!("claimed by {holder}")));
+            }
+        }
+        let request = self.claim_request(task)?;
+        let trailer = self.trailer();
+        let claimed = self
+            .store
+            .transact(&trailer, |snap| -> Result<_, CommandError> {
+                let ctx = self.ctx();
+                Ok(claim::decide(snap, &request, &ctx)?)
+            });
+        match claimed {
+            Ok(_) => {}
+            Err(e) if e.kind == crate::command_error::ErrorKind::ClaimRefused => {
+                return Ok(Admission::Refused(e.message))
+            }
+            Err(e) => return Err(e),
+        }
+        sync::run_sync(self.cx, &self.store, &remote)?;
+        match self.claim_holder_of(task)? {
+            Some(h) if h == self.worker.as_str() => {}
+            holder => {
+                return Ok(Admission::Refused(format!(
+                    "claimed by {}; it reached remote {remote} first",
+                    holder.unwrap_or_else(|| "another agent (since released)".into())
+                )))
+            }
+        }
+        let admitted = self.admit_here(task)?;
+        sync::run_sync(self.cx, &self.store, &remote)?;
+        Ok(admitted)
+    }
+
+    fn claim_holder_of(&self, task: &Task) -> Result<Option<String>, CommandError> {
         let repo = RepoSlug::from_str(&task.repo).map_err(|e| parse_err("repository", e))?;
-        let target =
-            Target::from_str(&task.issue.to_string()).map_err(|e| parse_err("issue", e))?;
-        let request = claim::ClaimRequest {
+        self.claim_holder(&repo, task.issue)
+    }
+
+    fn claim_request(&self, task: &Task) -> Result<claim::ClaimRequest, CommandError> {
+        Ok(claim::ClaimRequest {
             agent: self.worker.clone(),
-            repo,
-            target,
+            repo: RepoSlug::from_str(&task.repo).map_err(|e| parse_err("repository", e))?,
+            target: Target::from_str(&task.issue.to_string()).map_err(|e| parse_err("issue", e))?,
             batch: Some(self.batch.clone()),
             branch: Some(task.branch.clone()),
             ttl_seconds: CLAIM_TTL_SECONDS,
             metadata: Record::new(),
-        };
+        })
+    }
+
+    /// Admits a task locally: the claim, the checkpoint and an event in one commit.
+    fn admit_here(&self, task: &Task) -> Result<Admission, CommandError> {
+        let request = self.claim_request(task)?;
         let trailer = self.trailer();
         let result = self
             .store

@@ -16,3 +16,16 @@ mod phases;
 pub(crate) mod preflight;
 pub(crate) mod process;
 pub(crate) mod tick;
+
+/// The environment variable naming a point where the coordinator kills itself with SIGKILL
+/// (`intent:accept`, `posted:accept`, `committed`, `pushed`, `intent:pull_request`,
+/// `posted:pull_request`, `lane-finished`): end-to-end tests use it to prove that a crash
+/// at every effect boundary resumes without a second comment, branch, pull request or model.
+const KILL_AT: &str = "AGENT_COORD_TEST_KILL_AT";
+
+/// Dies here, uncleanly, if the test hook names this point.
+pub(crate) fn failpoint(point: &str) {
+    if std::env::var(KILL_AT).is_ok_and(|p| p == point) {
+        let _ = nix::sys::signal::raise(nix::sys::signal::Signal::SIGKILL);
+    }
+}

@@ -515,6 +515,7 @@ impl Engine<'_> {
             control.join(format!("{stem}.out")),
             self.secrets.scrub(&stdout),
         );
+        super::failpoint("lane-finished");
         self.observe(
             Some(&task.task_id),
             format!("{} ran for {} s", slot.as_str(), elapsed.as_secs()),
@@ -706,6 +707,7 @@ impl Engine<'_> {
             )?;
             return Ok(true);
         }
+        super::failpoint("committed");
         let head = git::head(&dir).map_err(|e| self.git_halt(task, e))?;
         if let Err(e) = git::verify(&dir, &head, &signer) {
             let text = self.secrets.scrub(&e.to_string());
@@ -729,6 +731,7 @@ impl Engine<'_> {
                 message: format!("push failed: {text}"),
             });
         }
+        super::failpoint("pushed");
         if task.head.as_deref() != Some(head.as_str()) {
             task.set_head(&head);
             self.commit(

@@ -229,6 +229,10 @@ pub(crate) fn tick(
         observations: Vec::new(),
         stop,
     };
+    // Decide on the fleet's latest state, and publish what this tick did at its end.
+    if let Err(e) = engine.ledger.sync() {
+        engine.error(None, format!("sync before the tick failed: {}", e.message));
+    }
     let assigned = engine.discover()?;
     let tasks = engine.ledger.tasks()?;
     for task in tasks {
@@ -244,6 +248,12 @@ pub(crate) fn tick(
         }
     }
     engine.ledger.beat()?;
+    if let Err(e) = engine.ledger.sync() {
+        engine.error(
+            None,
+            format!("written locally but not published: {}", e.message),
+        );
+    }
     if let Err(e) = engine.gh.cache().save() {
         engine.observe(None, format!("could not save the GitHub cache: {e}"));
     }
