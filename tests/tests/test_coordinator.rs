@@ -576,3 +576,54 @@ fn follow_keeps_ticking_and_ctrl_c_exits_zero() {
     let status = child.wait().unwrap();
     assert_eq!(status.code(), Some(0));
 }
+
+#[test]
+fn the_task_shows_on_the_dashboard_as_a_lane_with_its_pull_request() {
+    let c = Coord::new(30);
+    let issue = c.assigned_issue("Add a feature file", HUMAN);
+    let out = c.tick(&[]);
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    let pr_url = c.task(issue)["pr_url"].as_str().unwrap().to_owned();
+    let server = agent_coord_tests::server::Server::start(&c.env, &[]);
+    let (status, body) = server.get("/api/dashboard");
+    assert_eq!(status, 200);
+    assert!(
+        body.contains("coordinator-w1"),
+        "the worker's batch is missing"
+    );
+    assert!(
+        body.contains(&pr_url),
+        "the lane's pull request link is missing"
+    );
+    for token in [WORKER_TOKEN, REVIEW_TOKEN] {
+        assert!(!body.contains(token));
+    }
+}
+
+#[test]
+fn every_page_of_a_long_list_goes_out_with_the_token() {
+    let c = Coord::new(30);
+    c.queue("implementer", &["ask", "done"]);
+    let issue = c.assigned_issue("Add a feature file", HUMAN);
+    c.tick(&[]);
+    // 130 chatty comments push the authorized reply onto the second page (100 per page).
+    for i in 0..130 {
+        c.gh.comment(REPO, issue, STRANGER, &format!("noise {i}"));
+    }
+    c.gh.comment(REPO, issue, HUMAN, "Use feature.txt.");
+    c.gh.reset_requests();
+    let out = c.tick(&[]);
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    assert_eq!(c.task(issue)["phase"], "pr_gates_grok");
+    let requests = c.gh.requests();
+    let paged = requests
+        .iter()
+        .filter(|r| r.query.as_deref().is_some_and(|q| q.contains("page=2")))
+        .count();
+    assert!(paged >= 1, "the comments were not paginated: {requests:?}");
+    let anonymous: Vec<_> = requests.iter().filter(|r| r.login.is_none()).collect();
+    assert!(
+        anonymous.is_empty(),
+        "requests without the token: {anonymous:?}"
+    );
+}
