@@ -29,11 +29,17 @@ use agent_coord_shared::coordinator::task::Task;
 use agent_coord_shared::coordinator::task::TaskState;
 
 use super::git;
+mod lanes;
+mod publish;
+
 use super::ledger::Note;
 use super::preflight::control_dir;
 use super::process;
 use super::tick::Engine;
 use super::tick::Halt;
+
+/// Check output captured per stream; its tail (where failures are) is what gets routed.
+const CHECK_CAPTURE: usize = 1 << 20;
 
 /// Steps one task may take in one tick (a guard: every phase either moves on or waits).
 const MAX_STEPS: usize = 64;
@@ -46,16 +52,16 @@ const FAILED: &str = "failed";
 const REPIN: &str = "pending:repin";
 
 impl Engine<'_> {
-    fn worktree(&self, task: &Task) -> PathBuf {
+    pub(super) fn worktree(&self, task: &Task) -> PathBuf {
         PathBuf::from(&self.worker.workspace_root).join(&task.task_id)
     }
 
-    fn task_control(&self, task: &Task) -> PathBuf {
+    pub(super) fn task_control(&self, task: &Task) -> PathBuf {
         control_dir(self.worker).join(&task.task_id)
     }
 
     /// Saves the task with an event saying what changed.
-    fn commit(
+    pub(super) fn commit(
         &mut self,
         task: &mut Task,
         kind: &'static str,
@@ -134,7 +140,7 @@ impl Engine<'_> {
     }
 
     /// Returns the keys of the pinned identity that changed since acceptance, if any.
-    fn pin_changes(&self, task: &Task) -> Option<Vec<String>> {
+    pub(super) fn pin_changes(&self, task: &Task) -> Option<Vec<String>> {
         let pinned: PinnedIdentity = serde_json::from_value(task.pinned.clone()).ok()?;
         let current = self.pin_of(&task.repo);
         let changes = match current {
@@ -148,7 +154,11 @@ impl Engine<'_> {
     }
 
     /// One phase step; `true` to keep going in this tick.
-    fn step(&mut self, task: &mut Task, assigned: &BTreeSet<(String, u64)>) -> Result<bool, Halt> {
+    pub(super) fn step(
+        &mut self,
+        task: &mut Task,
+        assigned: &BTreeSet<(String, u64)>,
+    ) -> Result<bool, Halt> {
         match task.phase {
             Phase::Accept => self.accept(task, assigned),
             Phase::Checkout => self.checkout(task),
@@ -185,7 +195,7 @@ impl Engine<'_> {
 
     /// A waiting task: publish its checkpoint if not yet published, else look for an
     /// authorized reply after it. `true` when it resumed.
-    fn waiting(&mut self, task: &mut Task) -> Result<bool, Halt> {
+    pub(super) fn waiting(&mut self, task: &mut Task) -> Result<bool, Halt> {
         if task.question_comment_id.is_none() {
             let kind = if task.occurrences.contains_key("pending:question") {
                 QUESTION
@@ -278,7 +288,7 @@ impl Engine<'_> {
         Ok(true)
     }
 
-    fn publish_failure(&mut self, task: &mut Task) -> Result<(), Halt> {
+    pub(super) fn publish_failure(&mut self, task: &mut Task) -> Result<(), Halt> {
         let current = task.occurrence(FAILED);
         let id = naming::activity_id(&task.task_id, FAILED, current.max(1));
         let open = current == 0
@@ -306,7 +316,7 @@ impl Engine<'_> {
         Ok(())
     }
 
-    fn publish_uncertain(&mut self, task: &mut Task) -> Result<(), Halt> {
+    pub(super) fn publish_uncertain(&mut self, task: &mut Task) -> Result<(), Halt> {
         const UNCERTAIN: &str = "uncertain";
         let current = task.occurrence(UNCERTAIN);
         let id = naming::activity_id(&task.task_id, UNCERTAIN, current.max(1));
@@ -326,7 +336,7 @@ impl Engine<'_> {
         Ok(())
     }
 
-    fn accept(
+    pub(super) fn accept(
         &mut self,
         task: &mut Task,
         assigned: &BTreeSet<(String, u64)>,
@@ -352,25 +362,25 @@ impl Engine<'_> {
         Ok(true)
     }
 
-    fn publication(&self, task: &Task) -> String {
+    pub(super) fn publication(&self, task: &Task) -> String {
         self.repo_config(&task.repo)
             .map(|r| r.publication_repo.to_string())
             .unwrap_or_else(|| task.repo.clone())
     }
 
-    fn auth(&self) -> git::GitAuth {
+    pub(super) fn auth(&self) -> git::GitAuth {
         git::GitAuth {
             token: Some(self.token.expose().to_owned()),
         }
     }
 
-    fn protected(&self, task: &Task) -> Vec<String> {
+    pub(super) fn protected(&self, task: &Task) -> Vec<String> {
         let mut p = vec![task.base.clone(), "main".into(), "master".into()];
         p.dedup();
         p
     }
 
-    fn checkout(&mut self, task: &mut Task) -> Result<bool, Halt> {
+    pub(super) fn checkout(&mut self, task: &mut Task) -> Result<bool, Halt> {
         let publication = self.publication(task);
         let origin = self
             .gh
@@ -425,247 +435,14 @@ impl Engine<'_> {
         }
     }
 
-    fn lane_argv(&self, slot: LaneSlot) -> Vec<String> {
-        self.config
-            .sessions
-            .get(&self.worker_id)
-            .and_then(|s| s.lanes.get(&slot))
-            .cloned()
-            .unwrap_or_default()
-    }
-
-    /// Environment variable names that hold tokens in this configuration: removed from
-    /// every child.
-    fn token_vars(&self) -> Vec<String> {
-        self.config
-            .sessions
-            .values()
-            .filter_map(|s| match &s.github.token {
-                config::TokenSource::Env { token_env } => Some(token_env.clone()),
-                config::TokenSource::Argv { .. } => None,
-            })
-            .collect()
-    }
-
-    /// Runs a lane with `prompt` on stdin in the worktree; the prompt and the (redacted)
-    /// output are kept in the control directory.
-    fn run_lane(
-        &mut self,
-        task: &mut Task,
-        slot: LaneSlot,
-        prompt: &str,
-    ) -> Result<(ProcessEnd, String), Halt> {
-        if task.pending.is_some() {
-            return Err(Halt::Retry {
-                task: task.task_id.clone(),
-                message: "a lane is already recorded as running".into(),
-            });
-        }
-        task.pending = Some(PendingLane {
-            slot: slot.as_str().to_owned(),
-            phase: task.phase,
-            started_at: self.ledger.now(),
-        });
-        self.commit(
-            task,
-            "coordinator.lane_started",
-            format!("{} started", slot.as_str()),
-            None,
-        )?;
-        let control = self.task_control(task);
-        let _ = std::fs::create_dir_all(&control);
-        let stem = format!(
-            "{}-{}-{}",
-            task.phase,
-            task.rounds,
-            slot.as_str().replace(':', "-")
-        );
-        let _ = std::fs::write(control.join(format!("{stem}.prompt")), prompt);
-        let argv = self.lane_argv(slot);
-        let dir = self.worktree(task);
-        let spec = process::Spec {
-            argv: &argv,
-            cwd: &dir,
-            env: Vec::new(),
-            remove_env: self.token_vars(),
-            stdin: Some(prompt.as_bytes().to_vec()),
-            timeout: Duration::from_secs(self.worker.lane_timeout),
-            max_output: redact::LANE_BODY_MAX * 4,
-            gh_config_dir: None,
-        };
-        let (end, stdout, elapsed) = match process::run(&spec) {
-            Ok(done) => (
-                ProcessEnd {
-                    exit_code: done.exit_code(),
-                    timed_out: done.timed_out(),
-                },
-                done.stdout,
-                done.elapsed,
-            ),
-            Err(e) => (
-                ProcessEnd {
-                    exit_code: None,
-                    timed_out: false,
-                },
-                format!("cannot start the lane: {e}"),
-                Duration::ZERO,
-            ),
-        };
-        let _ = std::fs::write(
-            control.join(format!("{stem}.out")),
-            self.secrets.scrub(&stdout),
-        );
-        super::failpoint("lane-finished");
-        self.observe(
-            Some(&task.task_id),
-            format!("{} ran for {} s", slot.as_str(), elapsed.as_secs()),
-        );
-        Ok((end, stdout))
-    }
-
-    /// An implementer or reviewer started in an earlier tick never reported: its outcome is
-    /// unknown, and no second model starts for it.
-    fn refuse_uncertain(&mut self, task: &mut Task) -> Result<bool, Halt> {
-        let Some(p) = task.pending.clone() else {
-            return Ok(false);
-        };
-        task.mark_uncertain(&format!(
-            "the coordinator stopped while {} ran (started {}); its outcome is unknown, so no second model starts; an operator must inspect the worktree",
-            p.slot, p.started_at
-        ));
-        self.commit(
-            task,
-            "coordinator.uncertain",
-            "lane outcome unknown".into(),
-            None,
-        )?;
-        Ok(true)
-    }
-
-    fn has_patch(&self, task: &Task) -> Result<bool, Halt> {
-        if task.pr.is_some() {
-            return Ok(true);
-        }
-        let dir = self.worktree(task);
-        let clean = git::is_clean(&dir).map_err(|e| self.git_halt(task, e))?;
-        let head = git::head(&dir).map_err(|e| self.git_halt(task, e))?;
-        Ok(!clean || task.base_sha.as_deref() != Some(head.as_str()))
-    }
-
-    fn git_halt(&self, task: &Task, e: git::GitError) -> Halt {
+    pub(super) fn git_halt(&self, task: &Task, e: git::GitError) -> Halt {
         Halt::Retry {
             task: task.task_id.clone(),
             message: self.secrets.scrub(&e.to_string()),
         }
     }
 
-    fn implement(&mut self, task: &mut Task) -> Result<bool, Halt> {
-        if self.refuse_uncertain(task)? {
-            return Ok(true);
-        }
-        task.rounds += 1;
-        let prompt = protocol::implement_prompt(&ImplementPrompt {
-            repo: &task.repo,
-            issue: task.issue,
-            title: &task.title,
-            body: &task.body,
-            branch: &task.branch,
-            findings: match (&task.carry.findings, &task.carry.check_output) {
-                (Some(f), _) => Some(Findings::Review(f)),
-                (None, Some(c)) => Some(Findings::Checks(c)),
-                (None, None) => None,
-            },
-            reply: match (&task.carry.reply, &task.carry.reply_login) {
-                (Some(body), Some(login)) => Some(HumanReply { login, body }),
-                _ => None,
-            },
-            round: task.rounds,
-        });
-        let (end, stdout) = self.run_lane(task, LaneSlot::GrokImplementer, &prompt)?;
-        let outcome = protocol::implementer(end, &self.secrets.scrub(&stdout));
-        let has_patch = self.has_patch(task)?;
-        let next = task.apply_implementer(&outcome, has_patch);
-        self.follow(task, next, Phase::Implement, "implementer")
-    }
-
-    fn follow(
-        &mut self,
-        task: &mut Task,
-        next: Next,
-        phase: Phase,
-        who: &str,
-    ) -> Result<bool, Halt> {
-        match next {
-            Next::Continue => {
-                self.commit(
-                    task,
-                    "phase.changed",
-                    format!("{who} finished; next {}", task.phase),
-                    Some(phase),
-                )?;
-                self.observe(
-                    Some(&task.task_id),
-                    format!("{who} finished; next {}", task.phase),
-                );
-                Ok(true)
-            }
-            Next::Publish { kind, text } => {
-                let kind = if kind == QUESTION { QUESTION } else { BLOCKER };
-                self.park(task, phase, kind, text)?;
-                Ok(true)
-            }
-            Next::Fail { reason } => {
-                let reason = self.secrets.clean(&reason, redact::COMMENT_MAX);
-                task.fail(&format!("{who} reported blocked: {reason}"));
-                self.commit(
-                    task,
-                    "coordinator.failed",
-                    format!("{who} blocked: {reason}"),
-                    Some(phase),
-                )?;
-                Ok(true)
-            }
-        }
-    }
-
-    /// Stages the worktree and writes the base→worktree diff outside it.
-    fn diff_artifact(&self, task: &Task) -> Result<PathBuf, Halt> {
-        let dir = self.worktree(task);
-        let base = task.base_sha.clone().unwrap_or_default();
-        let diff = git::staged_diff(&dir, &base).map_err(|e| self.git_halt(task, e))?;
-        let control = self.task_control(task);
-        let _ = std::fs::create_dir_all(&control);
-        let path = control.join(format!("review-{}.diff", task.rounds));
-        std::fs::write(&path, diff).map_err(|e| Halt::Retry {
-            task: task.task_id.clone(),
-            message: format!("cannot write the diff artifact: {e}"),
-        })?;
-        Ok(path)
-    }
-
-    fn inner_review(&mut self, task: &mut Task) -> Result<bool, Halt> {
-        if self.refuse_uncertain(task)? {
-            return Ok(true);
-        }
-        let diff = self.diff_artifact(task)?;
-        let diff_path = diff.to_string_lossy().into_owned();
-        let prompt = protocol::review_prompt(&ReviewPrompt {
-            repo: &task.repo,
-            issue: task.issue,
-            title: &task.title,
-            body: &task.body,
-            diff_path: &diff_path,
-            summary_en: task.carry.summary_en.as_deref().unwrap_or_default(),
-            summary_de: task.carry.summary_de.as_deref().unwrap_or_default(),
-            focus: ReviewFocus::Inner,
-        });
-        let (end, stdout) = self.run_lane(task, LaneSlot::GrokReviewer, &prompt)?;
-        let outcome = protocol::reviewer(end, &self.secrets.scrub(&stdout));
-        let next = task.apply_reviewer(&outcome);
-        self.follow(task, next, Phase::InnerReview, "inner reviewer")
-    }
-
-    fn signer(&self) -> Option<git::Signer> {
+    pub(super) fn signer(&self) -> Option<git::Signer> {
         let git = self.config.sessions.get(&self.worker_id)?.git.as_ref()?;
         Some(git::Signer {
             name: git.name.clone(),
@@ -677,187 +454,5 @@ impl Engine<'_> {
             key: git.signing_key.to_string(),
             allowed_signers: git.allowed_signers.clone(),
         })
-    }
-
-    fn publish(&mut self, task: &mut Task) -> Result<bool, Halt> {
-        let dir = self.worktree(task);
-        let Some(signer) = self.signer() else {
-            self.park(
-                task,
-                Phase::Publish,
-                BLOCKER,
-                "the worker has no git identity to sign with".into(),
-            )?;
-            return Ok(true);
-        };
-        let message = format!(
-            "{}\n\n{}\n{}\n\nRefs #{}",
-            naming::pr_title(task.issue, &task.title),
-            task.carry.summary_en.as_deref().unwrap_or_default(),
-            task.carry.summary_de.as_deref().unwrap_or_default(),
-            task.issue
-        );
-        if let Err(e) = git::commit_all(&dir, &message, &signer) {
-            let text = self.secrets.scrub(&e.to_string());
-            self.park(
-                task,
-                Phase::Publish,
-                BLOCKER,
-                format!("the signed commit failed: {text}"),
-            )?;
-            return Ok(true);
-        }
-        super::failpoint("committed");
-        let head = git::head(&dir).map_err(|e| self.git_halt(task, e))?;
-        if let Err(e) = git::verify(&dir, &head, &signer) {
-            let text = self.secrets.scrub(&e.to_string());
-            self.park(
-                task,
-                Phase::Publish,
-                BLOCKER,
-                format!("the commit signature does not verify: {text}"),
-            )?;
-            return Ok(true);
-        }
-        let protected = self.protected(task);
-        let published = git::remote_branch(&dir, "publication", &task.branch, &self.auth())
-            .map_err(|e| self.git_halt(task, e))?;
-        if published.as_deref() == Some(head.as_str()) {
-            // Already pushed (the coordinator stopped after the push): nothing to send.
-        } else if let Err(e) = git::push(&dir, &task.branch, &task.base, &protected, &self.auth()) {
-            let text = self.secrets.scrub(&e.to_string());
-            return Err(Halt::Retry {
-                task: task.task_id.clone(),
-                message: format!("push failed: {text}"),
-            });
-        }
-        super::failpoint("pushed");
-        if task.head.as_deref() != Some(head.as_str()) {
-            task.set_head(&head);
-            self.commit(
-                task,
-                "coordinator.pushed",
-                format!("pushed signed head {head}"),
-                None,
-            )?;
-        }
-        if task.pr.is_none() {
-            let publication = self.publication(task);
-            let posted = self.draft(task, &publication)?;
-            task.pr = Some(posted.id);
-            task.pr_url = Some(posted.url.clone());
-            task.updated_at = self.ledger.now();
-            self.ledger.save(
-                task,
-                &[&posted.activity],
-                Some(Note {
-                    kind: "coordinator.published",
-                    message: format!("draft pull request #{} opened: {}", posted.id, posted.url),
-                    previous_phase: None,
-                }),
-            )?;
-            self.observe(
-                Some(&task.task_id),
-                format!("draft pull request #{} opened", posted.id),
-            );
-        }
-        task.phase = Phase::Checks;
-        self.commit(
-            task,
-            "phase.changed",
-            format!("head {head} published"),
-            Some(Phase::Publish),
-        )?;
-        Ok(true)
-    }
-
-    fn checks(&mut self, task: &mut Task) -> Result<bool, Halt> {
-        let dir = self.worktree(task);
-        let clean = git::is_clean(&dir).map_err(|e| self.git_halt(task, e))?;
-        let head = git::head(&dir).map_err(|e| self.git_halt(task, e))?;
-        if !clean || task.head.as_deref() != Some(head.as_str()) {
-            // Not the exact clean signed head: publish what is there first.
-            task.phase = Phase::Publish;
-            self.commit(
-                task,
-                "phase.changed",
-                "worktree differs from the published head".into(),
-                Some(Phase::Checks),
-            )?;
-            return Ok(true);
-        }
-        let Some(rc) = self.repo_config(&task.repo) else {
-            return Ok(false);
-        };
-        let env = vec![
-            ("AGENT_COORDINATOR_HEAD".to_owned(), head.clone()),
-            (
-                "AGENT_COORDINATOR_BASE".to_owned(),
-                task.base_sha.clone().unwrap_or_default(),
-            ),
-            ("AGENT_COORDINATOR_REPO".to_owned(), task.repo.clone()),
-            (
-                "AGENT_COORDINATOR_PR".to_owned(),
-                task.pr.map(|p| p.to_string()).unwrap_or_default(),
-            ),
-            (
-                "AGENT_COORDINATOR_SESSION".to_owned(),
-                self.worker_id.clone(),
-            ),
-            (
-                "AGENT_COORDINATOR_WORKTREE".to_owned(),
-                dir.to_string_lossy().into_owned(),
-            ),
-        ];
-        let spec = process::Spec {
-            argv: &rc.check_argv,
-            cwd: &dir,
-            env,
-            remove_env: self.token_vars(),
-            stdin: None,
-            timeout: Duration::from_secs(self.worker.check_timeout),
-            max_output: redact::CHECK_OUTPUT_MAX,
-            gh_config_dir: None,
-        };
-        let (passed, output) = match process::run(&spec) {
-            Ok(done) => {
-                let why = if done.timed_out() {
-                    format!("timed out after {} s\n", self.worker.check_timeout)
-                } else {
-                    String::new()
-                };
-                let cut = if done.stdout_truncated || done.stderr_truncated {
-                    "[output truncated]\n"
-                } else {
-                    ""
-                };
-                (
-                    done.success(),
-                    format!("{why}{}\n{}{cut}", done.stdout, done.stderr),
-                )
-            }
-            Err(e) => (false, format!("cannot run the checks: {e}")),
-        };
-        // A check that changed the worktree did not test the published head.
-        let still_clean = git::is_clean(&dir).map_err(|e| self.git_halt(task, e))?;
-        let (passed, output) = if still_clean {
-            (passed, output)
-        } else {
-            (false, format!("the checks changed the worktree\n{output}"))
-        };
-        let output = self.secrets.clean(&output, redact::CHECK_OUTPUT_MAX);
-        task.apply_checks(&head, passed, &output);
-        let verdict = if passed { "passed" } else { "failed" };
-        self.commit(
-            task,
-            "phase.changed",
-            format!("checks {verdict} on {head}"),
-            Some(Phase::Checks),
-        )?;
-        self.observe(
-            Some(&task.task_id),
-            format!("checks {verdict} on {}", &head[..head.len().min(12)]),
-        );
-        Ok(true)
     }
 }

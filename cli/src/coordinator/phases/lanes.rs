@@ -1,0 +1,239 @@
+//! The model phases: implement and inner review through lane argv, the uncertain-lane
+//! refusal, and routing each outcome (continue, publish a checkpoint, or fail).
+
+use super::*;
+
+impl Engine<'_> {
+    pub(super) fn lane_argv(&self, slot: LaneSlot) -> Vec<String> {
+        self.config
+            .sessions
+            .get(&self.worker_id)
+            .and_then(|s| s.lanes.get(&slot))
+            .cloned()
+            .unwrap_or_default()
+    }
+
+    /// Environment variable names that hold tokens in this configuration: removed from
+    /// every child.
+    pub(super) fn token_vars(&self) -> Vec<String> {
+        self.config
+            .sessions
+            .values()
+            .filter_map(|s| match &s.github.token {
+                config::TokenSource::Env { token_env } => Some(token_env.clone()),
+                config::TokenSource::Argv { .. } => None,
+            })
+            .collect()
+    }
+
+    /// Runs a lane with `prompt` on stdin in the worktree; the prompt and the (redacted)
+    /// output are kept in the control directory.
+    pub(super) fn run_lane(
+        &mut self,
+        task: &mut Task,
+        slot: LaneSlot,
+        prompt: &str,
+    ) -> Result<(ProcessEnd, String), Halt> {
+        if task.pending.is_some() {
+            return Err(Halt::Retry {
+                task: task.task_id.clone(),
+                message: "a lane is already recorded as running".into(),
+            });
+        }
+        task.pending = Some(PendingLane {
+            slot: slot.as_str().to_owned(),
+            phase: task.phase,
+            started_at: self.ledger.now(),
+        });
+        self.commit(
+            task,
+            "coordinator.lane_started",
+            format!("{} started", slot.as_str()),
+            None,
+        )?;
+        let control = self.task_control(task);
+        let _ = std::fs::create_dir_all(&control);
+        let stem = format!(
+            "{}-{}-{}",
+            task.phase,
+            task.rounds,
+            slot.as_str().replace(':', "-")
+        );
+        let _ = std::fs::write(control.join(format!("{stem}.prompt")), prompt);
+        let argv = self.lane_argv(slot);
+        let dir = self.worktree(task);
+        let spec = process::Spec {
+            argv: &argv,
+            cwd: &dir,
+            env: Vec::new(),
+            remove_env: self.token_vars(),
+            stdin: Some(prompt.as_bytes().to_vec()),
+            timeout: Duration::from_secs(self.worker.lane_timeout),
+            max_output: redact::LANE_BODY_MAX * 4,
+            gh_config_dir: None,
+        };
+        let (end, stdout, elapsed) = match process::run(&spec) {
+            Ok(done) => (
+                ProcessEnd {
+                    exit_code: done.exit_code(),
+                    timed_out: done.timed_out(),
+                },
+                done.stdout,
+                done.elapsed,
+            ),
+            Err(e) => (
+                ProcessEnd {
+                    exit_code: None,
+                    timed_out: false,
+                },
+                format!("cannot start the lane: {e}"),
+                Duration::ZERO,
+            ),
+        };
+        let _ = std::fs::write(
+            control.join(format!("{stem}.out")),
+            self.secrets.scrub(&stdout),
+        );
+        crate::coordinator::failpoint("lane-finished");
+        self.observe(
+            Some(&task.task_id),
+            format!("{} ran for {} s", slot.as_str(), elapsed.as_secs()),
+        );
+        Ok((end, stdout))
+    }
+
+    /// An implementer or reviewer started in an earlier tick never reported: its outcome is
+    /// unknown, and no second model starts for it.
+    pub(super) fn refuse_uncertain(&mut self, task: &mut Task) -> Result<bool, Halt> {
+        let Some(p) = task.pending.clone() else {
+            return Ok(false);
+        };
+        task.mark_uncertain(&format!(
+            "the coordinator stopped while {} ran (started {}); its outcome is unknown, so no second model starts; an operator must inspect the worktree",
+            p.slot, p.started_at
+        ));
+        self.commit(
+            task,
+            "coordinator.uncertain",
+            "lane outcome unknown".into(),
+            None,
+        )?;
+        Ok(true)
+    }
+
+    pub(super) fn has_patch(&self, task: &Task) -> Result<bool, Halt> {
+        if task.pr.is_some() {
+            return Ok(true);
+        }
+        let dir = self.worktree(task);
+        let clean = git::is_clean(&dir).map_err(|e| self.git_halt(task, e))?;
+        let head = git::head(&dir).map_err(|e| self.git_halt(task, e))?;
+        Ok(!clean || task.base_sha.as_deref() != Some(head.as_str()))
+    }
+
+    pub(super) fn implement(&mut self, task: &mut Task) -> Result<bool, Halt> {
+        if self.refuse_uncertain(task)? {
+            return Ok(true);
+        }
+        task.rounds += 1;
+        let prompt = protocol::implement_prompt(&ImplementPrompt {
+            repo: &task.repo,
+            issue: task.issue,
+            title: &task.title,
+            body: &task.body,
+            branch: &task.branch,
+            findings: match (&task.carry.findings, &task.carry.check_output) {
+                (Some(f), _) => Some(Findings::Review(f)),
+                (None, Some(c)) => Some(Findings::Checks(c)),
+                (None, None) => None,
+            },
+            reply: match (&task.carry.reply, &task.carry.reply_login) {
+                (Some(body), Some(login)) => Some(HumanReply { login, body }),
+                _ => None,
+            },
+            round: task.rounds,
+        });
+        let (end, stdout) = self.run_lane(task, LaneSlot::GrokImplementer, &prompt)?;
+        let outcome = protocol::implementer(end, &self.secrets.scrub(&stdout));
+        let has_patch = self.has_patch(task)?;
+        let next = task.apply_implementer(&outcome, has_patch);
+        self.follow(task, next, Phase::Implement, "implementer")
+    }
+
+    pub(super) fn follow(
+        &mut self,
+        task: &mut Task,
+        next: Next,
+        phase: Phase,
+        who: &str,
+    ) -> Result<bool, Halt> {
+        match next {
+            Next::Continue => {
+                self.commit(
+                    task,
+                    "phase.changed",
+                    format!("{who} finished; next {}", task.phase),
+                    Some(phase),
+                )?;
+                self.observe(
+                    Some(&task.task_id),
+                    format!("{who} finished; next {}", task.phase),
+                );
+                Ok(true)
+            }
+            Next::Publish { kind, text } => {
+                let kind = if kind == QUESTION { QUESTION } else { BLOCKER };
+                self.park(task, phase, kind, text)?;
+                Ok(true)
+            }
+            Next::Fail { reason } => {
+                let reason = self.secrets.clean(&reason, redact::COMMENT_MAX);
+                task.fail(&format!("{who} reported blocked: {reason}"));
+                self.commit(
+                    task,
+                    "coordinator.failed",
+                    format!("{who} blocked: {reason}"),
+                    Some(phase),
+                )?;
+                Ok(true)
+            }
+        }
+    }
+
+    /// Stages the worktree and writes the base→worktree diff outside it.
+    pub(super) fn diff_artifact(&self, task: &Task) -> Result<PathBuf, Halt> {
+        let dir = self.worktree(task);
+        let base = task.base_sha.clone().unwrap_or_default();
+        let diff = git::staged_diff(&dir, &base).map_err(|e| self.git_halt(task, e))?;
+        let control = self.task_control(task);
+        let _ = std::fs::create_dir_all(&control);
+        let path = control.join(format!("review-{}.diff", task.rounds));
+        std::fs::write(&path, diff).map_err(|e| Halt::Retry {
+            task: task.task_id.clone(),
+            message: format!("cannot write the diff artifact: {e}"),
+        })?;
+        Ok(path)
+    }
+
+    pub(super) fn inner_review(&mut self, task: &mut Task) -> Result<bool, Halt> {
+        if self.refuse_uncertain(task)? {
+            return Ok(true);
+        }
+        let diff = self.diff_artifact(task)?;
+        let diff_path = diff.to_string_lossy().into_owned();
+        let prompt = protocol::review_prompt(&ReviewPrompt {
+            repo: &task.repo,
+            issue: task.issue,
+            title: &task.title,
+            body: &task.body,
+            diff_path: &diff_path,
+            summary_en: task.carry.summary_en.as_deref().unwrap_or_default(),
+            summary_de: task.carry.summary_de.as_deref().unwrap_or_default(),
+            focus: ReviewFocus::Inner,
+        });
+        let (end, stdout) = self.run_lane(task, LaneSlot::GrokReviewer, &prompt)?;
+        let outcome = protocol::reviewer(end, &self.secrets.scrub(&stdout));
+        let next = task.apply_reviewer(&outcome);
+        self.follow(task, next, Phase::InnerReview, "inner reviewer")
+    }
+}

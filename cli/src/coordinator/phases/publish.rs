@@ -1,0 +1,188 @@
+//! Publishing and testing a head: the signed, verified commit, the push (never forced), the
+//! draft pull request, and `check_argv` on the exact clean signed head.
+
+use super::*;
+
+impl Engine<'_> {
+    pub(super) fn publish(&mut self, task: &mut Task) -> Result<bool, Halt> {
+        let dir = self.worktree(task);
+        let Some(signer) = self.signer() else {
+            self.park(
+                task,
+                Phase::Publish,
+                BLOCKER,
+                "the worker has no git identity to sign with".into(),
+            )?;
+            return Ok(true);
+        };
+        let message = format!(
+            "{}\n\n{}\n{}\n\nRefs #{}",
+            naming::pr_title(task.issue, &task.title),
+            task.carry.summary_en.as_deref().unwrap_or_default(),
+            task.carry.summary_de.as_deref().unwrap_or_default(),
+            task.issue
+        );
+        if let Err(e) = git::commit_all(&dir, &message, &signer) {
+            let text = self.secrets.scrub(&e.to_string());
+            self.park(
+                task,
+                Phase::Publish,
+                BLOCKER,
+                format!("the signed commit failed: {text}"),
+            )?;
+            return Ok(true);
+        }
+        crate::coordinator::failpoint("committed");
+        let head = git::head(&dir).map_err(|e| self.git_halt(task, e))?;
+        if let Err(e) = git::verify(&dir, &head, &signer) {
+            let text = self.secrets.scrub(&e.to_string());
+            self.park(
+                task,
+                Phase::Publish,
+                BLOCKER,
+                format!("the commit signature does not verify: {text}"),
+            )?;
+            return Ok(true);
+        }
+        let protected = self.protected(task);
+        let published = git::remote_branch(&dir, "publication", &task.branch, &self.auth())
+            .map_err(|e| self.git_halt(task, e))?;
+        if published.as_deref() == Some(head.as_str()) {
+            // Already pushed (the coordinator stopped after the push): nothing to send.
+        } else if let Err(e) = git::push(&dir, &task.branch, &task.base, &protected, &self.auth()) {
+            let text = self.secrets.scrub(&e.to_string());
+            return Err(Halt::Retry {
+                task: task.task_id.clone(),
+                message: format!("push failed: {text}"),
+            });
+        }
+        crate::coordinator::failpoint("pushed");
+        if task.head.as_deref() != Some(head.as_str()) {
+            task.set_head(&head);
+            self.commit(
+                task,
+                "coordinator.pushed",
+                format!("pushed signed head {head}"),
+                None,
+            )?;
+        }
+        if task.pr.is_none() {
+            let publication = self.publication(task);
+            let posted = self.draft(task, &publication)?;
+            task.pr = Some(posted.id);
+            task.pr_url = Some(posted.url.clone());
+            task.updated_at = self.ledger.now();
+            self.ledger.save(
+                task,
+                &[&posted.activity],
+                Some(Note {
+                    kind: "coordinator.published",
+                    message: format!("draft pull request #{} opened: {}", posted.id, posted.url),
+                    previous_phase: None,
+                }),
+            )?;
+            self.observe(
+                Some(&task.task_id),
+                format!("draft pull request #{} opened", posted.id),
+            );
+        }
+        task.phase = Phase::Checks;
+        self.commit(
+            task,
+            "phase.changed",
+            format!("head {head} published"),
+            Some(Phase::Publish),
+        )?;
+        Ok(true)
+    }
+
+    pub(super) fn checks(&mut self, task: &mut Task) -> Result<bool, Halt> {
+        let dir = self.worktree(task);
+        let clean = git::is_clean(&dir).map_err(|e| self.git_halt(task, e))?;
+        let head = git::head(&dir).map_err(|e| self.git_halt(task, e))?;
+        if !clean || task.head.as_deref() != Some(head.as_str()) {
+            // Not the exact clean signed head: publish what is there first.
+            task.phase = Phase::Publish;
+            self.commit(
+                task,
+                "phase.changed",
+                "worktree differs from the published head".into(),
+                Some(Phase::Checks),
+            )?;
+            return Ok(true);
+        }
+        let Some(rc) = self.repo_config(&task.repo) else {
+            return Ok(false);
+        };
+        let env = vec![
+            ("AGENT_COORDINATOR_HEAD".to_owned(), head.clone()),
+            (
+                "AGENT_COORDINATOR_BASE".to_owned(),
+                task.base_sha.clone().unwrap_or_default(),
+            ),
+            ("AGENT_COORDINATOR_REPO".to_owned(), task.repo.clone()),
+            (
+                "AGENT_COORDINATOR_PR".to_owned(),
+                task.pr.map(|p| p.to_string()).unwrap_or_default(),
+            ),
+            (
+                "AGENT_COORDINATOR_SESSION".to_owned(),
+                self.worker_id.clone(),
+            ),
+            (
+                "AGENT_COORDINATOR_WORKTREE".to_owned(),
+                dir.to_string_lossy().into_owned(),
+            ),
+        ];
+        let spec = process::Spec {
+            argv: &rc.check_argv,
+            cwd: &dir,
+            env,
+            remove_env: self.token_vars(),
+            stdin: None,
+            timeout: Duration::from_secs(self.worker.check_timeout),
+            max_output: CHECK_CAPTURE,
+            gh_config_dir: None,
+        };
+        let (passed, output) = match process::run(&spec) {
+            Ok(done) => {
+                let why = if done.timed_out() {
+                    format!("timed out after {} s\n", self.worker.check_timeout)
+                } else {
+                    String::new()
+                };
+                let cut = if done.stdout_truncated || done.stderr_truncated {
+                    "[output truncated]\n"
+                } else {
+                    ""
+                };
+                (
+                    done.success(),
+                    format!("{why}{}\n{}{cut}", done.stdout, done.stderr),
+                )
+            }
+            Err(e) => (false, format!("cannot run the checks: {e}")),
+        };
+        // A check that changed the worktree did not test the published head.
+        let still_clean = git::is_clean(&dir).map_err(|e| self.git_halt(task, e))?;
+        let (passed, output) = if still_clean {
+            (passed, output)
+        } else {
+            (false, format!("the checks changed the worktree\n{output}"))
+        };
+        let output = redact::bound_tail(&self.secrets.scrub(&output), redact::CHECK_OUTPUT_MAX);
+        task.apply_checks(&head, passed, &output);
+        let verdict = if passed { "passed" } else { "failed" };
+        self.commit(
+            task,
+            "phase.changed",
+            format!("checks {verdict} on {head}"),
+            Some(Phase::Checks),
+        )?;
+        self.observe(
+            Some(&task.task_id),
+            format!("checks {verdict} on {}", &head[..head.len().min(12)]),
+        );
+        Ok(true)
+    }
+}
