@@ -627,3 +627,51 @@ fn every_page_of_a_long_list_goes_out_with_the_token() {
         "requests without the token: {anonymous:?}"
     );
 }
+
+#[test]
+fn json_output_is_one_document_per_tick_and_all_ticks_every_worker() {
+    let c = Coord::new(30);
+    let issue = c.assigned_issue("Add a feature file", HUMAN);
+    let out = c.tick(&["--json"]);
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    let doc: serde_json::Value = serde_json::from_str(out.stdout.trim()).unwrap();
+    assert_eq!(doc["worker"], "w1");
+    assert_eq!(doc["preflight"], "ok");
+    let messages: Vec<&str> = doc["observations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|o| o["message"].as_str())
+        .collect();
+    assert!(
+        messages.iter().any(|m| m.contains("admitted")),
+        "{messages:?}"
+    );
+    assert!(doc["github_requests"].as_u64().unwrap() > 0);
+
+    let all = c
+        .env
+        .command([
+            "coordinate",
+            "--all",
+            "--json",
+            "--config",
+            c.config.to_str().unwrap(),
+        ])
+        .env("W1_TOKEN", WORKER_TOKEN)
+        .env("R1_TOKEN", REVIEW_TOKEN)
+        .output()
+        .unwrap();
+    assert_eq!(all.status.code(), Some(0));
+    let doc: serde_json::Value = serde_json::from_slice(&all.stdout).unwrap();
+    assert_eq!(doc["worker"], "w1");
+    assert_eq!(c.comments(issue).len(), 1);
+
+    let neither = c
+        .env
+        .command(["coordinate", "--config", c.config.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(neither.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&neither.stderr).contains("--worker ID or --all"));
+}
