@@ -4,7 +4,7 @@
 CARGO ?= cargo
 BIN := target/release/agent-coord
 
-.PHONY: run test bench tools web browser-tools lint fmt clean man
+.PHONY: run demo-coordinator test bench tools web browser-tools lint fmt clean man
 
 TRUNK_VERSION := 0.21.14
 # wasm-bindgen-cli must equal the wasm-bindgen crate the lock file pins.
@@ -37,6 +37,15 @@ web: tools
 run: web
 	$(CARGO) build --release -p agent-coord
 	$(BIN) serve --demo
+
+## Build the front end, agent-coord and the demo driver, then run the issue coordinator
+## against a fake GitHub with scripted lanes: three assigned issues become signed draft pull
+## requests with passing checks while the dashboard at http://127.0.0.1:4320 shows them move
+## (DEMO_ARGS="--port 0 --delay 2", "--exit-when-done"). Needs git and ssh-keygen.
+demo-coordinator: web
+	$(CARGO) build --release -p agent-coord
+	$(CARGO) build --release -p agent-coord-tests --bin coordinator-demo
+	target/release/coordinator-demo $(DEMO_ARGS)
 
 ## Every test: unit tests, end-to-end tests against real git repositories, the dashboard
 ## server over real sockets and in headless Chromium, the wasm32 builds, formatting, lints.

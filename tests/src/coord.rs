@@ -4,7 +4,9 @@
 //!
 //! Lanes are small shell scripts: each pops its next behaviour from a `*.modes` file (one mode
 //! per line; empty = the default), records the prompt it got and its environment, and prints
-//! the lane protocol.
+//! the lane protocol. A task's own `<script>.<task-id>.modes` (the task id is the name of the
+//! worktree the lane runs in) goes before the shared file, so one fixture scripts several
+//! issues; the `coordinator-demo` binary builds its scenario that way, with slower lanes.
 
 use std::path::Path;
 use std::path::PathBuf;
@@ -57,22 +59,70 @@ fn write_script(path: &Path, body: &str) {
     assert!(out.status.success());
 }
 
-/// A shell snippet that pops the first line of `file` into `$mode` (default `fallback`).
-fn pop_mode(file: &Path, fallback: &str) -> String {
-    let f = file.display();
+/// A shell snippet that pops the first line of the task's `<script>.<task-id>.modes` in `dir`
+/// (the task id is the name of the worktree, the lane's working directory), else of
+/// `<script>.modes`, into `$mode` (default `fallback`).
+fn pop_mode(dir: &Path, script: &str, fallback: &str) -> String {
+    let d = dir.display();
     format!(
-        "mode=$(head -n 1 '{f}' 2>/dev/null)\n[ -s '{f}' ] && sed -i '1d' '{f}'\n[ -n \"$mode\" ] || mode={fallback}\n"
+        "f='{d}/{script}.modes'\nown='{d}/{script}.'\"$(basename \"$PWD\")\".modes\n[ -s \"$own\" ] && f=$own\n\
+         mode=$(head -n 1 \"$f\" 2>/dev/null)\n[ -s \"$f\" ] && sed -i '1d' \"$f\"\n[ -n \"$mode\" ] || mode={fallback}\n"
     )
+}
+
+/// How to build a [`Coord`].
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Seconds a lane may run (`lane_timeout`).
+    pub lane_timeout: u64,
+    /// Seconds every lane and check sleeps before it answers, so that a person watching the
+    /// dashboard sees each phase (0 in tests).
+    pub lane_delay: u64,
+    /// Runs commands on the real clock instead of the pinned test clock (a live demo: the
+    /// dashboard judges liveness by the time it is now).
+    pub real_clock: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            lane_timeout: 30,
+            lane_delay: 0,
+            real_clock: false,
+        }
+    }
 }
 
 impl Coord {
     /// Builds the fixture with `lane_timeout` seconds for lanes.
     pub fn new(lane_timeout: u64) -> Coord {
-        Coord::with_env(TestEnv::new(), lane_timeout)
+        Coord::with_options(&Options {
+            lane_timeout,
+            ..Options::default()
+        })
     }
 
     /// Builds the fixture on an existing coordination repository (a machine of a fleet).
     pub fn with_env(env: TestEnv, lane_timeout: u64) -> Coord {
+        Coord::on(
+            env,
+            &Options {
+                lane_timeout,
+                ..Options::default()
+            },
+        )
+    }
+
+    /// Builds the fixture as `options` say.
+    pub fn with_options(options: &Options) -> Coord {
+        Coord::on(TestEnv::new(), options)
+    }
+
+    fn on(env: TestEnv, options: &Options) -> Coord {
+        let lane_timeout = options.lane_timeout;
+        if options.real_clock {
+            env.unpin_clock();
+        }
         let dir = env.root().join("coord");
         std::fs::create_dir_all(dir.join("ws")).expect("mkdir");
         let gh = FakeGitHub::start(&dir.join("github"));
@@ -120,10 +170,14 @@ impl Coord {
         .expect("allowed signers");
 
         let d = dir.display();
+        let wait = match options.lane_delay {
+            0 => String::new(),
+            n => format!("sleep {n}\n"),
+        };
         write_script(
             &dir.join("implementer.sh"),
             &format!(
-                "{}cat > '{d}/implementer.prompt'\ncat '{d}/implementer.prompt' >> '{d}/implementer.prompts'\nenv > '{d}/implementer.env'\necho \"$mode\" >> '{d}/implementer.log'\n\
+                "{}cat > '{d}/implementer.prompt'\n{wait}cat '{d}/implementer.prompt' >> '{d}/implementer.prompts'\nenv > '{d}/implementer.env'\necho \"$mode\" >> '{d}/implementer.log'\n\
                  case \"$mode\" in\n\
                  done) echo \"change $(cat '{d}/implementer.log' | wc -l)\" >> feature.txt\n printf 'STATUS: complete\\nRESULT: done\\nSUMMARY_EN: Adds the feature file.\\nSUMMARY_DE: Fügt die Feature-Datei hinzu.\\nDetails follow.\\n' ;;\n\
                  ask) printf 'STATUS: complete\\nRESULT: ask\\nWhich file should hold the feature?\\n' ;;\n\
@@ -131,30 +185,30 @@ impl Coord {
                  invalid) echo 'I did some things.' ;;\n\
                  hang) sleep 300 & echo $! > '{d}/grandchild.pid'; sleep 300 ;;\n\
                  esac\n",
-                pop_mode(&dir.join("implementer.modes"), "done")
+                pop_mode(&dir, "implementer", "done")
             ),
         );
         write_script(
             &dir.join("reviewer.sh"),
             &format!(
-                "{}cat > '{d}/reviewer.prompt'\necho \"$mode\" >> '{d}/reviewer.log'\n\
+                "{}cat > '{d}/reviewer.prompt'\n{wait}echo \"$mode\" >> '{d}/reviewer.log'\n\
                  case \"$mode\" in\n\
                  approve) printf 'STATUS: complete\\nRESULT: approved\\nLooks right.\\n' ;;\n\
                  reject) printf 'STATUS: complete\\nRESULT: rejected\\nThe feature file lacks a header.\\n' ;;\n\
                  esac\n",
-                pop_mode(&dir.join("reviewer.modes"), "approve")
+                pop_mode(&dir, "reviewer", "approve")
             ),
         );
         write_script(
             &dir.join("check.sh"),
             &format!(
-                "{}env > '{d}/check.env'\necho \"$mode\" >> '{d}/check.log'\n\
+                "{}{wait}env > '{d}/check.env'\necho \"$mode\" >> '{d}/check.log'\n\
                  [ \"$AGENT_COORDINATOR_HEAD\" = \"$(git rev-parse HEAD)\" ] || {{ echo 'head mismatch'; exit 3; }}\n\
                  case \"$mode\" in\n\
                  pass) echo 'all 12 tests passed' ;;\n\
                  fail) echo 'test feature::header FAILED: expected a header line'; exit 1 ;;\n\
                  esac\n",
-                pop_mode(&dir.join("check.modes"), "pass")
+                pop_mode(&dir, "check", "pass")
             ),
         );
         write_script(&dir.join("true.sh"), "exit 0\n");
@@ -234,6 +288,14 @@ impl Coord {
         std::fs::write(self.dir.join(format!("{script}.modes")), text).expect("modes");
     }
 
+    /// Queues behaviours for a scripted lane or check of one task only (`task_id` such as
+    /// `acme.widget.2`); they run before the shared queue of [`Coord::queue`].
+    pub fn queue_for(&self, task_id: &str, script: &str, modes: &[&str]) {
+        let mut text = modes.join("\n");
+        text.push('\n');
+        std::fs::write(self.dir.join(format!("{script}.{task_id}.modes")), text).expect("modes");
+    }
+
     /// Reads a recording (`implementer.log`, `implementer.prompt`, …), empty if absent.
     pub fn recorded(&self, name: &str) -> String {
         std::fs::read_to_string(self.dir.join(name)).unwrap_or_default()
@@ -250,6 +312,13 @@ impl Coord {
 
     /// Runs `agent-coord coordinate --worker w1` with the tokens in the environment.
     pub fn tick(&self, extra: &[&str]) -> CommandOutput {
+        let out = self.coordinate(extra).output().expect("agent-coord runs");
+        CommandOutput::new(out, self.env.root())
+    }
+
+    /// Returns `agent-coord coordinate --worker w1 --config … <extra>` with the tokens in its
+    /// environment, ready to run or spawn.
+    pub fn coordinate(&self, extra: &[&str]) -> Command {
         let mut args = vec![
             "coordinate",
             "--worker",
@@ -258,14 +327,11 @@ impl Coord {
             self.config.to_str().expect("utf-8"),
         ];
         args.extend_from_slice(extra);
-        let out = self
-            .env
-            .command(&args)
+        let mut command = self.env.command(&args);
+        command
             .env("W1_TOKEN", WORKER_TOKEN)
-            .env("R1_TOKEN", REVIEW_TOKEN)
-            .output()
-            .expect("agent-coord runs");
-        CommandOutput::new(out, self.env.root())
+            .env("R1_TOKEN", REVIEW_TOKEN);
+        command
     }
 
     /// The task checkpoint of `issue` from the state branch.

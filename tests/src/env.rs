@@ -69,7 +69,7 @@ pub struct TestEnv {
     root: tempfile::TempDir,
     /// The bare coordination repository.
     pub repo: PathBuf,
-    now: RefCell<String>,
+    now: RefCell<Option<String>>,
     machine: RefCell<Option<String>>,
 }
 
@@ -89,7 +89,7 @@ impl TestEnv {
         TestEnv {
             root,
             repo,
-            now: RefCell::new(START.to_owned()),
+            now: RefCell::new(Some(START.to_owned())),
             machine: RefCell::new(Some("box-1".into())),
         }
     }
@@ -101,7 +101,13 @@ impl TestEnv {
 
     /// Pins the clock to `t` (RFC 3339).
     pub fn set_now(&self, t: &str) {
-        *self.now.borrow_mut() = t.to_owned();
+        *self.now.borrow_mut() = Some(t.to_owned());
+    }
+
+    /// Lets commands run on the real clock (no `AGENT_COORD_NOW`), as a live demo must: the
+    /// dashboard judges liveness by the time it is now.
+    pub fn unpin_clock(&self) {
+        *self.now.borrow_mut() = None;
     }
 
     /// Moves the clock `secs` seconds from [`START`].
@@ -146,8 +152,10 @@ impl TestEnv {
             .env("GIT_CONFIG_GLOBAL", "/dev/null")
             .env("GIT_CONFIG_NOSYSTEM", "1")
             .env("AGENT_COORD_GIT_DIR", &self.repo)
-            .env("AGENT_COORD_NOW", self.now.borrow().as_str())
             .stdin(Stdio::null());
+        if let Some(now) = self.now.borrow().as_deref() {
+            cmd.env("AGENT_COORD_NOW", now);
+        }
         if let Some(m) = self.machine.borrow().as_deref() {
             cmd.env("AGENT_COORD_MACHINE_ID", m);
         }

@@ -7,6 +7,7 @@ mod test_browser;
 mod test_claim;
 mod test_concurrency;
 mod test_coordinator;
+mod test_coordinator_demo;
 mod test_fake_github;
 mod test_gc;
 mod test_info;

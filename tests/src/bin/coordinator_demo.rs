@@ -1,0 +1,567 @@
+//! `coordinator-demo [--port N] [--delay SECONDS] [--exit-when-done]` (`make demo-coordinator`):
+//! the real `agent-coord coordinate --follow` against the tests' fake GitHub, with scripted
+//! lanes, while `agent-coord serve` shows the coordination repository on the dashboard.
+//!
+//! Three issues are assigned to the worker by a human: one goes straight through, one's
+//! implementer first asks a question (a stranger's answer is ignored, then the authorized
+//! human's reply resumes it), and one's checks fail once (a fresh implementer gets their
+//! output). Each becomes a signed draft pull request with passing checks and waits at
+//! `pr_gates_grok`, the first phase this release does not drive. Everything lives in a
+//! temporary directory removed on exit, and every server listens on 127.0.0.1 only.
+#![forbid(unsafe_code)]
+
+use std::collections::BTreeMap;
+use std::io::BufRead;
+use std::io::BufReader;
+use std::process::Child;
+use std::process::ExitCode;
+use std::process::ExitStatus;
+use std::process::Stdio;
+use std::sync::mpsc;
+use std::time::Duration;
+use std::time::Instant;
+
+use agent_coord_tests::coord;
+use agent_coord_tests::coord::Coord;
+use agent_coord_tests::coord::HUMAN;
+use agent_coord_tests::coord::REPO;
+use agent_coord_tests::coord::STRANGER;
+use agent_coord_tests::coord::WORKER;
+use serde_json::Value;
+
+const USAGE: &str = "usage: coordinator-demo [--port N] [--delay SECONDS] [--exit-when-done]
+
+  --port N          dashboard port on 127.0.0.1 (default 4320; 0 picks a free one)
+  --delay SECONDS   how long each scripted lane and check takes (default 1)
+  --exit-when-done  stop once every task waits at pr_gates_grok (else serve until Ctrl-C)";
+
+/// The phase every task reaches: a draft pull request with passing checks.
+const DONE_PHASE: &str = "pr_gates_grok";
+/// How long the scenario may take before the demo gives up, on top of the lanes' delays.
+const DEADLINE: Duration = Duration::from_secs(120);
+/// Ticks of the coordinator between the question and the human's reply.
+const TICKS_BEFORE_REPLY: u64 = 2;
+
+/// The command line.
+struct Args {
+    port: u16,
+    delay: u64,
+    exit_when_done: bool,
+}
+
+/// Returns the parsed command line, or a message (empty for `--help`).
+fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, String> {
+    let mut parsed = Args {
+        port: 4320,
+        delay: 1,
+        exit_when_done: false,
+    };
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--port" => {
+                let value = args.next().ok_or("--port needs a value")?;
+                parsed.port = value.parse().map_err(|_| format!("bad port {value:?}"))?;
+            }
+            "--delay" => {
+                let value = args.next().ok_or("--delay needs a value")?;
+                parsed.delay = value
+                    .parse()
+                    .map_err(|_| format!("bad delay {value:?} (whole seconds)"))?;
+            }
+            "--exit-when-done" => parsed.exit_when_done = true,
+            "-h" | "--help" => return Err(String::new()),
+            other => return Err(format!("unexpected argument {other:?}")),
+        }
+    }
+    Ok(parsed)
+}
+
+/// One issue of the scenario.
+struct Issue {
+    title: &'static str,
+    body: &'static str,
+    /// What happens to it, for the operator.
+    story: &'static str,
+    /// A lane or check script and the behaviours it has for this task only.
+    script: Option<(&'static str, &'static [&'static str])>,
+    /// Whether its implementer asks a question the human answers.
+    asks: bool,
+}
+
+const ISSUES: [Issue; 3] = [
+    Issue {
+        title: "Add a feature file",
+        body: "Please add feature.txt with a first entry.",
+        story: "goes straight through",
+        script: None,
+        asks: false,
+    },
+    Issue {
+        title: "Record the second change",
+        body: "The feature needs a second entry; ask if the place is unclear.",
+        story: "its implementer asks a question first; the human's reply resumes it",
+        script: Some(("implementer", &["ask", "done"])),
+        asks: true,
+    },
+    Issue {
+        title: "Harden the feature",
+        body: "Make the feature file pass the header check.",
+        story: "its checks fail once; a fresh implementer gets their output",
+        script: Some(("check", &["fail", "pass"])),
+        asks: false,
+    },
+];
+
+const STRANGER_REPLY: &str = "Put it anywhere, it does not matter.";
+const HUMAN_REPLY: &str = "Append it to feature.txt at the repository root.";
+
+/// What the main loop hears about.
+enum Event {
+    /// One tick's JSON report from `coordinate --follow --json`.
+    Tick(Value),
+    /// The coordinator's stdout closed: it exited.
+    CoordinatorGone,
+    /// Ctrl-C reached the demo.
+    Interrupted,
+}
+
+/// A child process that is killed on drop if it is still running.
+struct Running {
+    name: &'static str,
+    child: Child,
+}
+
+impl Running {
+    /// Asks the child to stop with SIGINT (Ctrl-C) and waits up to 30 s, then kills it.
+    fn interrupt(&mut self) -> Option<ExitStatus> {
+        if let Ok(Some(status)) = self.child.try_wait() {
+            return Some(status);
+        }
+        if let Ok(pid) = i32::try_from(self.child.id()) {
+            let _ = nix::sys::signal::kill(
+                nix::unistd::Pid::from_raw(pid),
+                nix::sys::signal::Signal::SIGINT,
+            );
+        }
+        let until = Instant::now() + Duration::from_secs(30);
+        while Instant::now() < until {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                return Some(status);
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        eprintln!("{} did not stop within 30 s; killing it", self.name);
+        let _ = self.child.kill();
+        self.child.wait().ok()
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    let args = match parse_args(std::env::args().skip(1)) {
+        Ok(args) => args,
+        Err(message) if message.is_empty() => {
+            println!("{USAGE}");
+            return ExitCode::SUCCESS;
+        }
+        Err(message) => {
+            eprintln!("error: {message}\n{USAGE}");
+            return ExitCode::from(1);
+        }
+    };
+    let (tx, rx) = mpsc::channel();
+    watch_ctrl_c(tx.clone());
+    match run(&args, &tx, &rx) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("error: {message}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// Sends [`Event::Interrupted`] on Ctrl-C. The children share the terminal's process group,
+/// so they get the same signal and stop by themselves.
+fn watch_ctrl_c(tx: mpsc::Sender<Event>) {
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            eprintln!("warning: cannot watch for Ctrl-C: {e}");
+            return;
+        }
+    };
+    std::thread::spawn(move || {
+        runtime.block_on(async {
+            if tokio::signal::ctrl_c().await.is_ok() {
+                let _ = tx.send(Event::Interrupted);
+            }
+        });
+    });
+}
+
+fn run(args: &Args, tx: &mpsc::Sender<Event>, rx: &mpsc::Receiver<Event>) -> Result<(), String> {
+    println!("coordinator demo: building the scenario in a temporary directory …");
+    let c = Coord::with_options(&coord::Options {
+        lane_timeout: 60 + args.delay,
+        lane_delay: args.delay,
+        real_clock: true,
+    });
+    let mut numbers = Vec::new();
+    for issue in &ISSUES {
+        let n = c.gh.open_issue(REPO, HUMAN, issue.title, issue.body);
+        c.gh.assign(REPO, n, WORKER, HUMAN);
+        if let Some((script, modes)) = issue.script {
+            c.queue_for(&task_id(n), script, modes);
+        }
+        numbers.push(n);
+    }
+
+    let (mut serve, dashboard) = start_dashboard(&c, args.port)?;
+    println!();
+    println!("dashboard:    {dashboard}/batches/coordinator-w1   (overview: {dashboard}/)");
+    println!("fake GitHub:  {}   (REST API and /_control)", c.gh.url());
+    println!("state:        {}   (temporary)", c.env.repo.display());
+    println!();
+    println!("{HUMAN} assigned {REPO} issues to {WORKER}:");
+    for (issue, n) in ISSUES.iter().zip(&numbers) {
+        println!("  #{n} {:?}: {}", issue.title, issue.story);
+    }
+    println!();
+    println!("agent-coord coordinate --worker w1 --follow --json --config coordinator.json");
+
+    let mut coordinate = Running {
+        name: "agent-coord coordinate",
+        child: c
+            .coordinate(&["--follow", "--json"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .map_err(|e| format!("cannot start agent-coord coordinate: {e}"))?,
+    };
+    let stdout = coordinate
+        .child
+        .stdout
+        .take()
+        .ok_or("the coordinator has no stdout")?;
+    let ticks = tx.clone();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            let Ok(line) = line else { break };
+            if let Ok(doc) = serde_json::from_str::<Value>(&line) {
+                let _ = ticks.send(Event::Tick(doc));
+            }
+        }
+        let _ = ticks.send(Event::CoordinatorGone);
+    });
+
+    let deadline = DEADLINE + Duration::from_secs(14 * args.delay);
+    if !drive(&c, &numbers, rx, deadline)? {
+        return Ok(());
+    }
+    report(&c, &numbers, &dashboard);
+
+    if args.exit_when_done {
+        let status = coordinate.interrupt();
+        serve.interrupt();
+        return match status {
+            Some(s) if s.success() => {
+                println!("\nthe coordinator stopped cleanly (exit 0); demo done");
+                Ok(())
+            }
+            other => Err(format!("the coordinator ended with {other:?}")),
+        };
+    }
+    println!();
+    println!("The coordinator keeps ticking (nothing more to do) and the dashboard keeps serving.");
+    println!("Assign another issue and watch it arrive:");
+    let url = c.gh.url();
+    println!(
+        "  curl -s -X POST {url}/_control/repos/{REPO}/issues -H 'content-type: application/json' \\\n    -d '{{\"author\":\"{HUMAN}\",\"title\":\"Another change\",\"body\":\"Add a line.\"}}'"
+    );
+    println!("then, with N the number that answer names:");
+    println!(
+        "  curl -s -X POST {url}/_control/repos/{REPO}/issues/N/assign -H 'content-type: application/json' \\\n    -d '{{\"assignee\":\"{WORKER}\",\"actor\":\"{HUMAN}\"}}'"
+    );
+    println!("Ctrl-C stops the demo and removes its temporary directory.");
+    let mut last = None;
+    loop {
+        match rx.recv() {
+            Ok(Event::Tick(doc)) => print_tick(&doc, &mut last),
+            Ok(Event::Interrupted) | Err(_) => break,
+            Ok(Event::CoordinatorGone) => {
+                let status = coordinate.child.wait().ok();
+                println!("the coordinator stopped ({status:?}); the dashboard keeps serving");
+                match rx.recv() {
+                    Ok(Event::Interrupted) | Err(_) => break,
+                    Ok(_) => {}
+                }
+            }
+        }
+    }
+    coordinate.interrupt();
+    serve.interrupt();
+    println!("stopped");
+    Ok(())
+}
+
+/// Starts `agent-coord serve` on the coordination repository; returns it and its URL.
+fn start_dashboard(c: &Coord, port: u16) -> Result<(Running, String), String> {
+    let port = port.to_string();
+    let mut serve = Running {
+        name: "agent-coord serve",
+        child: c
+            .env
+            .command(["serve", "--host", "127.0.0.1", "--port", port.as_str()])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .map_err(|e| format!("cannot start agent-coord serve: {e}"))?,
+    };
+    let stdout = serve.child.stdout.take().ok_or("serve has no stdout")?;
+    let mut reader = BufReader::new(stdout);
+    let mut line = String::new();
+    let _ = reader.read_line(&mut line);
+    let url = line
+        .split_whitespace()
+        .last()
+        .unwrap_or_default()
+        .trim_end_matches('/')
+        .to_owned();
+    if !url.starts_with("http://127.0.0.1:") {
+        let status = serve.child.wait().ok();
+        return Err(format!(
+            "agent-coord serve did not start ({status:?}); is port {port} in use? try --port 0"
+        ));
+    }
+    // Keep reading what the server prints, as a terminal would.
+    std::thread::spawn(move || std::io::copy(&mut reader, &mut std::io::sink()));
+    Ok((serve, url))
+}
+
+/// Returns the coordinator's task id of issue `n` of the demo repository.
+fn task_id(n: u64) -> String {
+    format!("{}.{n}", REPO.replace('/', "."))
+}
+
+/// Follows the coordinator until every task waits at [`DONE_PHASE`], playing the humans on
+/// the way. `Ok(false)` when the operator interrupted the demo.
+fn drive(
+    c: &Coord,
+    numbers: &[u64],
+    rx: &mpsc::Receiver<Event>,
+    deadline: Duration,
+) -> Result<bool, String> {
+    let started = Instant::now();
+    let mut ticks = 0u64;
+    let mut last_tick = None;
+    let mut phases: BTreeMap<u64, String> = BTreeMap::new();
+    let mut asked_at: BTreeMap<u64, u64> = BTreeMap::new();
+    let mut stranger_done = false;
+    let mut replied = false;
+    loop {
+        match rx.recv_timeout(Duration::from_millis(250)) {
+            Ok(Event::Tick(doc)) => {
+                ticks += 1;
+                print_tick(&doc, &mut last_tick);
+            }
+            Ok(Event::CoordinatorGone) => {
+                return Err("the coordinator stopped before every task was done".into())
+            }
+            Ok(Event::Interrupted) => return Ok(false),
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
+            Err(mpsc::RecvTimeoutError::Disconnected) => return Err("lost the coordinator".into()),
+        }
+        let mut done = 0;
+        for (issue, &n) in ISSUES.iter().zip(numbers) {
+            let task = c.task(n);
+            let state = task["state"].as_str().unwrap_or_default();
+            let phase = task["phase"].as_str().unwrap_or_default();
+            let now = if task.is_null() {
+                "not admitted yet".to_owned()
+            } else if state == "active" {
+                phase.to_owned()
+            } else {
+                format!(
+                    "{state} (resume {})",
+                    task["resume_phase"].as_str().unwrap_or("-")
+                )
+            };
+            if phases.get(&n) != Some(&now) && !task.is_null() {
+                println!(
+                    "  [{:>5.1} s] {}: {now}",
+                    started.elapsed().as_secs_f64(),
+                    task_id(n)
+                );
+                phases.insert(n, now);
+            }
+            if phase == DONE_PHASE && state == "active" {
+                done += 1;
+            }
+            if issue.asks && state == "waiting" && task["question_comment_id"].is_u64() {
+                let asked = *asked_at.entry(n).or_insert(ticks);
+                if !stranger_done && ticks > asked {
+                    println!(
+                        "  {STRANGER} (not in reply_logins) answers on #{n}: {STRANGER_REPLY:?}"
+                    );
+                    c.gh.comment(REPO, n, STRANGER, STRANGER_REPLY);
+                    stranger_done = true;
+                }
+                if !replied && ticks >= asked + TICKS_BEFORE_REPLY {
+                    println!("  {HUMAN} (in reply_logins) answers on #{n}: {HUMAN_REPLY:?}");
+                    c.gh.comment(REPO, n, HUMAN, HUMAN_REPLY);
+                    replied = true;
+                }
+            }
+        }
+        if done == numbers.len() {
+            println!(
+                "  [{:>5.1} s] every task waits at {DONE_PHASE}",
+                started.elapsed().as_secs_f64()
+            );
+            return Ok(true);
+        }
+        if started.elapsed() > deadline {
+            return Err(format!(
+                "not every task reached {DONE_PHASE} within {} s",
+                deadline.as_secs()
+            ));
+        }
+    }
+}
+
+/// Prints a tick's observations, unless they repeat the previous tick's.
+fn print_tick(doc: &Value, last: &mut Option<Value>) {
+    let observations = doc["observations"].clone();
+    if last.as_ref() == Some(&observations) {
+        return;
+    }
+    let requests = doc["github_requests"].as_u64().unwrap_or_default();
+    let cached = doc["github_not_modified"].as_u64().unwrap_or_default();
+    println!(
+        "coordinate: tick done ({requests} GitHub requests, {cached} answered 304 Not Modified)"
+    );
+    if let Some(checks) = doc["preflight"].as_array() {
+        for check in checks.iter().filter(|c| c["ok"] == false) {
+            println!(
+                "    preflight FAILED {}: {}",
+                text(&check["check"]),
+                text(&check["detail"])
+            );
+        }
+    }
+    for o in observations.as_array().into_iter().flatten() {
+        let error = if o["error"] == true { "error: " } else { "" };
+        match o["task"].as_str() {
+            Some(task) => println!("    {task}: {error}{}", text(&o["message"])),
+            None => println!("    {error}{}", text(&o["message"])),
+        }
+    }
+    *last = Some(observations);
+}
+
+fn text(v: &Value) -> &str {
+    v.as_str().unwrap_or_default()
+}
+
+/// Returns a comment body on one line, without the hidden marker, at most 120 characters.
+fn one_line(body: &str) -> String {
+    let visible: String = body
+        .lines()
+        .filter(|l| !l.trim_start().starts_with("<!--"))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let line = visible.split_whitespace().collect::<Vec<_>>().join(" ");
+    if line.chars().count() > 120 {
+        format!("{}…", line.chars().take(119).collect::<String>())
+    } else {
+        line
+    }
+}
+
+/// Prints the comments and pull requests on the fake GitHub, each task's checkpoint, and what
+/// the dashboard shows for each issue.
+fn report(c: &Coord, numbers: &[u64], dashboard: &str) {
+    println!();
+    println!("Comments on the fake GitHub:");
+    for &n in numbers {
+        println!("  {REPO}#{n}");
+        for comment in c.gh.issue_comments(REPO, n) {
+            println!(
+                "    {}: {}",
+                text(&comment["user"]["login"]),
+                one_line(text(&comment["body"]))
+            );
+        }
+    }
+    println!("Pull requests on the fake GitHub:");
+    for pr in c.gh.pulls(REPO) {
+        let sha = text(&pr["head"]["sha"]);
+        println!(
+            "  pull request #{} {:?}: {}{}, {} -> {}, head {} by {}",
+            pr["number"],
+            text(&pr["title"]),
+            if pr["draft"] == true {
+                "draft"
+            } else {
+                "ready"
+            },
+            if pr["merged"] == true { ", merged" } else { "" },
+            text(&pr["head"]["ref"]),
+            text(&pr["base"]["ref"]),
+            &sha[..sha.len().min(12)],
+            text(&pr["user"]["login"]),
+        );
+    }
+    println!("Tasks (coordinator/tasks/{REPO}/<issue>.json on the state branch):");
+    for &n in numbers {
+        let task = c.task(n);
+        let checked = text(&task["evidence"]["checks_passed"]);
+        println!(
+            "  task {}: phase {}, state {}, pull request #{}, {} implementer round(s), checks passed on {}",
+            task_id(n),
+            text(&task["phase"]),
+            text(&task["state"]),
+            task["pr"],
+            task["rounds"],
+            &checked[..checked.len().min(12)],
+        );
+    }
+    let batch = format!("{dashboard}/api/batches/coordinator-w1");
+    match ureq::get(&batch).call().map(|r| r.into_json::<Value>()) {
+        Ok(Ok(detail)) => {
+            println!("On the dashboard ({batch}):");
+            for row in detail["rows"].as_array().into_iter().flatten() {
+                let Some(item) = text(&row["id"]).strip_prefix("target:") else {
+                    continue;
+                };
+                println!(
+                    "  dashboard {item}: status {}, row state {}, latest event {:?}",
+                    text(&row["status"]),
+                    text(&row["state"]),
+                    text(&row["message"]),
+                );
+            }
+        }
+        Ok(Err(e)) => println!("the dashboard's answer is not JSON: {e}"),
+        Err(e) => println!("cannot read {batch}: {e}"),
+    }
+    println!(
+        "Merge calls on the fake GitHub: {} (the coordinator never merges)",
+        c.gh.merge_calls()
+    );
+    println!(
+        "Audit trail: git --git-dir {} log --oneline agent-coord",
+        c.env.repo.display()
+    );
+}
