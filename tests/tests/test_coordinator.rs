@@ -598,6 +598,18 @@ fn the_task_shows_on_the_dashboard_as_a_lane_with_its_pull_request() {
     for token in [WORKER_TOKEN, REVIEW_TOKEN] {
         assert!(!body.contains(token));
     }
+    // The issue's row is live (the task's own heartbeat), not an issue nobody beats for.
+    let model: serde_json::Value = serde_json::from_str(&body).unwrap();
+    let row = model["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["id"] == "target:acme/widget#1")
+        .expect("the issue's row");
+    assert_eq!(row["state"], "running", "{row:#}");
+    assert_eq!(row["repo"], REPO);
+    let lane = &model["batches"][0]["lanes"][0];
+    assert_eq!(lane["rowId"], "target:acme/widget#1", "{lane:#}");
 }
 
 #[test]

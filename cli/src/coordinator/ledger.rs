@@ -344,6 +344,42 @@ impl<'a> Ledger<'a> {
         })
     }
 
+    /// The task's own heartbeat (agent `<worker>.<task-id>`, the owner of its manifest lane):
+    /// its issue, branch and status (the phase while it advances, `blocked` while it waits,
+    /// `failed`, `done`), with the phase and pull request as metadata, so the dashboard shows each task
+    /// live with its phase rather than as an issue nobody beats for.
+    fn task_beat(
+        &self,
+        snap: &TipSnapshot<'_>,
+        ctx: &Ctx,
+        task: &Task,
+    ) -> Result<Plan<heartbeat::Beat>, CommandError> {
+        let mut metadata = Record::new();
+        metadata.insert("phase".into(), json!(task.phase.as_str()));
+        if let Some(url) = &task.pr_url {
+            f::PR_URL.set(&mut metadata, url.as_str());
+        }
+        let request = heartbeat::HeartbeatRequest {
+            agent: task_agent(self.worker.as_str(), task)?,
+            repo: Some(RepoSlug::from_str(&task.repo).map_err(|e| parse_err("repository", e))?),
+            target: Some(
+                Target::from_str(&task.issue.to_string()).map_err(|e| parse_err("issue", e))?,
+            ),
+            batch: Some(self.batch.clone()),
+            branch: Some(task.branch.clone()),
+            // An advancing task reports its phase; otherwise its lane status.
+            status: Some(match task.state {
+                agent_coord_shared::coordinator::task::TaskState::Active => {
+                    task.phase.as_str().to_owned()
+                }
+                _ => lane_status(task).to_owned(),
+            }),
+            ttl_seconds: self.heartbeat_ttl,
+            metadata,
+        };
+        Ok(heartbeat::decide(snap, &request, ctx)?)
+    }
+
     /// Adds the event, the manifest with this task's lane, the heartbeat and (past half its
     /// TTL) the claim renewal to `plan`.
     fn extend<T>(
@@ -389,21 +425,44 @@ impl<'a> Ledger<'a> {
         if !lanes.iter().any(|l| l["name"] == json!(task.task_id)) {
             lanes.push(lane(task, self.worker.as_str()));
         }
+        // Each lane's issue with its repository, so the dashboard joins the lane to the issue
+        // (a batch names targets by number: two repositories' equal numbers share one entry).
+        let targets: Vec<Value> = lanes
+            .iter()
+            .map(|l| {
+                json!({
+                    "target": l["target"],
+                    "repo": l["repo"],
+                    "type": "issue",
+                    "title": l["title"],
+                })
+            })
+            .collect();
+        let request_lanes = lanes.clone();
         let manifest = json!({
             "batch_id": self.batch.to_string(),
             "title": format!("Issue coordinator: {}", self.worker),
+            "targets": targets,
             "lanes": lanes,
         });
         let request = batch::RegisterRequest {
             manifest,
             batch_id: None,
-            launch_prompt: None,
+            // No model prompt launches this batch: say what does, and list its issues the way
+            // a launch prompt does, so the dashboard's prompt checks agree with the plan.
+            launch_prompt: Some(launch_prompt(
+                self.worker.as_str(),
+                &lanes_of(&request_lanes),
+            )),
             synthetic: false,
             synthetic_kind: None,
         };
         let registered = batch::register(snap, &request, ctx)?;
         plan.state.extend(registered.state);
         let beat = self.heartbeat_plan(snap, ctx)?;
+        plan.state.extend(beat.state);
+        plan.heartbeats.extend(beat.heartbeats);
+        let beat = self.task_beat(snap, ctx, task)?;
         plan.state.extend(beat.state);
         plan.heartbeats.extend(beat.heartbeats);
         // Renew the claim while the task holds its issue (the rule writes only past half TTL).
@@ -441,18 +500,54 @@ impl<'a> Ledger<'a> {
     }
 }
 
+/// `(repo, issue)` of each manifest lane.
+fn lanes_of(lanes: &[Value]) -> Vec<(String, String)> {
+    lanes
+        .iter()
+        .map(|l| {
+            (
+                l["repo"].as_str().unwrap_or_default().to_owned(),
+                l["target"].as_str().unwrap_or_default().to_owned(),
+            )
+        })
+        .collect()
+}
+
+/// The batch's saved prompt: what drives it, and its issues as launch-prompt items.
+fn launch_prompt(worker: &str, issues: &[(String, String)]) -> String {
+    let mut text = format!(
+        "agent-coord coordinate --worker {worker}: the issue coordinator takes issues assigned to \
+         the worker's GitHub login to draft pull requests; each lane is one issue.\n\nItems:\n"
+    );
+    for (repo, issue) in issues {
+        text.push_str(&format!("- https://github.com/{repo}/issues/{issue}\n"));
+    }
+    text
+}
+
+/// The agent id a task beats as: `<worker>.<task-id>`.
+fn task_agent(worker: &str, task: &Task) -> Result<AgentId, CommandError> {
+    AgentId::from_str(&format!("{worker}.{}", task.task_id)).map_err(|e| parse_err("task agent", e))
+}
+
+/// The status word of a task's lane and heartbeat.
+fn lane_status(task: &Task) -> &'static str {
+    use agent_coord_shared::coordinator::task::TaskState;
+    match task.state {
+        TaskState::Active => "in_progress",
+        TaskState::Waiting | TaskState::Uncertain => "blocked",
+        TaskState::Failed => "failed",
+        TaskState::Done => "done",
+    }
+}
+
 /// The manifest lane of a task.
 fn lane(task: &Task, worker: &str) -> Value {
-    let status = match task.state {
-        agent_coord_shared::coordinator::task::TaskState::Active => "in_progress",
-        agent_coord_shared::coordinator::task::TaskState::Waiting => "blocked",
-        agent_coord_shared::coordinator::task::TaskState::Uncertain => "blocked",
-        agent_coord_shared::coordinator::task::TaskState::Failed => "failed",
-        agent_coord_shared::coordinator::task::TaskState::Done => "done",
-    };
+    let status = lane_status(task);
+    let owner = format!("{worker}.{}", task.task_id);
     let mut lane = json!({
         "name": task.task_id,
-        "owner": worker,
+        "owner": owner,
         "repo": task.repo,
         "target": task.issue.to_string(),
         "branch": task.branch,

@@ -171,7 +171,7 @@ impl Engine<'_> {
             Next::Continue => {
                 self.commit(
                     task,
-                    "phase.changed",
+                    "coordinator.phase",
                     format!("{who} finished; next {}", task.phase),
                     Some(phase),
                 )?;

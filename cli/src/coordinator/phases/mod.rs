@@ -353,7 +353,7 @@ impl Engine<'_> {
             task,
             &[&posted.activity],
             Some(Note {
-                kind: "phase.changed",
+                kind: "coordinator.phase",
                 message: format!("accepted: {}", posted.url),
                 previous_phase: Some(Phase::Accept.as_str().into()),
             }),
@@ -416,7 +416,7 @@ impl Engine<'_> {
                 task.phase = Phase::Implement;
                 self.commit(
                     task,
-                    "phase.changed",
+                    "coordinator.phase",
                     format!("worktree ready at base {}", prepared.base_sha),
                     Some(Phase::Checkout),
                 )?;

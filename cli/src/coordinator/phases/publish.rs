@@ -89,7 +89,7 @@ impl Engine<'_> {
         task.phase = Phase::Checks;
         self.commit(
             task,
-            "phase.changed",
+            "coordinator.phase",
             format!("head {head} published"),
             Some(Phase::Publish),
         )?;
@@ -105,7 +105,7 @@ impl Engine<'_> {
             task.phase = Phase::Publish;
             self.commit(
                 task,
-                "phase.changed",
+                "coordinator.phase",
                 "worktree differs from the published head".into(),
                 Some(Phase::Checks),
             )?;
@@ -175,7 +175,7 @@ impl Engine<'_> {
         let verdict = if passed { "passed" } else { "failed" };
         self.commit(
             task,
-            "phase.changed",
+            "coordinator.phase",
             format!("checks {verdict} on {head}"),
             Some(Phase::Checks),
         )?;
