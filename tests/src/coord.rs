@@ -1,6 +1,7 @@
-//! A coordinator fixture for end-to-end tests: a fake GitHub with a worker, a review account
-//! and humans, one target repository, scripted lanes and checks driven by mode files, an SSH
-//! signing key with its allowed-signers file, and the configuration tying them together.
+//! A coordinator fixture for end-to-end tests and the benchmark: a fake GitHub with a worker, a
+//! review account and humans, target repositories (one by default), scripted lanes and checks
+//! driven by mode files, an SSH signing key with its allowed-signers file, and the
+//! configuration tying them together.
 //!
 //! Lanes are small shell scripts: each pops its next behaviour from a `*.modes` file (one mode
 //! per line; empty = the default), records the prompt it got and its environment, and prints
@@ -30,7 +31,7 @@ pub const REVIEW_TOKEN: &str = "ghp_reviewTOKEN0123456789abcdefghij";
 pub const HUMAN: &str = "alice";
 /// A human not allowed to reply.
 pub const STRANGER: &str = "mallory";
-/// The target repository.
+/// The target repository (the only one of [`Coord::new`]).
 pub const REPO: &str = "acme/widget";
 
 /// Everything a coordinator test needs.
@@ -43,8 +44,10 @@ pub struct Coord {
     pub dir: PathBuf,
     /// The configuration file.
     pub config: PathBuf,
-    /// The bare repository behind the target.
+    /// The bare repository behind the target (the first one).
     pub bare: PathBuf,
+    /// The target repositories, all configured for the worker.
+    pub repos: Vec<String>,
 }
 
 fn write_script(path: &Path, body: &str) {
@@ -66,8 +69,15 @@ fn pop_mode(file: &Path, fallback: &str) -> String {
 }
 
 impl Coord {
-    /// Builds the fixture with `lane_timeout` seconds for lanes.
+    /// Builds the fixture with `lane_timeout` seconds for lanes and [`REPO`] as the target.
     pub fn new(lane_timeout: u64) -> Coord {
+        Coord::with_repos(lane_timeout, &[REPO])
+    }
+
+    /// Builds the fixture with `lane_timeout` seconds for lanes and every one of `repos`
+    /// (at least one) as a target of the worker, each with a protected `main`.
+    pub fn with_repos(lane_timeout: u64, repos: &[&str]) -> Coord {
+        assert!(!repos.is_empty(), "a coordinator needs a target repository");
         let env = TestEnv::new();
         let dir = env.root().join("coord");
         std::fs::create_dir_all(dir.join("ws")).expect("mkdir");
@@ -89,8 +99,12 @@ impl Coord {
             UserKind::Bot,
             "ghs_botTOKEN0123456789abcdefghijklm",
         );
-        let bare = gh.add_repo(REPO, "main");
-        gh.protect_branch(REPO, "main");
+        let mut bares = Vec::new();
+        for repo in repos {
+            bares.push(gh.add_repo(repo, "main"));
+            gh.protect_branch(repo, "main");
+        }
+        let bare = bares.swap_remove(0);
 
         let key = dir.join("signing_key");
         let out = Command::new("ssh-keygen")
@@ -161,6 +175,7 @@ impl Coord {
             gh,
             dir,
             bare,
+            repos: repos.iter().map(|r| (*r).to_owned()).collect(),
         };
         coord.write_config(&coord.config_value(lane_timeout));
         coord
@@ -177,20 +192,26 @@ impl Coord {
             "codex:pr-reviewer-quality": [d("true.sh")],
             "codex:pr-reviewer-logic": [d("true.sh")],
         });
+        let repositories: serde_json::Map<String, Value> = self
+            .repos
+            .iter()
+            .map(|repo| {
+                let rc = json!({
+                    "base": "main",
+                    "publication_repo": repo,
+                    "check_argv": [d("check.sh")],
+                    "readiness_argv": [d("true.sh")],
+                });
+                (repo.clone(), rc)
+            })
+            .collect();
         json!({
             "api_url": self.gh.url(),
             "workers": {
                 "w1": {
                     "review_session": "r1",
                     "workspace_root": d("ws"),
-                    "repositories": {
-                        REPO: {
-                            "base": "main",
-                            "publication_repo": REPO,
-                            "check_argv": [d("check.sh")],
-                            "readiness_argv": [d("true.sh")],
-                        }
-                    },
+                    "repositories": repositories,
                     "reply_logins": [HUMAN],
                     "poll_seconds": 1,
                     "lane_timeout": lane_timeout,
@@ -235,17 +256,22 @@ impl Coord {
         std::fs::read_to_string(self.dir.join(name)).unwrap_or_default()
     }
 
-    /// Opens an issue by the human and assigns it to the worker (as `actor`).
+    /// Opens an issue by the human in [`REPO`] and assigns it to the worker (as `actor`).
     pub fn assigned_issue(&self, title: &str, actor: &str) -> u64 {
+        self.assigned_issue_in(REPO, title, actor)
+    }
+
+    /// Opens an issue by the human in `repo` and assigns it to the worker (as `actor`).
+    pub fn assigned_issue_in(&self, repo: &str, title: &str, actor: &str) -> u64 {
         let n = self
             .gh
-            .open_issue(REPO, HUMAN, title, "Please add a feature file.");
-        self.gh.assign(REPO, n, WORKER, actor);
+            .open_issue(repo, HUMAN, title, "Please add a feature file.");
+        self.gh.assign(repo, n, WORKER, actor);
         n
     }
 
-    /// Runs `agent-coord coordinate --worker w1` with the tokens in the environment.
-    pub fn tick(&self, extra: &[&str]) -> CommandOutput {
+    /// Returns `agent-coord coordinate --worker w1 EXTRA…` with the tokens in the environment.
+    pub fn command(&self, extra: &[&str]) -> Command {
         let mut args = vec![
             "coordinate",
             "--worker",
@@ -254,21 +280,28 @@ impl Coord {
             self.config.to_str().expect("utf-8"),
         ];
         args.extend_from_slice(extra);
-        let out = self
-            .env
-            .command(&args)
-            .env("W1_TOKEN", WORKER_TOKEN)
-            .env("R1_TOKEN", REVIEW_TOKEN)
-            .output()
-            .expect("agent-coord runs");
+        let mut cmd = self.env.command(&args);
+        cmd.env("W1_TOKEN", WORKER_TOKEN)
+            .env("R1_TOKEN", REVIEW_TOKEN);
+        cmd
+    }
+
+    /// Runs `agent-coord coordinate --worker w1` with the tokens in the environment.
+    pub fn tick(&self, extra: &[&str]) -> CommandOutput {
+        let out = self.command(extra).output().expect("agent-coord runs");
         CommandOutput::new(out, self.env.root())
     }
 
-    /// The task checkpoint of `issue` from the state branch.
+    /// The task checkpoint of `issue` in [`REPO`] from the state branch.
     pub fn task(&self, issue: u64) -> Value {
+        self.task_in(REPO, issue)
+    }
+
+    /// The task checkpoint of `repo#issue` from the state branch (`null` when absent).
+    pub fn task_in(&self, repo: &str, issue: u64) -> Value {
         let text = self.env.git(&[
             "show",
-            &format!("refs/heads/agent-coord:coordinator/tasks/{REPO}/{issue}.json"),
+            &format!("refs/heads/agent-coord:coordinator/tasks/{repo}/{issue}.json"),
         ]);
         serde_json::from_str(&text).unwrap_or(Value::Null)
     }
