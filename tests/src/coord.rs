@@ -1,6 +1,7 @@
-//! A coordinator fixture for end-to-end tests: a fake GitHub with a worker, a review account
-//! and humans, one target repository, scripted lanes and checks driven by mode files, an SSH
-//! signing key with its allowed-signers file, and the configuration tying them together.
+//! A coordinator fixture for end-to-end tests and the benchmark: a fake GitHub with a worker, a
+//! review account and humans, target repositories (one by default), scripted lanes and checks
+//! driven by mode files, an SSH signing key with its allowed-signers file, and the
+//! configuration tying them together.
 //!
 //! Lanes are small shell scripts: each pops its next behaviour from a `*.modes` file (one mode
 //! per line; empty = the default), records the prompt it got and its environment, and prints
@@ -32,7 +33,7 @@ pub const REVIEW_TOKEN: &str = "ghp_reviewTOKEN0123456789abcdefghij";
 pub const HUMAN: &str = "alice";
 /// A human not allowed to reply.
 pub const STRANGER: &str = "mallory";
-/// The target repository.
+/// The target repository (the only one of [`Coord::new`]).
 pub const REPO: &str = "acme/widget";
 
 /// Everything a coordinator test needs.
@@ -45,8 +46,10 @@ pub struct Coord {
     pub dir: PathBuf,
     /// The configuration file.
     pub config: PathBuf,
-    /// The bare repository behind the target.
+    /// The bare repository behind the target (the first one).
     pub bare: PathBuf,
+    /// The target repositories, all configured for the worker.
+    pub repos: Vec<String>,
 }
 
 fn write_script(path: &Path, body: &str) {
@@ -81,6 +84,8 @@ pub struct Options {
     /// Runs commands on the real clock instead of the pinned test clock (a live demo: the
     /// dashboard judges liveness by the time it is now).
     pub real_clock: bool,
+    /// The target repositories (at least one), each with a protected `main`.
+    pub repos: Vec<String>,
 }
 
 impl Default for Options {
@@ -89,15 +94,26 @@ impl Default for Options {
             lane_timeout: 30,
             lane_delay: 0,
             real_clock: false,
+            repos: vec![REPO.to_owned()],
         }
     }
 }
 
 impl Coord {
-    /// Builds the fixture with `lane_timeout` seconds for lanes.
+    /// Builds the fixture with `lane_timeout` seconds for lanes and [`REPO`] as the target.
     pub fn new(lane_timeout: u64) -> Coord {
         Coord::with_options(&Options {
             lane_timeout,
+            ..Options::default()
+        })
+    }
+
+    /// Builds the fixture with `lane_timeout` seconds for lanes and every one of `repos`
+    /// (at least one) as a target of the worker, each with a protected `main`.
+    pub fn with_repos(lane_timeout: u64, repos: &[&str]) -> Coord {
+        Coord::with_options(&Options {
+            lane_timeout,
+            repos: repos.iter().map(|r| (*r).to_owned()).collect(),
             ..Options::default()
         })
     }
@@ -120,6 +136,9 @@ impl Coord {
 
     fn on(env: TestEnv, options: &Options) -> Coord {
         let lane_timeout = options.lane_timeout;
+        let repos: Vec<&str> = options.repos.iter().map(String::as_str).collect();
+        let repos = repos.as_slice();
+        assert!(!repos.is_empty(), "a coordinator needs a target repository");
         if options.real_clock {
             env.unpin_clock();
         }
@@ -143,8 +162,12 @@ impl Coord {
             UserKind::Bot,
             "ghs_botTOKEN0123456789abcdefghijklm",
         );
-        let bare = gh.add_repo(REPO, "main");
-        gh.protect_branch(REPO, "main");
+        let mut bares = Vec::new();
+        for repo in repos {
+            bares.push(gh.add_repo(repo, "main"));
+            gh.protect_branch(repo, "main");
+        }
+        let bare = bares.swap_remove(0);
 
         let key = dir.join("signing_key");
         let out = Command::new("ssh-keygen")
@@ -219,6 +242,7 @@ impl Coord {
             gh,
             dir,
             bare,
+            repos: repos.iter().map(|r| (*r).to_owned()).collect(),
         };
         coord.write_config(&coord.config_value(lane_timeout));
         coord
@@ -235,20 +259,26 @@ impl Coord {
             "codex:pr-reviewer-quality": [d("true.sh")],
             "codex:pr-reviewer-logic": [d("true.sh")],
         });
+        let repositories: serde_json::Map<String, Value> = self
+            .repos
+            .iter()
+            .map(|repo| {
+                let rc = json!({
+                    "base": "main",
+                    "publication_repo": repo,
+                    "check_argv": [d("check.sh")],
+                    "readiness_argv": [d("true.sh")],
+                });
+                (repo.clone(), rc)
+            })
+            .collect();
         json!({
             "api_url": self.gh.url(),
             "workers": {
                 "w1": {
                     "review_session": "r1",
                     "workspace_root": d("ws"),
-                    "repositories": {
-                        REPO: {
-                            "base": "main",
-                            "publication_repo": REPO,
-                            "check_argv": [d("check.sh")],
-                            "readiness_argv": [d("true.sh")],
-                        }
-                    },
+                    "repositories": repositories,
                     "reply_logins": [HUMAN],
                     "poll_seconds": 1,
                     "lane_timeout": lane_timeout,
@@ -301,24 +331,28 @@ impl Coord {
         std::fs::read_to_string(self.dir.join(name)).unwrap_or_default()
     }
 
-    /// Opens an issue by the human and assigns it to the worker (as `actor`).
+    /// Opens an issue by the human in [`REPO`] and assigns it to the worker (as `actor`).
     pub fn assigned_issue(&self, title: &str, actor: &str) -> u64 {
-        let n = self
-            .gh
-            .open_issue(REPO, HUMAN, title, "Please add a feature file.");
-        self.gh.assign(REPO, n, WORKER, actor);
-        n
+        self.assigned_issue_in(REPO, title, actor)
     }
 
-    /// Runs `agent-coord coordinate --worker w1` with the tokens in the environment.
-    pub fn tick(&self, extra: &[&str]) -> CommandOutput {
-        let out = self.coordinate(extra).output().expect("agent-coord runs");
-        CommandOutput::new(out, self.env.root())
+    /// Opens an issue by the human in `repo` and assigns it to the worker (as `actor`).
+    pub fn assigned_issue_in(&self, repo: &str, title: &str, actor: &str) -> u64 {
+        let n = self
+            .gh
+            .open_issue(repo, HUMAN, title, "Please add a feature file.");
+        self.gh.assign(repo, n, WORKER, actor);
+        n
     }
 
     /// Returns `agent-coord coordinate --worker w1 --config … <extra>` with the tokens in its
     /// environment, ready to run or spawn.
     pub fn coordinate(&self, extra: &[&str]) -> Command {
+        self.command(extra)
+    }
+
+    /// Returns `agent-coord coordinate --worker w1 EXTRA…` with the tokens in the environment.
+    pub fn command(&self, extra: &[&str]) -> Command {
         let mut args = vec![
             "coordinate",
             "--worker",
@@ -327,18 +361,28 @@ impl Coord {
             self.config.to_str().expect("utf-8"),
         ];
         args.extend_from_slice(extra);
-        let mut command = self.env.command(&args);
-        command
-            .env("W1_TOKEN", WORKER_TOKEN)
+        let mut cmd = self.env.command(&args);
+        cmd.env("W1_TOKEN", WORKER_TOKEN)
             .env("R1_TOKEN", REVIEW_TOKEN);
-        command
+        cmd
     }
 
-    /// The task checkpoint of `issue` from the state branch.
+    /// Runs `agent-coord coordinate --worker w1` with the tokens in the environment.
+    pub fn tick(&self, extra: &[&str]) -> CommandOutput {
+        let out = self.command(extra).output().expect("agent-coord runs");
+        CommandOutput::new(out, self.env.root())
+    }
+
+    /// The task checkpoint of `issue` in [`REPO`] from the state branch.
     pub fn task(&self, issue: u64) -> Value {
+        self.task_in(REPO, issue)
+    }
+
+    /// The task checkpoint of `repo#issue` from the state branch (`null` when absent).
+    pub fn task_in(&self, repo: &str, issue: u64) -> Value {
         let text = self.env.git(&[
             "show",
-            &format!("refs/heads/agent-coord:coordinator/tasks/{REPO}/{issue}.json"),
+            &format!("refs/heads/agent-coord:coordinator/tasks/{repo}/{issue}.json"),
         ]);
         serde_json::from_str(&text).unwrap_or(Value::Null)
     }

@@ -687,3 +687,88 @@ fn json_output_is_one_document_per_tick_and_all_ticks_every_worker() {
     assert_eq!(neither.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&neither.stderr).contains("--worker ID or --all"));
 }
+
+/// The worker's heartbeat record as its machine's heartbeat ref holds it.
+fn worker_heartbeat(c: &Coord) -> serde_json::Value {
+    let text = c.env.git(&[
+        "show",
+        "refs/agent-coord/heartbeats/box-1:heartbeats/w1.json",
+    ]);
+    serde_json::from_str(&text).unwrap_or(serde_json::Value::Null)
+}
+
+#[test]
+fn an_idle_tick_is_answered_304_and_costs_no_rate_limit() {
+    let c = Coord::new(30);
+    c.assigned_issue("Add a feature file", HUMAN);
+    c.tick(&[]).success();
+    // This tick refreshes the ETags of what the first one changed (the issue list).
+    c.tick(&[]).success();
+    let before = c.gh.stats().rate_limit_remaining;
+    c.gh.reset_requests();
+    c.tick(&[]).success();
+    let requests = c.gh.requests();
+    let routes: Vec<String> = requests
+        .iter()
+        .map(|r| format!("{} {} {}", r.method, r.path, r.status))
+        .collect();
+    assert!(
+        requests.iter().all(|r| r.status == 304),
+        "an idle tick sent a request that was not answered from the cache: {routes:#?}"
+    );
+    // Both accounts' GET /user (the preflight) and the one issue list.
+    assert_eq!(requests.len(), 3, "{routes:#?}");
+    assert_eq!(c.gh.stats().rate_limit_remaining, before);
+}
+
+#[test]
+fn a_follow_loop_asks_github_who_a_token_is_once() {
+    use std::io::BufRead;
+    let c = Coord::new(30);
+    c.assigned_issue("Add a feature file", HUMAN);
+    c.tick(&[]).success();
+    c.gh.reset_requests();
+    let mut child = c
+        .command(&["--follow", "--json"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut reports = 0;
+    for line in stdout.lines() {
+        if line.unwrap().starts_with('{') {
+            reports += 1;
+            if reports == 3 {
+                let pid = nix::unistd::Pid::from_raw(child.id() as i32);
+                nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM).unwrap();
+            }
+        }
+    }
+    assert!(child.wait().unwrap().success());
+    let users = c.gh.requests().iter().filter(|r| r.path == "/user").count();
+    assert_eq!(users, 2, "GET /user once per account, not once per tick");
+    assert!(reports >= 3);
+}
+
+#[test]
+fn an_idle_tick_rewrites_a_fresh_heartbeat_only_after_five_minutes() {
+    let c = Coord::new(30);
+    c.assigned_issue("Add a feature file", HUMAN);
+    c.tick(&[]).success();
+    let first = worker_heartbeat(&c);
+    assert_eq!(first["updated_at"], "2026-06-13T12:00:00Z", "{first:#}");
+    let tip = c.env.tip("refs/agent-coord/heartbeats/box-1");
+    c.env.at(299);
+    c.tick(&[]).success();
+    assert_eq!(
+        c.env.tip("refs/agent-coord/heartbeats/box-1"),
+        tip,
+        "an idle tick rewrote a heartbeat written 299 s before"
+    );
+    c.env.at(300);
+    c.tick(&[]).success();
+    let beat = worker_heartbeat(&c);
+    assert_eq!(beat["updated_at"], "2026-06-13T12:05:00Z", "{beat:#}");
+    assert_eq!(beat["batch_id"], first["batch_id"]);
+}

@@ -139,10 +139,16 @@ pub(crate) fn cmd_coordinate(cx: &Context, args: &CoordinateArgs) -> Result<Repo
         }
     }
     let mut failed = false;
+    // Tokens seen to authenticate as their logins, kept across the ticks of a `--follow` loop
+    // so an idle tick asks GitHub only for its polls; forgotten after any failed tick.
+    let mut verified = preflight::Verified::default();
     loop {
         let started = Instant::now();
         for w in &workers {
-            let report = tick::tick(cx, &config, w, &stop)?;
+            let report = tick::tick(cx, &config, w, &stop, &mut verified)?;
+            if report.failed() {
+                verified.forget();
+            }
             failed |= report.failed();
             print_report(&report, args.json);
             if stop.load(Ordering::SeqCst) {
@@ -201,7 +207,7 @@ fn check_config(
     let mut text = String::new();
     let mut all_ok = true;
     for w in workers {
-        let outcome = preflight::run(config, w);
+        let outcome = preflight::run(config, w, &mut preflight::Verified::default());
         all_ok &= outcome.checks.iter().all(|c| c.ok);
         text.push_str(&format!("worker {w}\n"));
         for c in &outcome.checks {

@@ -41,6 +41,11 @@ use crate::sync::SyncFlags;
 /// that; liveness comes from the worker's heartbeat.
 const CLAIM_TTL_SECONDS: i64 = 7 * 24 * 3600;
 
+/// An idle tick rewrites the worker's heartbeat only once it is this old (the fleet's own
+/// five-minute cadence). The heartbeat TTL is at least ten minutes, so it stays live; any
+/// save beats anyway.
+const BEAT_REFRESH_SECONDS: i64 = 300;
+
 /// What admission decided.
 pub(crate) enum Admission {
     /// The claim was granted and the task recorded.
@@ -303,7 +308,9 @@ impl<'a> Ledger<'a> {
             .map(|_| ())
     }
 
-    /// Beats for the worker without changing any task (an idle tick keeps claims live).
+    /// Beats for the worker without changing any task (an idle tick keeps claims live), unless
+    /// its heartbeat is younger than [`BEAT_REFRESH_SECONDS`] and would only get new
+    /// timestamps: then an idle tick writes nothing.
     pub(crate) fn beat(&self) -> Result<(), CommandError> {
         let trailer = self.trailer();
         self.store
@@ -311,6 +318,12 @@ impl<'a> Ledger<'a> {
                 let ctx = self.ctx();
                 let mut plan = self.heartbeat_plan(snap, &ctx)?;
                 plan.state.clear();
+                let prior = snap.read(&paths::heartbeat(&self.worker))?;
+                if let (Some(prior), Some((_, next))) = (prior, plan.heartbeats.first()) {
+                    if still_fresh(&prior, next) {
+                        plan.heartbeats.clear();
+                    }
+                }
                 Ok(plan)
             })
             .map(|_| ())
@@ -541,6 +554,28 @@ fn lane_status(task: &Task) -> &'static str {
     }
 }
 
+/// Reports whether `next` would only move `prior`'s timestamps (same fields, same TTL) and
+/// `prior` was written less than [`BEAT_REFRESH_SECONDS`] before `next`.
+fn still_fresh(prior: &Record, next: &Record) -> bool {
+    let at = |r: &Record, f: f::Field| f.text(r).and_then(time::parse);
+    let (Some(then), Some(now)) = (at(prior, f::UPDATED_AT), at(next, f::UPDATED_AT)) else {
+        return false;
+    };
+    let ttl = |r: &Record, updated| at(r, f::EXPIRES_AT).map(|e| e - updated);
+    let age = now - then;
+    let untimed = |r: &Record| {
+        let mut r = r.clone();
+        r.remove(f::UPDATED_AT.name());
+        r.remove(f::EXPIRES_AT.name());
+        r
+    };
+    age >= chrono::Duration::zero()
+        && age < chrono::Duration::seconds(BEAT_REFRESH_SECONDS)
+        && ttl(prior, then).is_some()
+        && ttl(prior, then) == ttl(next, now)
+        && untimed(prior) == untimed(next)
+}
+
 /// The manifest lane of a task.
 fn lane(task: &Task, worker: &str) -> Value {
     let status = lane_status(task);
@@ -582,5 +617,51 @@ fn read_task(snap: &TipSnapshot<'_>, path: &str) -> Result<Option<Task>, Command
                 CommandError::operational(format!("task record {path} is unreadable: {e}"))
             }),
         None => Ok(None),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! When an idle tick may leave the worker's heartbeat as it is.
+    use serde_json::json;
+
+    use super::*;
+
+    /// A worker heartbeat written `at` seconds after noon with `ttl` seconds to live.
+    fn beat(at: i64, ttl: i64, status: &str) -> Record {
+        let noon = time::parse("2026-06-13T12:00:00Z").expect("a time");
+        let t = |secs| time::format(noon + chrono::Duration::seconds(secs));
+        let value = json!({
+            "schema_version": 1,
+            "agent_id": "w1",
+            "batch_id": "coordinator-w1",
+            "status": status,
+            "updated_at": t(at),
+            "expires_at": t(at + ttl),
+        });
+        value.as_object().expect("an object").clone()
+    }
+
+    #[test]
+    fn a_beat_is_fresh_only_when_young_unchanged_and_on_the_same_ttl() {
+        let prior = beat(0, 1200, "in_progress");
+        for (at, ttl, status, fresh) in [
+            (0, 1200, "in_progress", true),
+            (299, 1200, "in_progress", true),
+            // Five minutes old: refresh.
+            (300, 1200, "in_progress", false),
+            // The clock went back: refresh.
+            (-1, 1200, "in_progress", false),
+            // Another TTL (the configuration changed): refresh.
+            (60, 1800, "in_progress", false),
+            // Another field: refresh.
+            (60, 1200, "blocked", false),
+        ] {
+            let next = beat(at, ttl, status);
+            assert_eq!(still_fresh(&prior, &next), fresh, "{at} {ttl} {status}");
+        }
+        let mut untimed = prior.clone();
+        untimed.remove("updated_at");
+        assert!(!still_fresh(&untimed, &prior));
     }
 }

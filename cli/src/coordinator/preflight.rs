@@ -3,11 +3,14 @@
 //! logins, the logins differ, the six lane slots and the trusted argv are executable, the git
 //! identity has a usable signing key, the workspace root is writable.
 //!
-//! A failed check starts nothing; each says exactly what is missing.
+//! A failed check starts nothing; each says exactly what is missing. A token's account never
+//! changes, so a `--follow` loop asks GitHub who a token is once ([`Verified`]), not on every
+//! tick: an idle tick's requests are then only its own polls.
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::time::Duration;
+use std::time::Instant;
 
 use agent_coord_shared::coordinator::config::CoordinatorConfig;
 use agent_coord_shared::coordinator::config::GitIdentity;
@@ -63,13 +66,43 @@ pub(crate) struct Outcome {
     pub(crate) ready: Option<Ready>,
 }
 
+/// The tokens this process has already seen authenticate, with their logins: a `--follow`
+/// loop keeps it across ticks (and forgets it after a failed tick), `--check-config` and a
+/// single tick start empty. Memory only, like the tokens themselves.
+#[derive(Default)]
+pub(crate) struct Verified {
+    accounts: Vec<(String, Token, String)>,
+}
+
+impl Verified {
+    /// Returns the login `token` authenticated as for `session`, if verified in this process.
+    fn login(&self, session: &str, token: &Token) -> Option<&str> {
+        self.accounts
+            .iter()
+            .find(|(s, t, _)| s == session && t.expose() == token.expose())
+            .map(|(_, _, login)| login.as_str())
+    }
+
+    fn remember(&mut self, session: &str, token: &Token, login: &str) {
+        self.accounts.retain(|(s, _, _)| s != session);
+        self.accounts
+            .push((session.to_owned(), token.clone(), login.to_owned()));
+    }
+
+    /// Forgets every verification (the next preflight asks GitHub again).
+    pub(crate) fn forget(&mut self) {
+        self.accounts.clear();
+    }
+}
+
 /// Returns the control directory of a worker (outside every worktree).
 pub(crate) fn control_dir(worker: &WorkerConfig) -> std::path::PathBuf {
     Path::new(&worker.workspace_root).join(".coordinator-control")
 }
 
-/// Runs every check for `worker_id`.
-pub(crate) fn run(config: &CoordinatorConfig, worker_id: &str) -> Outcome {
+/// Runs every check for `worker_id`; an account whose token is in `verified` is not asked
+/// again who it is.
+pub(crate) fn run(config: &CoordinatorConfig, worker_id: &str, verified: &mut Verified) -> Outcome {
     let mut checks = Vec::new();
     let mut secrets = Secrets::from_config(config);
     let Some(worker) = config.workers.get(worker_id) else {
@@ -101,6 +134,7 @@ pub(crate) fn run(config: &CoordinatorConfig, worker_id: &str) -> Outcome {
             executable(&rc.readiness_argv),
         ));
     }
+    let signing_started = Instant::now();
     match binding.and_then(|b| b.git.as_ref()) {
         Some(git) => checks.push(Check::new("signing key", signing_usable(git))),
         None => checks.push(Check::new(
@@ -108,6 +142,8 @@ pub(crate) fn run(config: &CoordinatorConfig, worker_id: &str) -> Outcome {
             Err(format!("session {worker_id} has no git identity")),
         )),
     }
+    let signing_took = signing_started.elapsed();
+    let accounts_started = Instant::now();
     let control = control_dir(worker);
     let mut login_of =
         |session: &str, checks: &mut Vec<Check>| -> Option<(GitHub, String, Token)> {
@@ -129,12 +165,29 @@ pub(crate) fn run(config: &CoordinatorConfig, worker_id: &str) -> Outcome {
                     return None;
                 }
             };
-            match gh.user() {
+            if let Some(login) = verified.login(session, &token) {
+                if login.eq_ignore_ascii_case(&binding.github.login) {
+                    let login = login.to_owned();
+                    checks.push(Check::new(
+                        name,
+                        Ok(format!(
+                            "authenticated as {login} (earlier in this process)"
+                        )),
+                    ));
+                    return Some((gh, login, token));
+                }
+            }
+            let user = gh.user();
+            // Persist at once: the worker's client saves again after its tick, but the review
+            // account's client ends here, and without its ETag the next /user costs rate limit.
+            let _ = gh.cache().save();
+            match user {
                 Ok(user) if user.login.eq_ignore_ascii_case(&binding.github.login) => {
                     checks.push(Check::new(
                         name,
                         Ok(format!("authenticated as {}", user.login)),
                     ));
+                    verified.remember(session, &token, &user.login);
                     Some((gh, user.login, token))
                 }
                 Ok(user) => {
@@ -170,6 +223,11 @@ pub(crate) fn run(config: &CoordinatorConfig, worker_id: &str) -> Outcome {
             },
         ));
     }
+    tracing::debug!(
+        signing_ms = signing_took.as_secs_f64() * 1e3,
+        accounts_ms = accounts_started.elapsed().as_secs_f64() * 1e3,
+        "preflight timings"
+    );
     let all_ok = checks.iter().all(|c| c.ok);
     let ready = match (all_ok, worker_account, review_account.is_some()) {
         (true, Some((gh, login, token)), true) => Some(Ready {

@@ -216,6 +216,7 @@ fn run(args: &Args, tx: &mpsc::Sender<Event>, rx: &mpsc::Receiver<Event>) -> Res
         lane_timeout: 60 + args.delay,
         lane_delay: args.delay,
         real_clock: true,
+        ..coord::Options::default()
     });
     let mut numbers = Vec::new();
     for issue in &ISSUES {

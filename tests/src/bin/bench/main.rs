@@ -1,12 +1,14 @@
 //! Whole-process benchmarks of the release binary on a generated fleet.
 //!
-//! Usage: `bench [--scales 1,10] [--runs N] [--no-day]` (the Makefile's `make bench`), or
-//! `bench fleet DIR SCALE` to only write a generated state root. Prints median
+//! Usage: `bench [--scales 1,10] [--runs N] [--no-day]` (the Makefile's `make bench`),
+//! `bench dashboard 10,100`, `bench coordinator [--ticks N]` (idle coordinator ticks against
+//! the fake GitHub), or `bench fleet DIR SCALE` to only write a generated state root. Prints median
 //! wall times per command, peak memory (max RSS) of `status --json`, import time, and the
 //! throughput of 16 concurrent writers × 50 claims. Figures, not assertions: these machines
 //! are noisy, so compare within one run.
 
 mod cli;
+mod coordinator;
 mod dashboard;
 mod scale;
 mod sync;
@@ -18,6 +20,7 @@ use agent_coord_tests::fleet;
 use crate::cli::binary;
 use crate::cli::rss_child;
 use crate::cli::NOW_UNIX;
+use crate::coordinator::bench_coordinator;
 use crate::dashboard::bench_dashboard;
 use crate::scale::bench_concurrency;
 use crate::scale::bench_scale;
@@ -34,6 +37,19 @@ fn main() {
         for scale in scales {
             bench_dashboard(scale);
         }
+        return;
+    }
+    if args.first().map(String::as_str) == Some("coordinator") {
+        let ticks = match args.get(1).map(String::as_str) {
+            None => 10,
+            Some("--ticks") => args.get(2).and_then(|n| n.parse().ok()).unwrap_or(0),
+            Some(_) => 0,
+        };
+        if ticks < 2 {
+            eprintln!("usage: bench coordinator [--ticks N] (N ≥ 2, default 10)");
+            std::process::exit(1);
+        }
+        bench_coordinator(ticks);
         return;
     }
     if args.first().map(String::as_str) == Some("rss") {
