@@ -426,6 +426,28 @@ fn drive(
             }
         }
         if done == numbers.len() {
+            // The tick that got the last task there committed before it printed its report:
+            // wait for that report, so the demo shows everything that tick saw.
+            let waited = Instant::now();
+            while waited.elapsed() < Duration::from_secs(30) {
+                let Ok(Event::Tick(doc)) = rx.recv_timeout(Duration::from_secs(30)) else {
+                    break;
+                };
+                print_tick(&doc, &mut last_tick);
+                let at_gates = doc["observations"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter(|o| {
+                        o["message"]
+                            .as_str()
+                            .is_some_and(|m| m.contains(&format!("waits at {DONE_PHASE}")))
+                    })
+                    .count();
+                if at_gates == numbers.len() {
+                    break;
+                }
+            }
             println!(
                 "  [{:>5.1} s] every task waits at {DONE_PHASE}",
                 started.elapsed().as_secs_f64()
