@@ -2,8 +2,10 @@
 //!
 //! Nothing here is state a restart could lose: the cache only remembers work. Records are
 //! read through the store's tree cache, so a new tip re-reads only the subtrees and
-//! records that changed; the model itself is re-derived from the cached records (liveness moves with the clock even when no ref does, so a cached model
-//! is also rebuilt once it is older than [`MAX_AGE`]).
+//! records that changed, and the heartbeats that count are chosen again only when a
+//! heartbeat ref moved; the model itself is re-derived from the cached records (liveness
+//! moves with the clock even when no ref does, so a cached model is also rebuilt once it
+//! is older than [`MAX_AGE`]).
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -90,11 +92,23 @@ pub(crate) struct Built {
     built_at: StdInstant,
 }
 
+/// The heartbeats that counted at one read, and the refs they were chosen from.
+struct Beats {
+    /// The heartbeat refs read (name and commit, sorted).
+    tips: Vec<(String, ObjectId)>,
+    /// The copy that counts for each heartbeat path, in path order.
+    chosen: Arc<Vec<Parsed>>,
+}
+
 /// The model last derived, and the records it was derived from (read through the store's
 /// [`TreeCache`], so a new tip re-reads only what changed).
 #[derive(Default)]
 pub(crate) struct ModelCache {
     trees: TreeCache<Parsed>,
+    /// The heartbeats chosen at the last read: most new tips move only the state branch
+    /// (an event, a claim), and choosing among every heartbeat's copies again was most of
+    /// such a read's cost.
+    beats: Option<Beats>,
     built: Option<Arc<Built>>,
     /// The size of the last serialised model (to size the next buffer).
     json_len: usize,
@@ -213,10 +227,29 @@ impl ModelCache {
                 )
                 .map_err(StoreError::git)?;
         }
+        for parsed in self.heartbeats(repo, &tips.heartbeats, parse)?.iter() {
+            inputs.push(parsed.clone());
+        }
+        self.trees.after_read(inputs.len());
+        inputs.finish();
+        Ok(inputs)
+    }
+
+    /// Returns the heartbeat that counts for each heartbeat path on the refs `tips`: the
+    /// previous answer when those refs have not moved, else chosen again.
+    fn heartbeats(
+        &mut self,
+        repo: &gix::Repository,
+        tips: &[(String, ObjectId)],
+        parse: Parse<'_, Parsed>,
+    ) -> Result<Arc<Vec<Parsed>>, StoreError> {
+        if let Some(beats) = self.beats.as_ref().filter(|b| b.tips == tips) {
+            return Ok(beats.chosen.clone());
+        }
         // Each heartbeat path may have a copy on several machines' refs: the shared rule
         // picks the one that counts, among distinct blobs in blob-id order (as the CLI does).
         let mut copies: BTreeMap<Arc<str>, Vec<(ObjectId, Parsed)>> = BTreeMap::new();
-        for (_, commit) in &tips.heartbeats {
+        for (_, commit) in tips {
             // A heartbeat ref that is not a commit is skipped, as the CLI's reads do.
             let Ok(root) = tree::of_commit(repo, *commit) else {
                 continue;
@@ -236,6 +269,7 @@ impl ModelCache {
                 })
                 .map_err(StoreError::git)?;
         }
+        let mut beats = Vec::with_capacity(copies.len());
         for (_, mut ids) in copies {
             ids.sort_by_key(|(id, _)| *id);
             ids.dedup_by_key(|(id, _)| *id);
@@ -248,11 +282,14 @@ impl ModelCache {
                 _ => None,
             };
             if let Some(winner) = newest_beat::newest_readable(readable, updated_at) {
-                inputs.push(winner.unwrap_or_else(|malformed| malformed));
+                beats.push(winner.unwrap_or_else(|malformed| malformed));
             }
         }
-        self.trees.after_read(inputs.len());
-        inputs.finish();
-        Ok(inputs)
+        let chosen = Arc::new(beats);
+        self.beats = Some(Beats {
+            tips: tips.to_vec(),
+            chosen: chosen.clone(),
+        });
+        Ok(chosen)
     }
 }

@@ -3,7 +3,9 @@
 //!
 //! [`TreeCache`] adds memory across reads: listings are kept per tree id and parsed blobs
 //! per blob id, so after a new tip only the subtrees and records that changed are read
-//! again (the server keeps one for its whole life).
+//! again (the server keeps one for its whole life). A listing holds its own blobs and
+//! shares its subtrees' listings, so a new tip builds new listings only along the changed
+//! path, each no bigger than its folder.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -108,10 +110,35 @@ pub(crate) fn blob(repo: &gix::Repository, id: ObjectId) -> Result<Vec<u8>, Caus
 /// A blob below a folder: its path, its id and what parsing it gave.
 pub(crate) type Parsed<T> = (Arc<str>, ObjectId, T);
 
+/// One tree, parsed: its blobs and its subtrees' listings, in tree order.
+struct Listing<T> {
+    /// The blobs directly in this tree.
+    blobs: Vec<Parsed<T>>,
+    /// Each subtree's listing, after how many of `blobs` it comes.
+    subtrees: Vec<(usize, Arc<Listing<T>>)>,
+}
+
+impl<T> Listing<T> {
+    /// Calls `f` with every blob below this tree, in tree order (as a flat walk lists them).
+    fn for_each(&self, f: &mut dyn FnMut(&Parsed<T>)) {
+        let mut next = 0;
+        for (before, subtree) in &self.subtrees {
+            self.blobs
+                .get(next..*before)
+                .into_iter()
+                .flatten()
+                .for_each(&mut *f);
+            next = *before;
+            subtree.for_each(f);
+        }
+        self.blobs.get(next..).into_iter().flatten().for_each(f);
+    }
+}
+
 /// Tree listings by tree id and parsed blobs by blob id, kept across reads.
 pub(crate) struct TreeCache<T> {
-    /// Every blob below a tree (with its parsed value), by tree id.
-    subtrees: HashMap<ObjectId, Arc<Vec<Parsed<T>>>>,
+    /// Every tree read (its blobs parsed), by tree id.
+    subtrees: HashMap<ObjectId, Arc<Listing<T>>>,
     /// How many subtrees a clean walk holds (the eviction yardstick).
     walked: usize,
     /// Parsed blobs by blob id (a record's content names its identity, so one blob is one
@@ -133,7 +160,7 @@ impl<T> Default for TreeCache<T> {
 pub(crate) type Parse<'a, T> = &'a dyn Fn(&str, Result<&[u8], String>) -> T;
 
 impl<T: Clone> TreeCache<T> {
-    /// Returns every blob below `tree` (at `prefix`), parsed: an unchanged subtree costs
+    /// Returns the listing of `tree` (at `prefix`), parsed: an unchanged subtree costs
     /// one lookup, a changed one re-reads only its changed parts.
     fn subtree(
         &mut self,
@@ -141,17 +168,21 @@ impl<T: Clone> TreeCache<T> {
         tree: ObjectId,
         prefix: &mut String,
         parse: Parse<'_, T>,
-    ) -> Result<Arc<Vec<Parsed<T>>>, Cause> {
+    ) -> Result<Arc<Listing<T>>, Cause> {
         if let Some(hit) = self.subtrees.get(&tree) {
             return Ok(hit.clone());
         }
-        let mut out = Vec::new();
+        let mut out = Listing {
+            blobs: Vec::new(),
+            subtrees: Vec::new(),
+        };
         for entry in entries(repo, tree)? {
             let len = prefix.len();
             prefix.push_str(&entry.name);
             if entry.is_tree {
                 prefix.push('/');
-                out.extend(self.subtree(repo, entry.id, prefix, parse)?.iter().cloned());
+                let subtree = self.subtree(repo, entry.id, prefix, parse)?;
+                out.subtrees.push((out.blobs.len(), subtree));
             } else {
                 let parsed = match self.blobs.get(&entry.id) {
                     Some(parsed) => parsed.clone(),
@@ -164,7 +195,8 @@ impl<T: Clone> TreeCache<T> {
                         parsed
                     }
                 };
-                out.push((Arc::from(prefix.as_str()), entry.id, parsed));
+                out.blobs
+                    .push((Arc::from(prefix.as_str()), entry.id, parsed));
             }
             prefix.truncate(len);
         }
@@ -187,9 +219,8 @@ impl<T: Clone> TreeCache<T> {
                 continue;
             }
             let mut prefix = format!("{}/", entry.name);
-            for parsed in self.subtree(repo, entry.id, &mut prefix, parse)?.iter() {
-                f(parsed);
-            }
+            self.subtree(repo, entry.id, &mut prefix, parse)?
+                .for_each(f);
         }
         Ok(())
     }
@@ -211,5 +242,94 @@ impl<T: Clone> TreeCache<T> {
         if self.blobs.len() > 4 * (records + 256) {
             self.blobs.clear();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use gix::objs::tree::EntryKind;
+
+    use super::*;
+
+    /// Writes `files` over the tree `base` and returns the new tree.
+    fn write(repo: &gix::Repository, base: ObjectId, files: &[(&str, &str)]) -> ObjectId {
+        let root: gix::objs::Tree = if base == ObjectId::empty_tree(repo.object_hash()) {
+            gix::objs::Tree::empty()
+        } else {
+            repo.find_tree(base).unwrap().decode().unwrap().into()
+        };
+        let mut editor = gix::objs::tree::Editor::new(root, &repo.objects, repo.object_hash());
+        for (path, text) in files {
+            let blob = repo.write_blob(text.as_bytes()).unwrap().detach();
+            editor
+                .upsert(path.split('/'), EntryKind::Blob, blob)
+                .unwrap();
+        }
+        editor
+            .write(|tree| repo.write_object(tree).map(|id| id.detach()))
+            .unwrap()
+    }
+
+    /// What `folders` gives: `(path, blob id, parsed text)` in call order.
+    fn listed(
+        cache: &mut TreeCache<String>,
+        repo: &gix::Repository,
+        root: ObjectId,
+    ) -> Vec<(String, ObjectId, String)> {
+        let parse: Parse<'_, String> = &|path, bytes| match bytes {
+            Ok(bytes) => format!("{path}={}", String::from_utf8_lossy(bytes)),
+            Err(message) => message,
+        };
+        let mut out = Vec::new();
+        cache
+            .folders(repo, root, &["a", "c"], parse, &mut |(path, id, text)| {
+                out.push((path.to_string(), *id, text.clone()))
+            })
+            .unwrap();
+        out
+    }
+
+    #[test]
+    fn folders_list_blobs_in_tree_order_before_and_after_a_change() {
+        let dir = tempfile::tempdir().unwrap();
+        let repo = gix::init_bare(dir.path()).unwrap();
+        let empty = ObjectId::empty_tree(repo.object_hash());
+        // Blobs and subtrees interleave (git sorts a folder `x` as `x/`), at several depths.
+        let files = [
+            ("a/b.json", "1"),
+            ("a/b/c.json", "2"),
+            ("a/b/d/e.json", "3"),
+            ("a/b0.json", "4"),
+            ("a/b/z.json", "5"),
+            ("a/a.json", "6"),
+            ("b/skipped.json", "7"),
+            ("c/only.json", "8"),
+        ];
+        let root = write(&repo, empty, &files);
+        let flat = |root: ObjectId| -> Vec<(String, ObjectId)> {
+            let mut all = blobs_below(&repo, root, "a").unwrap();
+            all.extend(blobs_below(&repo, root, "c").unwrap());
+            all
+        };
+        let mut cache = TreeCache::default();
+        let first = listed(&mut cache, &repo, root);
+        let paths: Vec<(String, ObjectId)> =
+            first.iter().map(|(p, id, _)| (p.clone(), *id)).collect();
+        assert_eq!(paths, flat(root));
+        assert!(first
+            .iter()
+            .all(|(path, _, text)| text.starts_with(&format!("{path}="))));
+
+        // A new blob deep down: the cached listings beside it are reused, and the walk
+        // still lists every blob once, in order.
+        let changed = write(&repo, root, &[("a/b/d/f.json", "9"), ("a/b.json", "10")]);
+        let second = listed(&mut cache, &repo, changed);
+        let paths: Vec<(String, ObjectId)> =
+            second.iter().map(|(p, id, _)| (p.clone(), *id)).collect();
+        assert_eq!(paths, flat(changed));
+        assert!(second
+            .iter()
+            .any(|(path, _, text)| path == "a/b.json" && text == "a/b.json=10"));
+        assert_eq!(listed(&mut TreeCache::default(), &repo, changed), second);
     }
 }
