@@ -15,10 +15,8 @@ use agent_coord_shared::coordinator::config::WorkerConfig;
 use agent_coord_shared::coordinator::evidence;
 use agent_coord_shared::coordinator::naming;
 use agent_coord_shared::coordinator::redact;
+use agent_coord_shared::coordinator::task::Admitted;
 use agent_coord_shared::coordinator::task::Assignment;
-use agent_coord_shared::coordinator::task::Carry;
-use agent_coord_shared::coordinator::task::Evidence;
-use agent_coord_shared::coordinator::task::Phase;
 use agent_coord_shared::coordinator::task::Task;
 use agent_coord_shared::coordinator::task::TaskState;
 use agent_coord_shared::ids::RepoSlug;
@@ -383,40 +381,25 @@ impl Engine<'_> {
             .repo_config(repo)
             .map(|r| r.base.clone())
             .unwrap_or_default();
-        let task = Task {
-            schema_version: 1,
-            task_id: task_id.clone(),
-            worker: self.worker_id.clone(),
-            repo: repo.to_owned(),
-            issue: issue.number,
-            title: self.secrets.clean(&issue.title, 512),
-            body: self.secrets.clean(&issue.body, redact::ISSUE_BODY_MAX),
-            state: TaskState::Active,
-            phase: Phase::Accept,
-            resume_phase: None,
-            question_activity_id: None,
-            question_comment_id: None,
-            blocker: None,
-            assignment: Assignment {
-                event_id: evidence.event_id,
-                actor: evidence.actor,
-                created_at: evidence.created_at,
+        let task = Task::admitted(
+            Admitted {
+                task_id: task_id.clone(),
+                worker: self.worker_id.clone(),
+                repo: repo.to_owned(),
+                issue: issue.number,
+                title: self.secrets.clean(&issue.title, 512),
+                body: self.secrets.clean(&issue.body, redact::ISSUE_BODY_MAX),
+                assignment: Assignment {
+                    event_id: evidence.event_id,
+                    actor: evidence.actor,
+                    created_at: evidence.created_at,
+                },
+                pinned: serde_json::to_value(&pinned).unwrap_or(Value::Null),
+                branch: naming::branch(&task_id),
+                base,
             },
-            pinned: serde_json::to_value(&pinned).unwrap_or(Value::Null),
-            branch: naming::branch(&task_id),
-            base,
-            base_sha: None,
-            head: None,
-            pr: None,
-            pr_url: None,
-            rounds: 0,
-            pending: None,
-            carry: Carry::default(),
-            evidence: Evidence::default(),
-            occurrences: Default::default(),
-            created_at: now.clone(),
-            updated_at: now,
-        };
+            &now,
+        );
         match self.ledger.admit(&task) {
             Ok(Admission::Admitted) => {
                 self.observe(Some(&task_id), format!("admitted {key}"));

@@ -308,7 +308,66 @@ pub enum Next {
     },
 }
 
+/// What a newly admitted task starts from.
+#[derive(Debug, Clone)]
+pub struct Admitted {
+    /// The task id.
+    pub task_id: String,
+    /// The worker session.
+    pub worker: String,
+    /// The target repository.
+    pub repo: String,
+    /// The issue number.
+    pub issue: u64,
+    /// The issue title (redacted, bounded).
+    pub title: String,
+    /// The issue body (redacted, bounded).
+    pub body: String,
+    /// The verified human assignment.
+    pub assignment: Assignment,
+    /// The pinned execution identity.
+    pub pinned: serde_json::Value,
+    /// The feature branch.
+    pub branch: String,
+    /// The base branch.
+    pub base: String,
+}
+
 impl Task {
+    /// A task admitted at `now`: active, about to accept, nothing done yet.
+    pub fn admitted(a: Admitted, now: &str) -> Task {
+        Task {
+            schema_version: 1,
+            task_id: a.task_id,
+            worker: a.worker,
+            repo: a.repo,
+            issue: a.issue,
+            title: a.title,
+            body: a.body,
+            state: TaskState::Active,
+            phase: Phase::Accept,
+            resume_phase: None,
+            question_activity_id: None,
+            question_comment_id: None,
+            blocker: None,
+            assignment: a.assignment,
+            pinned: a.pinned,
+            branch: a.branch,
+            base: a.base,
+            base_sha: None,
+            head: None,
+            pr: None,
+            pr_url: None,
+            rounds: 0,
+            pending: None,
+            carry: Carry::default(),
+            evidence: Evidence::default(),
+            occurrences: BTreeMap::new(),
+            created_at: now.to_owned(),
+            updated_at: now.to_owned(),
+        }
+    }
+
     /// Reports whether an authorized reply can resume this task (`reply_checkpoint_eligible`):
     /// waiting, a resumable `resume_phase`, a pinned checkpoint, and not failed, done or
     /// uncertain. A missing `resume_phase` never defaults to implement.
@@ -530,40 +589,27 @@ mod tests {
     use super::*;
 
     fn task() -> Task {
-        Task {
-            schema_version: 1,
-            task_id: "o--r--1".into(),
-            worker: "w".into(),
-            repo: "o/r".into(),
-            issue: 1,
-            title: "t".into(),
-            body: "b".into(),
-            state: TaskState::Active,
-            phase: Phase::Implement,
-            resume_phase: None,
-            question_activity_id: None,
-            question_comment_id: None,
-            blocker: None,
-            assignment: Assignment {
-                event_id: 1,
-                actor: "human".into(),
-                created_at: "2026-01-01T00:00:00Z".into(),
+        let mut t = Task::admitted(
+            Admitted {
+                task_id: "o--r--1".into(),
+                worker: "w".into(),
+                repo: "o/r".into(),
+                issue: 1,
+                title: "t".into(),
+                body: "b".into(),
+                assignment: Assignment {
+                    event_id: 1,
+                    actor: "human".into(),
+                    created_at: "2026-01-01T00:00:00Z".into(),
+                },
+                pinned: serde_json::Value::Null,
+                branch: "agent-coord/o--r--1".into(),
+                base: "main".into(),
             },
-            pinned: serde_json::Value::Null,
-            branch: "agent-coord/o--r--1".into(),
-            base: "main".into(),
-            base_sha: None,
-            head: None,
-            pr: None,
-            pr_url: None,
-            rounds: 0,
-            pending: None,
-            carry: Carry::default(),
-            evidence: Evidence::default(),
-            occurrences: BTreeMap::new(),
-            created_at: "2026-01-01T00:00:00Z".into(),
-            updated_at: "2026-01-01T00:00:00Z".into(),
-        }
+            "2026-01-01T00:00:00Z",
+        );
+        t.phase = Phase::Implement;
+        t
     }
 
     fn done() -> ImplementerOutcome {

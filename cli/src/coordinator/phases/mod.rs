@@ -213,16 +213,7 @@ impl Engine<'_> {
             task.occurrences.remove("pending:blocker");
             let resume = task.resume_phase.unwrap_or(Phase::Implement);
             task.wait_for_reply(resume, &text, &posted.activity.activity_id, posted.id);
-            task.updated_at = self.ledger.now();
-            self.ledger.save(
-                task,
-                &[&posted.activity],
-                Some(Note {
-                    kind: "coordinator.published",
-                    message: format!("{kind} published: {}", posted.url),
-                    previous_phase: None,
-                }),
-            )?;
+            self.save_published(task, &posted, format!("{kind} published: {}", posted.url))?;
             self.observe(
                 Some(&task.task_id),
                 format!(
@@ -289,50 +280,54 @@ impl Engine<'_> {
     }
 
     pub(super) fn publish_failure(&mut self, task: &mut Task) -> Result<(), Halt> {
-        let current = task.occurrence(FAILED);
-        let id = naming::activity_id(&task.task_id, FAILED, current.max(1));
+        if self.publish_final(task, FAILED)? {
+            let reason = task.blocker.clone().unwrap_or_default();
+            self.observe(Some(&task.task_id), format!("failed: {reason}"));
+        }
+        Ok(())
+    }
+
+    pub(super) fn publish_uncertain(&mut self, task: &mut Task) -> Result<(), Halt> {
+        self.publish_final(task, "uncertain").map(|_| ())
+    }
+
+    /// Publishes the final blocker of a failed or uncertain task once (an open intent is
+    /// resumed); `true` when it was posted now.
+    fn publish_final(&mut self, task: &mut Task, kind: &str) -> Result<bool, Halt> {
+        let current = task.occurrence(kind);
+        let id = naming::activity_id(&task.task_id, kind, current.max(1));
         let open = current == 0
             || self.ledger.activity(&task.task_id, &id)?.is_some_and(|a| {
                 a.status == agent_coord_shared::coordinator::task::ActivityStatus::Intent
             });
         if !open {
-            return Ok(());
+            return Ok(false);
         }
         let reason = task.blocker.clone().unwrap_or_default();
-        let posted = self.comment(task, FAILED, |id| {
+        let posted = self.comment(task, kind, |id| {
             naming::blocker_comment(&reason, None, &[], id)
         })?;
+        self.save_published(task, &posted, format!("{kind} published: {}", posted.url))?;
+        Ok(true)
+    }
+
+    /// Saves the task with the completed activity of a GitHub effect and its event.
+    pub(super) fn save_published(
+        &mut self,
+        task: &mut Task,
+        posted: &super::effects::Posted,
+        message: String,
+    ) -> Result<(), Halt> {
         task.updated_at = self.ledger.now();
         self.ledger.save(
             task,
             &[&posted.activity],
             Some(Note {
                 kind: "coordinator.published",
-                message: format!("failure published: {}", posted.url),
+                message,
                 previous_phase: None,
             }),
         )?;
-        self.observe(Some(&task.task_id), format!("failed: {reason}"));
-        Ok(())
-    }
-
-    pub(super) fn publish_uncertain(&mut self, task: &mut Task) -> Result<(), Halt> {
-        const UNCERTAIN: &str = "uncertain";
-        let current = task.occurrence(UNCERTAIN);
-        let id = naming::activity_id(&task.task_id, UNCERTAIN, current.max(1));
-        let open = current == 0
-            || self.ledger.activity(&task.task_id, &id)?.is_some_and(|a| {
-                a.status == agent_coord_shared::coordinator::task::ActivityStatus::Intent
-            });
-        if !open {
-            return Ok(());
-        }
-        let reason = task.blocker.clone().unwrap_or_default();
-        let posted = self.comment(task, UNCERTAIN, |id| {
-            naming::blocker_comment(&reason, None, &[], id)
-        })?;
-        task.updated_at = self.ledger.now();
-        self.ledger.save(task, &[&posted.activity], None)?;
         Ok(())
     }
 

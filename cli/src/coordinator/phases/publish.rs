@@ -71,16 +71,8 @@ impl Engine<'_> {
             let posted = self.draft(task, &publication)?;
             task.pr = Some(posted.id);
             task.pr_url = Some(posted.url.clone());
-            task.updated_at = self.ledger.now();
-            self.ledger.save(
-                task,
-                &[&posted.activity],
-                Some(Note {
-                    kind: "coordinator.published",
-                    message: format!("draft pull request #{} opened: {}", posted.id, posted.url),
-                    previous_phase: None,
-                }),
-            )?;
+            let message = format!("draft pull request #{} opened: {}", posted.id, posted.url);
+            self.save_published(task, &posted, message)?;
             self.observe(
                 Some(&task.task_id),
                 format!("draft pull request #{} opened", posted.id),
