@@ -13,3 +13,4 @@ pub mod protocol;
 pub mod redact;
 pub mod reply;
 pub mod task;
+pub mod telemetry;

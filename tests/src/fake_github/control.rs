@@ -204,27 +204,27 @@ struct Assignment {
 }
 
 async fn assign_create(
-    State(shared): State<Shared>,
-    Path((owner, repo, n)): IssuePath,
-    ApiJson(a): ApiJson<Assignment>,
+    state: State<Shared>,
+    path: IssuePath,
+    body: ApiJson<Assignment>,
 ) -> Result<StatusCode, ApiError> {
-    let full_name = format!("{owner}/{repo}");
-    let mut world = shared.lock();
-    ops::set_assignee(
-        &mut world,
-        &full_name,
-        number(&n)?,
-        &a.assignee,
-        &a.actor,
-        true,
-    )?;
-    Ok(StatusCode::NO_CONTENT)
+    set_assignment(state, path, body, true)
 }
 
 async fn unassign_create(
+    state: State<Shared>,
+    path: IssuePath,
+    body: ApiJson<Assignment>,
+) -> Result<StatusCode, ApiError> {
+    set_assignment(state, path, body, false)
+}
+
+/// Assigns (or unassigns) as the named actor, recording the issue event.
+fn set_assignment(
     State(shared): State<Shared>,
-    Path((owner, repo, n)): IssuePath,
+    Path((owner, repo, n)): Path<(String, String, String)>,
     ApiJson(a): ApiJson<Assignment>,
+    assigned: bool,
 ) -> Result<StatusCode, ApiError> {
     let full_name = format!("{owner}/{repo}");
     let mut world = shared.lock();
@@ -234,7 +234,7 @@ async fn unassign_create(
         number(&n)?,
         &a.assignee,
         &a.actor,
-        false,
+        assigned,
     )?;
     Ok(StatusCode::NO_CONTENT)
 }

@@ -10,6 +10,7 @@ use agent_coord_shared::coordinator::task::task_path;
 use agent_coord_shared::coordinator::task::Activity;
 use agent_coord_shared::coordinator::task::Task;
 use agent_coord_shared::coordinator::task::TASKS_DIR;
+use agent_coord_shared::coordinator::telemetry;
 use agent_coord_shared::ids::paths;
 use agent_coord_shared::ids::AgentId;
 use agent_coord_shared::ids::BatchId;
@@ -44,11 +45,6 @@ use records::*;
 /// Claims held by the coordinator last a week and are renewed on every save past half of
 /// that; liveness comes from the worker's heartbeat.
 const CLAIM_TTL_SECONDS: i64 = 7 * 24 * 3600;
-
-/// An idle tick rewrites the worker's heartbeat only once it is this old (the fleet's own
-/// five-minute cadence). The heartbeat TTL is at least ten minutes, so it stays live; any
-/// save beats anyway.
-const BEAT_REFRESH_SECONDS: i64 = 300;
 
 /// What admission decided.
 pub(crate) enum Admission {
@@ -313,7 +309,7 @@ impl<'a> Ledger<'a> {
     }
 
     /// Beats for the worker without changing any task (an idle tick keeps claims live), unless
-    /// its heartbeat is younger than [`BEAT_REFRESH_SECONDS`] and would only get new
+    /// its heartbeat is younger than [`telemetry::BEAT_REFRESH_SECONDS`] and would only get new
     /// timestamps: then an idle tick writes nothing.
     pub(crate) fn beat(&self) -> Result<(), CommandError> {
         let trailer = self.trailer();
@@ -324,7 +320,7 @@ impl<'a> Ledger<'a> {
                 plan.state.clear();
                 let prior = snap.read(&paths::heartbeat(&self.worker))?;
                 if let (Some(prior), Some((_, next))) = (prior, plan.heartbeats.first()) {
-                    if still_fresh(&prior, next) {
+                    if telemetry::still_fresh(&prior, next) {
                         plan.heartbeats.clear();
                     }
                 }
@@ -377,20 +373,15 @@ impl<'a> Ledger<'a> {
             f::PR_URL.set(&mut metadata, url.as_str());
         }
         let request = heartbeat::HeartbeatRequest {
-            agent: task_agent(self.worker.as_str(), task)?,
+            agent: AgentId::from_str(&telemetry::task_agent(self.worker.as_str(), task))
+                .map_err(|e| parse_err("task agent", e))?,
             repo: Some(RepoSlug::from_str(&task.repo).map_err(|e| parse_err("repository", e))?),
             target: Some(
                 Target::from_str(&task.issue.to_string()).map_err(|e| parse_err("issue", e))?,
             ),
             batch: Some(self.batch.clone()),
             branch: Some(task.branch.clone()),
-            // An advancing task reports its phase; otherwise its lane status.
-            status: Some(match task.state {
-                agent_coord_shared::coordinator::task::TaskState::Active => {
-                    task.phase.as_str().to_owned()
-                }
-                _ => lane_status(task).to_owned(),
-            }),
+            status: Some(telemetry::heartbeat_status(task).to_owned()),
             ttl_seconds: self.heartbeat_ttl,
             metadata,
         };
@@ -424,53 +415,28 @@ impl<'a> Ledger<'a> {
             plan.state.push((path, event));
         }
         // The manifest: one lane per task of this worker, this task's as it now stands.
-        let mut lanes = Vec::new();
+        // In path order, this task at its place (or last when it is new).
+        let here = task_path(&task.repo, task.issue);
+        let mut stored = Vec::new();
         for (path, record) in snap.list(TASKS_DIR)? {
-            let Ok(other) = serde_json::from_value::<Task>(Value::Object(record)) else {
-                continue;
-            };
-            if other.worker != self.worker.as_str() {
-                continue;
+            if let Ok(other) = serde_json::from_value::<Task>(Value::Object(record)) {
+                if other.worker == self.worker.as_str() {
+                    stored.push((path, other));
+                }
             }
-            let current = if path == task_path(&task.repo, task.issue) {
-                task
-            } else {
-                &other
-            };
-            lanes.push(lane(current, self.worker.as_str()));
         }
-        if !lanes.iter().any(|l| l["name"] == json!(task.task_id)) {
-            lanes.push(lane(task, self.worker.as_str()));
-        }
-        // Each lane's issue with its repository, so the dashboard joins the lane to the issue
-        // (a batch names targets by number: two repositories' equal numbers share one entry).
-        let targets: Vec<Value> = lanes
+        let mut tasks: Vec<&Task> = stored
             .iter()
-            .map(|l| {
-                json!({
-                    "target": l["target"],
-                    "repo": l["repo"],
-                    "type": "issue",
-                    "title": l["title"],
-                })
-            })
+            .map(|(path, other)| if *path == here { task } else { other })
             .collect();
-        let request_lanes = lanes.clone();
-        let manifest = json!({
-            "batch_id": self.batch.to_string(),
-            "title": format!("Issue coordinator: {}", self.worker),
-            "targets": targets,
-            "lanes": lanes,
-        });
+        if !stored.iter().any(|(path, _)| *path == here) {
+            tasks.push(task);
+        }
+        let worker = self.worker.as_str();
         let request = batch::RegisterRequest {
-            manifest,
+            manifest: telemetry::manifest(worker, self.batch.as_str(), &tasks),
             batch_id: None,
-            // No model prompt launches this batch: say what does, and list its issues the way
-            // a launch prompt does, so the dashboard's prompt checks agree with the plan.
-            launch_prompt: Some(launch_prompt(
-                self.worker.as_str(),
-                &lanes_of(&request_lanes),
-            )),
+            launch_prompt: Some(telemetry::launch_prompt(worker, &tasks)),
             synthetic: false,
             synthetic_kind: None,
         };

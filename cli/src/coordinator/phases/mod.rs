@@ -185,7 +185,6 @@ impl Engine<'_> {
         task.question_activity_id = None;
         task.question_comment_id = None;
         task.blocker = Some(self.secrets.clean(&text, redact::COMMENT_MAX));
-        task.carry.body = task.carry.body.take();
         task.occurrences
             .entry(format!("pending:{kind}"))
             .or_insert(0);
