@@ -6,10 +6,13 @@
 //! No I/O here: `cli/src/coordinate/` runs processes, git and GitHub and commits what these
 //! functions decide.
 
+pub mod ci;
 pub mod config;
 pub mod evidence;
+pub mod merge;
 pub mod naming;
 pub mod protocol;
+pub mod readiness;
 pub mod redact;
 pub mod reply;
 pub mod task;

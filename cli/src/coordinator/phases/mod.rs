@@ -117,15 +117,6 @@ impl Engine<'_> {
                         ))?;
                         continue;
                     }
-                    if !task.phase.driven() {
-                        self.observe(Some(&task.task_id), format!(
-                            "draft pull request #{} has passing checks on {}; it waits at {} (PR gates, CI, Ready and merge are not driven by this release)",
-                            task.pr.unwrap_or_default(),
-                            task.head.as_deref().map(|h| &h[..h.len().min(12)]).unwrap_or("?"),
-                            task.phase
-                        ));
-                        return Ok(());
-                    }
                     if !self.step(&mut task, assigned)? {
                         return Ok(());
                     }

@@ -16,6 +16,15 @@ use serde::Serialize;
 use super::protocol::ImplementerOutcome;
 use super::protocol::ReviewerOutcome;
 
+mod evidence;
+mod stages;
+
+pub use self::evidence::Evidence;
+pub use self::evidence::FormalApproval;
+pub use self::evidence::Gate;
+pub use self::evidence::MergeRecord;
+pub use self::stages::Rejection;
+
 /// The folder of task checkpoints on the state branch.
 pub const TASKS_DIR: &str = "coordinator/tasks";
 /// The folder of activity records on the state branch.
@@ -109,13 +118,6 @@ impl Phase {
     pub fn resumable(self) -> bool {
         self != Phase::Finished
     }
-
-    /// Reports whether this phase is built yet: this release drives a task to a draft pull
-    /// request with passing checks; the PR gates, CI, Ready and merge phases are the next
-    /// issue's, so a task that reaches them waits there without any effect.
-    pub fn driven(self) -> bool {
-        self <= Phase::Checks
-    }
 }
 
 impl fmt::Display for Phase {
@@ -206,14 +208,9 @@ pub struct Carry {
     /// The implementer's bounded, redacted body.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub body: Option<String>,
-}
-
-/// Per-head evidence: a pass counts only for the head it was observed on.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Evidence {
-    /// The head `check_argv` passed on.
+    /// A PR gate rejection whose COMMENT review is not posted yet.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub checks_passed: Option<String>,
+    pub rejection: Option<Rejection>,
 }
 
 /// A task checkpoint.
@@ -246,6 +243,9 @@ pub struct Task {
     /// The comment id of that checkpoint: replies count only after it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub question_comment_id: Option<u64>,
+    /// The URL of that checkpoint comment.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub question_url: Option<String>,
     /// Why the task waits, failed or is uncertain.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub blocker: Option<String>,
@@ -280,6 +280,9 @@ pub struct Task {
     /// Per-head evidence.
     #[serde(default)]
     pub evidence: Evidence,
+    /// The verified human merge.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub merge: Option<MergeRecord>,
     /// How many times each activity kind was started (a new occurrence gets a new id).
     #[serde(default)]
     pub occurrences: BTreeMap<String, u32>,
@@ -349,6 +352,7 @@ impl Task {
             resume_phase: None,
             question_activity_id: None,
             question_comment_id: None,
+            question_url: None,
             blocker: None,
             assignment: a.assignment,
             pinned: a.pinned,
@@ -362,6 +366,7 @@ impl Task {
             pending: None,
             carry: Carry::default(),
             evidence: Evidence::default(),
+            merge: None,
             occurrences: BTreeMap::new(),
             created_at: now.to_owned(),
             updated_at: now.to_owned(),
@@ -412,6 +417,7 @@ impl Task {
         self.resume_phase = None;
         self.question_activity_id = None;
         self.question_comment_id = None;
+        self.question_url = None;
         self.blocker = Some(reason.to_owned());
     }
 
@@ -421,6 +427,7 @@ impl Task {
         self.resume_phase = None;
         self.question_activity_id = None;
         self.question_comment_id = None;
+        self.question_url = None;
         self.blocker = Some(reason.to_owned());
     }
 
@@ -437,6 +444,7 @@ impl Task {
         self.phase = phase;
         self.question_activity_id = None;
         self.question_comment_id = None;
+        self.question_url = None;
         self.blocker = None;
         if phase == Phase::Implement {
             self.carry.reply = Some(reply.to_owned());
@@ -551,6 +559,9 @@ pub enum ActivityStatus {
     Intent,
     /// The effect exists on GitHub (`result` says where).
     Done,
+    /// The effect was revoked on GitHub (a dismissed approval): it never counts again, and
+    /// the next attempt is a new occurrence.
+    Void,
 }
 
 /// One GitHub effect of a task (intent before the call, result after).
