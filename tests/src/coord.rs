@@ -73,6 +73,16 @@ fn pop_mode(dir: &Path, script: &str, fallback: &str) -> String {
     )
 }
 
+/// [`pop_mode`] for a script name built at run time (`name` may hold shell expansions,
+/// already quoted for a single-quoted context).
+fn pop_mode_named(dir: &Path, name: &str, fallback: &str) -> String {
+    let d = dir.display();
+    format!(
+        "f='{d}/'{name}'.modes'\nown='{d}/'{name}'.'\"$(basename \"$PWD\")\".modes\n[ -s \"$own\" ] && f=$own\n\
+         mode=$(head -n 1 \"$f\" 2>/dev/null)\n[ -s \"$f\" ] && sed -i '1d' \"$f\"\n[ -n \"$mode\" ] || mode={fallback}\n"
+    )
+}
+
 /// How to build a [`Coord`].
 #[derive(Debug, Clone)]
 pub struct Options {
@@ -230,11 +240,47 @@ impl Coord {
                  case \"$mode\" in\n\
                  pass) echo 'all 12 tests passed' ;;\n\
                  fail) echo 'test feature::header FAILED: expected a header line'; exit 1 ;;\n\
+                 leak) echo \"test config FAILED: GH_TOKEN={WORKER_TOKEN}\"; exit 1 ;;\n\
                  esac\n",
                 pop_mode(&dir, "check", "pass")
             ),
         );
         write_script(&dir.join("true.sh"), "exit 0\n");
+        // One PR gate script for all four gates; its first argument names the gate
+        // (`grok-quality`, …), whose modes are `gate-<name>.modes`.
+        write_script(
+            &dir.join("gate.sh"),
+            &format!(
+                "gate=$1\n{}cat > '{d}/gate-'\"$gate\"'.prompt'\n{wait}echo \"$gate $mode\" >> '{d}/gate.log'\n\
+                 case \"$mode\" in\n\
+                 approve) printf 'STATUS: complete\\nRESULT: approved\\nNo findings.\\n' ;;\n\
+                 reject) printf 'STATUS: complete\\nRESULT: rejected\\nThe %s gate found an off-by-one in feature.txt.\\n' \"$gate\" ;;\n\
+                 partial) printf 'STATUS: partial\\nRESULT: approved\\n' ;;\n\
+                 leak) printf 'STATUS: complete\\nRESULT: rejected\\nThe config has token {WORKER_TOKEN} in it.\\n' ;;\n\
+                 hang) sleep 300 ;;\n\
+                 esac\n\
+                 echo \"$gate $mode end\" >> '{d}/gate.log'\n",
+                pop_mode_named(&dir, "gate-\"$gate\"", "approve")
+            ),
+        );
+        // The trusted readiness script: prints the contract's JSON for the head and base
+        // the coordinator passes in its environment, or a wrong one on purpose.
+        write_script(
+            &dir.join("readiness.sh"),
+            &format!(
+                "{}env > '{d}/readiness.env'\necho \"$mode\" >> '{d}/readiness.log'\n\
+                 h=$AGENT_COORDINATOR_HEAD; b=$AGENT_COORDINATOR_BASE\n\
+                 case \"$mode\" in\n\
+                 ok) printf '{{\"head\":\"%s\",\"base\":\"%s\",\"contributing_ok\":true,\"deviation\":{{\"declared\":false}}}}\\n' \"$h\" \"$b\" ;;\n\
+                 wrong_head) printf '{{\"head\":\"%s\",\"base\":\"%s\",\"contributing_ok\":true,\"deviation\":{{\"declared\":false}}}}\\n' ffffffffffffffffffffffffffffffffffffffff \"$b\" ;;\n\
+                 undeclared) printf '{{\"head\":\"%s\",\"base\":\"%s\",\"contributing_ok\":true,\"deviation\":{{\"declared\":true}}}}\\n' \"$h\" \"$b\" ;;\n\
+                 granted) printf '{{\"head\":\"%s\",\"base\":\"%s\",\"contributing_ok\":true,\"deviation\":{{\"declared\":true,\"granted\":true,\"granted_by\":\"{HUMAN}\",\"evidence\":\"issue comment\"}}}}\\n' \"$h\" \"$b\" ;;\n\
+                 unauthorized) printf '{{\"head\":\"%s\",\"base\":\"%s\",\"contributing_ok\":true,\"deviation\":{{\"declared\":true,\"granted\":true,\"granted_by\":\"{STRANGER}\",\"evidence\":\"x\"}}}}\\n' \"$h\" \"$b\" ;;\n\
+                 fail) echo 'readiness: CONTRIBUTING check failed' >&2; exit 1 ;;\n\
+                 esac\n",
+                pop_mode(&dir, "readiness", "ok")
+            ),
+        );
 
         let coord = Coord {
             config: dir.join("coordinator.json"),
@@ -254,10 +300,10 @@ impl Coord {
         let lanes = json!({
             "grok:implementer": [d("implementer.sh")],
             "grok:reviewer": [d("reviewer.sh")],
-            "grok:pr-reviewer-quality": [d("true.sh")],
-            "grok:pr-reviewer-logic": [d("true.sh")],
-            "codex:pr-reviewer-quality": [d("true.sh")],
-            "codex:pr-reviewer-logic": [d("true.sh")],
+            "grok:pr-reviewer-quality": [d("gate.sh"), "grok-quality"],
+            "grok:pr-reviewer-logic": [d("gate.sh"), "grok-logic"],
+            "codex:pr-reviewer-quality": [d("gate.sh"), "codex-quality"],
+            "codex:pr-reviewer-logic": [d("gate.sh"), "codex-logic"],
         });
         let repositories: serde_json::Map<String, Value> = self
             .repos
@@ -267,7 +313,7 @@ impl Coord {
                     "base": "main",
                     "publication_repo": repo,
                     "check_argv": [d("check.sh")],
-                    "readiness_argv": [d("true.sh")],
+                    "readiness_argv": [d("readiness.sh")],
                 });
                 (repo.clone(), rc)
             })
@@ -398,6 +444,42 @@ impl Coord {
                     c["body"].as_str().unwrap_or_default().to_owned(),
                 )
             })
+            .collect()
+    }
+
+    /// The pull request number of `issue`'s task.
+    pub fn pr(&self, issue: u64) -> u64 {
+        self.task(issue)["pr"].as_u64().expect("the task has a pull request")
+    }
+
+    /// An authorized reply by [`HUMAN`] on `issue`.
+    pub fn reply(&self, issue: u64, text: &str) {
+        self.gh.comment(REPO, issue, HUMAN, text);
+    }
+
+    /// The GitHub mutations so far, in order, as `METHOD path by login` (GETs left out).
+    pub fn mutations(&self) -> Vec<String> {
+        self.gh
+            .requests()
+            .iter()
+            .filter(|r| r.method != "GET")
+            .map(|r| {
+                format!(
+                    "{} {} by {}",
+                    r.method,
+                    r.path,
+                    r.login.as_deref().unwrap_or("-")
+                )
+            })
+            .collect()
+    }
+
+    /// The gate script's log: one `<gate> <mode>` line per run and `<gate> <mode> end` after.
+    pub fn gate_runs(&self) -> Vec<String> {
+        self.recorded("gate.log")
+            .lines()
+            .filter(|l| !l.ends_with(" end"))
+            .map(str::to_owned)
             .collect()
     }
 

@@ -59,9 +59,10 @@ fn an_assigned_issue_becomes_a_signed_draft_pull_request_with_passing_checks() {
         "the pushed head is not signed"
     );
 
-    // The checkpoint: checks passed on exactly that head; the task waits at the PR gates.
+    // The checkpoint: checks and all four PR gates passed on exactly that head; with no CI
+    // reported yet, the task waits at the CI phase.
     let task = c.task(issue);
-    assert_eq!(task["phase"], "pr_gates_grok", "{task:#}");
+    assert_eq!(task["phase"], "ci", "{task:#}");
     assert_eq!(task["state"], "active");
     assert_eq!(task["head"], head.as_str());
     assert_eq!(task["evidence"]["checks_passed"], head.as_str());
@@ -83,7 +84,7 @@ fn an_assigned_issue_becomes_a_signed_draft_pull_request_with_passing_checks() {
         .env
         .git(&["show", "refs/heads/agent-coord:batches/coordinator-w1.json"]);
     assert!(
-        manifest.contains("\"phase\": \"pr_gates_grok\""),
+        manifest.contains("\"phase\": \"ci\""),
         "{manifest}"
     );
 
@@ -133,7 +134,7 @@ fn failing_checks_go_back_to_a_fresh_implementer_with_the_output() {
         "the second implementer did not get the failed check output"
     );
     let task = c.task(issue);
-    assert_eq!(task["phase"], "pr_gates_grok");
+    assert_eq!(task["phase"], "ci");
     assert_eq!(task["rounds"], 2);
     // Still one pull request, now on the second signed head.
     let pulls = c.gh.pulls(REPO);
@@ -178,7 +179,7 @@ fn a_question_waits_for_an_authorized_reply_and_ignores_others() {
     assert!(!c
         .recorded("implementer.prompt")
         .contains("Put it anywhere."));
-    assert_eq!(c.task(issue)["phase"], "pr_gates_grok");
+    assert_eq!(c.task(issue)["phase"], "ci");
 }
 
 #[test]
@@ -213,7 +214,7 @@ fn invalid_lane_output_is_a_resumable_blocker() {
     assert!(c.gh.pulls(REPO).is_empty());
     c.gh.comment(REPO, issue, HUMAN, "Please retry.");
     c.tick(&[]);
-    assert_eq!(c.task(issue)["phase"], "pr_gates_grok");
+    assert_eq!(c.task(issue)["phase"], "ci");
 }
 
 #[test]
@@ -298,7 +299,7 @@ fn an_unknown_delivery_is_discovered_not_repeated() {
         1,
         "one implementer"
     );
-    assert_eq!(c.task(issue)["phase"], "pr_gates_grok");
+    assert_eq!(c.task(issue)["phase"], "ci");
 }
 
 #[test]
@@ -438,7 +439,7 @@ fn every_page_of_a_long_list_goes_out_with_the_token() {
     c.gh.reset_requests();
     let out = c.tick(&[]);
     assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
-    assert_eq!(c.task(issue)["phase"], "pr_gates_grok");
+    assert_eq!(c.task(issue)["phase"], "ci");
     let requests = c.gh.requests();
     let paged = requests
         .iter()

@@ -123,7 +123,7 @@ fn a_crash_at_every_effect_boundary_resumes_with_exactly_one_of_each() {
             "{point}: one model"
         );
         let task = c.task(issue);
-        assert_eq!(task["phase"], "pr_gates_grok", "{point}: {task:#}");
+        assert_eq!(task["phase"], "ci", "{point}: {task:#}");
         let branches = c.bare_git(&[
             "for-each-ref",
             "--format=%(refname)",
@@ -172,7 +172,7 @@ fn follow_keeps_ticking_and_ctrl_c_exits_zero() {
         .unwrap();
     // The first tick takes the task to its draft PR; a second issue shows the loop goes on.
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
-    while c.task(issue)["phase"] != "pr_gates_grok" {
+    while c.task(issue)["phase"] != "ci" {
         assert!(
             std::time::Instant::now() < deadline,
             "the first tick never finished"
@@ -180,7 +180,7 @@ fn follow_keeps_ticking_and_ctrl_c_exits_zero() {
         std::thread::sleep(std::time::Duration::from_millis(100));
     }
     let second = c.assigned_issue("Add another file", HUMAN);
-    while c.task(second)["phase"] != "pr_gates_grok" {
+    while c.task(second)["phase"] != "ci" {
         assert!(
             std::time::Instant::now() < deadline,
             "no later tick picked up the second issue"

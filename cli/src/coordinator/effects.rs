@@ -12,6 +12,8 @@ use super::tick::Engine;
 use super::tick::Halt;
 use crate::github::GhError;
 use crate::github::NewPull;
+use crate::github::Review;
+use crate::github::ReviewEvent;
 
 /// A completed effect: the GitHub id, and the activity record to save with the transition.
 pub(crate) struct Posted {
@@ -23,7 +25,7 @@ pub(crate) struct Posted {
 impl Engine<'_> {
     /// Returns the activity to work on for `kind`: the current occurrence if its intent is
     /// still open (resume it: discover first), else a new occurrence, committed as an intent.
-    fn intent(
+    pub(crate) fn intent(
         &mut self,
         task: &mut Task,
         kind: &str,
@@ -58,7 +60,7 @@ impl Engine<'_> {
         Ok(activity)
     }
 
-    fn done(&self, mut activity: Activity, id: u64, url: String) -> Posted {
+    pub(crate) fn done(&self, mut activity: Activity, id: u64, url: String) -> Posted {
         activity.status = ActivityStatus::Done;
         activity.result_id = Some(id);
         activity.result_url = Some(url.clone());
@@ -74,12 +76,25 @@ impl Engine<'_> {
         kind: &str,
         text: impl Fn(&str) -> String,
     ) -> Result<Posted, Halt> {
-        let activity = self.intent(task, kind, Some(task.issue))?;
+        let issue = task.issue;
+        self.comment_on(task, kind, issue, text)
+    }
+
+    /// Posts a comment on issue or pull request `number` of the task's repository (at most
+    /// once per activity).
+    pub(crate) fn comment_on(
+        &mut self,
+        task: &mut Task,
+        kind: &str,
+        number: u64,
+        text: impl Fn(&str) -> String,
+    ) -> Result<Posted, Halt> {
+        let activity = self.intent(task, kind, Some(number))?;
         let id = activity.activity_id.clone();
         // Discover before POST: an earlier attempt may have landed.
         let comments = self
             .gh
-            .issue_comments(&task.repo, task.issue)
+            .issue_comments(&task.repo, number)
             .map_err(|e| self.github_halt(task, "list comments", e))?;
         if let Some(c) = comments.iter().find(|c| {
             naming::find_marker(&c.body) == Some(id.as_str())
@@ -92,7 +107,7 @@ impl Engine<'_> {
             &text(&id),
             agent_coord_shared::coordinator::redact::COMMENT_MAX,
         );
-        match self.gh.post_comment(&task.repo, task.issue, &body) {
+        match self.gh.post_comment(&task.repo, number, &body) {
             Ok((cid, url)) => {
                 super::failpoint(&format!("posted:{kind}"));
                 Ok(self.done(activity, cid, url))
@@ -145,6 +160,106 @@ impl Engine<'_> {
             }
             Err(e) => Err(self.github_halt(task, "open the draft pull request", e)),
         }
+    }
+
+    /// Finds the review on the task's pull request that carries `activity_id`'s marker and
+    /// was written by the account (`as_reviewer`: the review account, else the worker).
+    pub(crate) fn find_review(
+        &mut self,
+        task: &Task,
+        activity_id: &str,
+        as_reviewer: bool,
+    ) -> Result<Option<Review>, Halt> {
+        let pr = task.pr.unwrap_or_default();
+        let (gh, login) = if as_reviewer {
+            (&mut self.review_gh, self.review_login.clone())
+        } else {
+            (&mut self.gh, self.login.clone())
+        };
+        let reviews = gh.reviews(&task.repo, pr);
+        let reviews = reviews.map_err(|e| self.github_halt(task, "list reviews", e))?;
+        Ok(reviews.into_iter().find(|r| {
+            naming::find_marker(&r.body) == Some(activity_id) && r.login.eq_ignore_ascii_case(&login)
+        }))
+    }
+
+    /// Submits a review bound to `head` on the task's pull request, at most once per
+    /// activity: an earlier attempt found by its marker is returned instead of posting again
+    /// (whatever its state; the caller judges it). Returns the open activity and the review.
+    pub(crate) fn review(
+        &mut self,
+        task: &mut Task,
+        kind: &str,
+        head: &str,
+        event: ReviewEvent,
+        text: impl Fn(&str) -> String,
+    ) -> Result<(Activity, Review), Halt> {
+        let pr = task.pr.unwrap_or_default();
+        let as_reviewer = event == ReviewEvent::Approve;
+        let activity = self.intent(task, kind, Some(pr))?;
+        let id = activity.activity_id.clone();
+        if let Some(r) = self.find_review(task, &id, as_reviewer)? {
+            return Ok((activity, r));
+        }
+        let body = self.secrets.clean(
+            &text(&id),
+            agent_coord_shared::coordinator::redact::COMMENT_MAX,
+        );
+        let gh = if as_reviewer {
+            &mut self.review_gh
+        } else {
+            &mut self.gh
+        };
+        match gh.post_review(&task.repo, pr, head, event, &body) {
+            Ok(r) => {
+                super::failpoint(&format!("posted:{kind}"));
+                Ok((activity, r))
+            }
+            Err(e) => Err(self.github_halt(task, &format!("post the {kind} review"), e)),
+        }
+    }
+
+    /// Completes an activity with a review.
+    pub(crate) fn review_done(&self, activity: Activity, review: &Review) -> Posted {
+        self.done(activity, review.id, review.html_url.clone())
+    }
+
+    /// Marks an activity void: its effect was revoked on GitHub and never counts again.
+    pub(crate) fn void(&self, mut activity: Activity) -> Activity {
+        activity.status = ActivityStatus::Void;
+        activity.updated_at = self.ledger.now();
+        activity
+    }
+
+    /// Takes the task's pull request out of draft (at most once per activity): discovery
+    /// first (already not a draft: done), then the GraphQL mutation, then a fresh read that
+    /// must show `draft: false`.
+    pub(crate) fn leave_draft_effect(&mut self, task: &mut Task) -> Result<Posted, Halt> {
+        let pr = task.pr.unwrap_or_default();
+        let activity = self.intent(task, "ready", Some(pr))?;
+        let pull = self
+            .gh
+            .pull(&task.repo, pr)
+            .map_err(|e| self.github_halt(task, "read the pull request", e))?;
+        let url = pull.html_url.clone();
+        if !pull.draft {
+            return Ok(self.done(activity, pr, url));
+        }
+        match self.gh.mark_ready(&pull.node_id) {
+            Ok(_) => super::failpoint("posted:ready"),
+            Err(e) => return Err(self.github_halt(task, "mark the pull request ready", e)),
+        }
+        let after = self
+            .gh
+            .pull(&task.repo, pr)
+            .map_err(|e| self.github_halt(task, "read the pull request", e))?;
+        if after.draft {
+            return Err(Halt::Retry {
+                task: task.task_id.clone(),
+                message: format!("pull request #{pr} is still a draft after the Ready mutation; the next tick checks again"),
+            });
+        }
+        Ok(self.done(activity, pr, url))
     }
 
     /// Turns a GitHub failure into a halt for this task: the intent stays open and the next

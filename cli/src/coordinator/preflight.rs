@@ -57,6 +57,9 @@ pub(crate) struct Ready {
     pub(crate) worker_gh: GitHub,
     pub(crate) worker_login: String,
     pub(crate) worker_token: Token,
+    /// The review account's client: it posts only the formal approval.
+    pub(crate) review_gh: GitHub,
+    pub(crate) review_login: String,
     pub(crate) secrets: Secrets,
 }
 
@@ -229,11 +232,13 @@ pub(crate) fn run(config: &CoordinatorConfig, worker_id: &str, verified: &mut Ve
         "preflight timings"
     );
     let all_ok = checks.iter().all(|c| c.ok);
-    let ready = match (all_ok, worker_account, review_account.is_some()) {
-        (true, Some((gh, login, token)), true) => Some(Ready {
+    let ready = match (all_ok, worker_account, review_account) {
+        (true, Some((gh, login, token)), Some((review_gh, review_login, _))) => Some(Ready {
             worker_gh: gh,
             worker_login: login,
             worker_token: token,
+            review_gh,
+            review_login,
             secrets,
         }),
         _ => None,

@@ -121,6 +121,9 @@ pub(crate) struct Engine<'a> {
     pub(crate) ledger: Ledger<'a>,
     pub(crate) gh: GitHub,
     pub(crate) login: String,
+    /// The review account: the formal approval only.
+    pub(crate) review_gh: GitHub,
+    pub(crate) review_login: String,
     pub(crate) token: Token,
     pub(crate) secrets: Secrets,
     pub(crate) observations: Vec<Observation>,
@@ -228,6 +231,8 @@ pub(crate) fn tick(
         ledger,
         gh: ready.worker_gh,
         login: ready.worker_login,
+        review_gh: ready.review_gh,
+        review_login: ready.review_login,
         token: ready.worker_token,
         secrets: ready.secrets,
         observations: Vec::new(),
@@ -261,7 +266,8 @@ pub(crate) fn tick(
             format!("written locally but not published: {}", e.message),
         );
     }
-    if let Err(e) = engine.gh.cache().save() {
+    let saved = [engine.gh.cache().save(), engine.review_gh.cache().save()];
+    for e in saved.into_iter().filter_map(Result::err) {
         engine.observe(None, format!("could not save the GitHub cache: {e}"));
     }
     let ms = |d: Duration| d.as_secs_f64() * 1e3;
@@ -274,16 +280,16 @@ pub(crate) fn tick(
         advance_ms = ms(advanced - discovered),
         finish_ms = ms(advanced.elapsed()),
         total_ms = ms(started.elapsed()),
-        requests = engine.gh.requests,
-        not_modified = engine.gh.not_modified,
+        requests = engine.gh.requests + engine.review_gh.requests,
+        not_modified = engine.gh.not_modified + engine.review_gh.not_modified,
         "tick timings"
     );
     Ok(TickReport {
         worker: worker_id.to_owned(),
         checks: pre.checks,
         observations: engine.observations,
-        requests: engine.gh.requests,
-        not_modified: engine.gh.not_modified,
+        requests: engine.gh.requests + engine.review_gh.requests,
+        not_modified: engine.gh.not_modified + engine.review_gh.not_modified,
         preflight_failed: false,
     })
 }

@@ -17,6 +17,7 @@
 //! script, and a tick is bounded by its lanes, not by GitHub.
 
 mod cache;
+mod pulls;
 mod types;
 
 use std::time::Duration;
@@ -30,6 +31,7 @@ use http::StatusCode;
 use serde_json::Value;
 
 pub(crate) use self::cache::EtagCache;
+pub(crate) use self::pulls::ReviewEvent;
 pub(crate) use self::types::*;
 
 /// Pages requested per list call (GitHub's maximum).
@@ -206,6 +208,99 @@ impl GitHub {
         }
     }
 
+    /// GETs a plain-text body (not cached), following one redirect the way GitHub serves
+    /// job logs: a `302` to a signed download URL, which is fetched without our token when
+    /// it is on another host (octocrab attaches the token only to the API host).
+    pub(crate) fn text(&mut self, route: &str) -> Result<String, GhError> {
+        let mut uri = format!("{}{route}", self.prefix);
+        for _ in 0..2 {
+            self.requests += 1;
+            let octo = &self.octo;
+            let (status, location, body) = self
+                .rt
+                .block_on(async {
+                    let res = octo._get(uri.as_str()).await?;
+                    let status = res.status();
+                    let location = res
+                        .headers()
+                        .get(http::header::LOCATION)
+                        .and_then(|v| v.to_str().ok())
+                        .map(str::to_owned);
+                    let body = octo.body_to_string(res).await?;
+                    Ok::<_, octocrab::Error>((status, location, body))
+                })
+                .map_err(|e| self.transport(e))?;
+            if status.is_redirection() {
+                match location {
+                    Some(next) => {
+                        uri = next;
+                        continue;
+                    }
+                    None => {
+                        return Err(GhError::Protocol {
+                            what: route.to_owned(),
+                            detail: format!("{status} without a Location"),
+                        })
+                    }
+                }
+            }
+            if !status.is_success() {
+                return Err(status_error(status, route, &body));
+            }
+            return Ok(body);
+        }
+        Err(GhError::Protocol {
+            what: route.to_owned(),
+            detail: "redirected more than once".into(),
+        })
+    }
+
+    /// GETs every page of an object-wrapped list (`{total_count, <items>: [...]}`) as the
+    /// raw pages, for the caller to check against `total_count`.
+    pub(crate) fn pages(&mut self, route: &str) -> Result<Vec<Value>, GhError> {
+        let sep = if route.contains('?') { '&' } else { '?' };
+        let mut next = Some(format!("{route}{sep}per_page={PER_PAGE}"));
+        let mut pages = Vec::new();
+        while let Some(page) = next.take() {
+            if pages.len() >= MAX_PAGES {
+                return Err(GhError::Protocol {
+                    what: route.to_owned(),
+                    detail: format!("more than {MAX_PAGES} pages; the list is truncated"),
+                });
+            }
+            let (value, following) = self.get_page(&page)?;
+            pages.push(value);
+            next = following;
+        }
+        Ok(pages)
+    }
+
+    /// Sends a GraphQL request to the API's GraphQL endpoint (`/graphql`, or `/api/graphql`
+    /// on Enterprise); GraphQL errors in a 200 answer are a [`GhError::Status`] 200.
+    pub(crate) fn graphql(&mut self, query: &str, variables: Value) -> Result<Value, GhError> {
+        let uri = match self.prefix.strip_suffix("/v3") {
+            Some(api) => format!("{api}/graphql"),
+            None => format!("{}/graphql", self.prefix),
+        };
+        let body = serde_json::json!({ "query": query, "variables": variables });
+        let v = self.post_uri(&uri, "/graphql", &body)?;
+        if let Some(errors) = v.get("errors").and_then(Value::as_array) {
+            if !errors.is_empty() {
+                let message = errors
+                    .iter()
+                    .filter_map(|e| e.get("message").and_then(Value::as_str))
+                    .collect::<Vec<_>>()
+                    .join("; ");
+                return Err(GhError::Status {
+                    status: 200,
+                    what: "/graphql".into(),
+                    message,
+                });
+            }
+        }
+        v.get("data").cloned().ok_or_else(|| shape("/graphql"))
+    }
+
     /// GETs one JSON value.
     pub(crate) fn get(&mut self, route: &str) -> Result<Value, GhError> {
         Ok(self.get_page(route)?.0)
@@ -241,13 +336,18 @@ impl GitHub {
     /// POSTs `body` to `route`; any failure to hear the answer is [`GhError::Transport`]
     /// (delivery unknown: discover before posting again).
     pub(crate) fn post(&mut self, route: &str, body: &Value) -> Result<Value, GhError> {
-        self.requests += 1;
         let uri = format!("{}{route}", self.prefix);
+        self.post_uri(&uri, route, body)
+    }
+
+    /// POSTs `body` to the absolute path `uri` on the API host (`route` names it in errors).
+    fn post_uri(&mut self, uri: &str, route: &str, body: &Value) -> Result<Value, GhError> {
+        self.requests += 1;
         let octo = &self.octo;
         let (status, text) = self
             .rt
             .block_on(async {
-                let res = octo._post(uri.as_str(), Some(body)).await?;
+                let res = octo._post(uri, Some(body)).await?;
                 let status = res.status();
                 let text = octo.body_to_string(res).await?;
                 Ok::<_, octocrab::Error>((status, text))

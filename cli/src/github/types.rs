@@ -89,6 +89,15 @@ pub(crate) struct PullRequest {
     pub(crate) head_sha: String,
     pub(crate) base_ref: String,
     pub(crate) author: String,
+    /// GraphQL's id (for `markPullRequestReadyForReview`).
+    pub(crate) node_id: String,
+    /// `None` while GitHub is still computing it.
+    pub(crate) mergeable: Option<bool>,
+    pub(crate) merged: bool,
+    pub(crate) merged_at: Option<String>,
+    pub(crate) merged_by: Option<String>,
+    pub(crate) merged_by_type: Option<String>,
+    pub(crate) merge_commit_sha: Option<String>,
 }
 
 impl PullRequest {
@@ -104,6 +113,38 @@ impl PullRequest {
             head_sha: s(head, "sha")?,
             base_ref: s(base, "ref")?,
             author: login(v, "user").unwrap_or_default(),
+            node_id: s(v, "node_id").unwrap_or_default(),
+            mergeable: v.get("mergeable").and_then(Value::as_bool),
+            merged: v.get("merged").and_then(Value::as_bool).unwrap_or(false),
+            merged_at: s(v, "merged_at"),
+            merged_by: login(v, "merged_by"),
+            merged_by_type: user_type(v, "merged_by"),
+            merge_commit_sha: s(v, "merge_commit_sha"),
+        })
+    }
+}
+
+/// A pull request review.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Review {
+    pub(crate) id: u64,
+    pub(crate) login: String,
+    /// `APPROVED`, `COMMENTED`, `CHANGES_REQUESTED`, `DISMISSED`, `PENDING`.
+    pub(crate) state: String,
+    pub(crate) commit_id: String,
+    pub(crate) body: String,
+    pub(crate) html_url: String,
+}
+
+impl Review {
+    pub(crate) fn from_json(v: &Value) -> Option<Review> {
+        Some(Review {
+            id: v.get("id")?.as_u64()?,
+            login: login(v, "user").unwrap_or_default(),
+            state: s(v, "state")?,
+            commit_id: s(v, "commit_id").unwrap_or_default(),
+            body: s(v, "body").unwrap_or_default(),
+            html_url: s(v, "html_url").unwrap_or_default(),
         })
     }
 }

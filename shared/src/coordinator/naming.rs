@@ -126,6 +126,57 @@ pub fn pr_body(issue: u64, summary_en: &str, summary_de: &str, activity_id: &str
     )
 }
 
+/// Returns the COMMENT review that publishes a PR gate rejection (never a request for
+/// changes: a fresh implementer answers it with a new head).
+pub fn gate_review_body(gates: &[String], findings: &str, head: &str, activity_id: &str) -> String {
+    format!(
+        "The agent-coord PR gates ({}) rejected head `{head}`:\n\n{}\n\nA fresh implementer \
+         works on these findings; every check and gate runs again on the new head.\n\n{}",
+        gates.join(", "),
+        quote(findings),
+        marker(activity_id)
+    )
+}
+
+/// Returns the body of the formal approval, which names the exact head it approves.
+pub fn approval_body(head: &str, activity_id: &str) -> String {
+    format!(
+        "Formal approval of head `{head}` after the script-verified checks, the four PR gates, \
+         GitHub CI and the trusted readiness attestation on exactly this head. A human merges.\n\n{}",
+        marker(activity_id)
+    )
+}
+
+/// Returns the one Ready evidence comment: the per-head checklist a person reads at a
+/// glance, the readiness attestation and the approval.
+pub fn ready_comment(
+    head: &str,
+    checklist: &[(&str, bool)],
+    deviation: &str,
+    approval_url: &str,
+    activity_id: &str,
+) -> String {
+    let rows: Vec<String> = checklist
+        .iter()
+        .map(|(item, ok)| format!("- [{}] {item}", if *ok { "x" } else { " " }))
+        .collect();
+    format!(
+        "Ready for a human merge: every gate passed on head `{head}`.\n\n{}\n\nDeviation: \
+         {deviation}. Formal approval: {approval_url}\n\nThe coordinator never merges.\n\n{}",
+        rows.join("\n"),
+        marker(activity_id)
+    )
+}
+
+/// Returns the acknowledgement that closes out the assignment after a verified human merge.
+pub fn ack_comment(pr: u64, merged_by: &str, sha: &str, activity_id: &str) -> String {
+    format!(
+        "Done: pull request #{pr} was merged by @{merged_by} as `{sha}`. The coordinator's \
+         work on this assignment is complete.\n\n{}",
+        marker(activity_id)
+    )
+}
+
 /// Reports whether `name` is a valid git branch name (`git check-ref-format --branch`), and
 /// not one that git would read as an option or a revision expression.
 pub fn is_valid_branch_name(name: &str) -> bool {
@@ -432,5 +483,19 @@ mod tests {
             prop_assume!(!before.contains("<!--"));
             prop_assert_eq!(find_marker(&body), Some(id.as_str()));
         }
+    }
+
+    #[test]
+    fn coordinator_ii_texts_carry_their_marker_and_head() {
+        let head = "a".repeat(40);
+        let body = gate_review_body(&["grok_logic".into()], "off by one", &head, "t-gate_review-1");
+        assert_eq!(find_marker(&body), Some("t-gate_review-1"));
+        assert!(body.contains(&head) && body.contains("> off by one"), "{body}");
+        assert!(approval_body(&head, "t-approve-1").contains(&head));
+        let c = ready_comment(&head, &[("checks", true), ("ci", false)], "none declared", "u", "t-ready_comment-1");
+        assert!(c.contains("- [x] checks\n- [ ] ci"), "{c}");
+        assert_eq!(find_marker(&c), Some("t-ready_comment-1"));
+        let a = ack_comment(3, "alice", &head, "t-ack-1");
+        assert!(a.contains("#3") && a.contains("@alice"));
     }
 }

@@ -34,72 +34,108 @@ impl Engine<'_> {
         slot: LaneSlot,
         prompt: &str,
     ) -> Result<(ProcessEnd, String), Halt> {
+        let mut ends = self.run_lanes(task, vec![(slot, prompt.to_owned())])?;
+        ends.pop().ok_or_else(|| Halt::Retry {
+            task: task.task_id.clone(),
+            message: "the lane left no outcome".into(),
+        })
+    }
+
+    /// Runs fresh, independent lanes in parallel (one thread each), after recording them
+    /// as started in one commit; the outcomes come back in order and are persisted by the
+    /// caller on this thread.
+    pub(super) fn run_lanes(
+        &mut self,
+        task: &mut Task,
+        lanes: Vec<(LaneSlot, String)>,
+    ) -> Result<Vec<(ProcessEnd, String)>, Halt> {
         if task.pending.is_some() {
             return Err(Halt::Retry {
                 task: task.task_id.clone(),
                 message: "a lane is already recorded as running".into(),
             });
         }
+        let names: Vec<&str> = lanes.iter().map(|(s, _)| s.as_str()).collect();
+        let joined = names.join("+");
         task.pending = Some(PendingLane {
-            slot: slot.as_str().to_owned(),
+            slot: joined.clone(),
             phase: task.phase,
             started_at: self.ledger.now(),
         });
         self.commit(
             task,
             "coordinator.lane_started",
-            format!("{} started", slot.as_str()),
+            format!("{joined} started"),
             None,
         )?;
         let control = self.task_control(task);
         let _ = std::fs::create_dir_all(&control);
-        let stem = format!(
-            "{}-{}-{}",
-            task.phase,
-            task.rounds,
-            slot.as_str().replace(':', "-")
-        );
-        let _ = std::fs::write(control.join(format!("{stem}.prompt")), prompt);
-        let argv = self.lane_argv(slot);
         let dir = self.worktree(task);
-        let spec = process::Spec {
-            argv: &argv,
-            cwd: &dir,
-            env: Vec::new(),
-            remove_env: self.token_vars(),
-            stdin: Some(prompt.as_bytes().to_vec()),
-            timeout: Duration::from_secs(self.worker.lane_timeout),
-            max_output: redact::LANE_BODY_MAX * 4,
-            gh_config_dir: None,
-        };
-        let (end, stdout, elapsed) = match process::run(&spec) {
-            Ok(done) => (
-                ProcessEnd {
-                    exit_code: done.exit_code(),
-                    timed_out: done.timed_out(),
-                },
-                done.stdout,
-                done.elapsed,
-            ),
-            Err(e) => (
-                ProcessEnd {
-                    exit_code: None,
-                    timed_out: false,
-                },
-                format!("cannot start the lane: {e}"),
-                Duration::ZERO,
-            ),
-        };
-        let _ = std::fs::write(
-            control.join(format!("{stem}.out")),
-            self.secrets.scrub(&stdout),
-        );
+        let remove_env = self.token_vars();
+        let timeout = Duration::from_secs(self.worker.lane_timeout);
+        let jobs: Vec<(String, Vec<String>, String)> = lanes
+            .into_iter()
+            .map(|(slot, prompt)| {
+                let stem = format!(
+                    "{}-{}-{}",
+                    task.phase,
+                    task.rounds,
+                    slot.as_str().replace(':', "-")
+                );
+                let _ = std::fs::write(control.join(format!("{stem}.prompt")), &prompt);
+                (stem, self.lane_argv(slot), prompt)
+            })
+            .collect();
+        let results: Vec<(ProcessEnd, String, Duration)> = std::thread::scope(|scope| {
+            let handles: Vec<_> = jobs
+                .iter()
+                .map(|(_, argv, prompt)| {
+                    let (dir, remove_env) = (&dir, remove_env.clone());
+                    scope.spawn(move || {
+                        let spec = process::Spec {
+                            argv,
+                            cwd: dir,
+                            env: Vec::new(),
+                            remove_env,
+                            stdin: Some(prompt.as_bytes().to_vec()),
+                            timeout,
+                            max_output: redact::LANE_BODY_MAX * 4,
+                            gh_config_dir: None,
+                        };
+                        lane_end(process::run(&spec))
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| {
+                    h.join().unwrap_or_else(|_| {
+                        (
+                            ProcessEnd {
+                                exit_code: None,
+                                timed_out: false,
+                            },
+                            "the lane's thread panicked".to_owned(),
+                            Duration::ZERO,
+                        )
+                    })
+                })
+                .collect()
+        });
+        let mut out = Vec::new();
+        for ((stem, _, _), (end, stdout, elapsed)) in jobs.iter().zip(results) {
+            let _ = std::fs::write(
+                control.join(format!("{stem}.out")),
+                self.secrets.scrub(&stdout),
+            );
+            self.observe(
+                Some(&task.task_id),
+                format!("{stem} ran for {} s", elapsed.as_secs()),
+            );
+            out.push((end, stdout));
+        }
         crate::coordinator::failpoint("lane-finished");
-        self.observe(
-            Some(&task.task_id),
-            format!("{} ran for {} s", slot.as_str(), elapsed.as_secs()),
-        );
-        Ok((end, stdout))
+        Ok(out)
     }
 
     /// An implementer or reviewer started in an earlier tick never reported: its outcome is
@@ -235,5 +271,30 @@ impl Engine<'_> {
         let outcome = protocol::reviewer(end, &self.secrets.scrub(&stdout));
         let next = task.apply_reviewer(&outcome);
         self.follow(task, next, Phase::InnerReview, "inner reviewer")
+    }
+}
+
+/// A lane process's end, its stdout, and how long it ran (a failure to start is a
+/// non-zero end with the reason as output: never approval).
+fn lane_end(
+    run: Result<process::Finished, process::RunError>,
+) -> (ProcessEnd, String, Duration) {
+    match run {
+        Ok(done) => (
+            ProcessEnd {
+                exit_code: done.exit_code(),
+                timed_out: done.timed_out(),
+            },
+            done.stdout,
+            done.elapsed,
+        ),
+        Err(e) => (
+            ProcessEnd {
+                exit_code: None,
+                timed_out: false,
+            },
+            format!("cannot start the lane: {e}"),
+            Duration::ZERO,
+        ),
     }
 }

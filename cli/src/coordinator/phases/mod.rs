@@ -29,8 +29,12 @@ use agent_coord_shared::coordinator::task::Task;
 use agent_coord_shared::coordinator::task::TaskState;
 
 use super::git;
+mod ci_phase;
+mod gates;
 mod lanes;
+mod merge;
 mod publish;
+mod ready;
 
 use super::ledger::Note;
 use super::preflight::control_dir;
@@ -157,7 +161,14 @@ impl Engine<'_> {
             Phase::InnerReview => self.inner_review(task),
             Phase::Publish => self.publish(task),
             Phase::Checks => self.checks(task),
-            _ => Ok(false),
+            Phase::PrGatesGrok => self.pr_gates(task, Phase::PrGatesGrok),
+            Phase::PrGatesCodex => self.pr_gates(task, Phase::PrGatesCodex),
+            Phase::Ci => self.ci(task),
+            Phase::Ready => self.ready(task),
+            Phase::FormalApprove => self.formal_approve(task, assigned),
+            Phase::LeaveDraft => self.leave_draft(task, assigned),
+            Phase::AwaitMerge => self.await_merge(task, assigned),
+            Phase::Finished => Ok(false),
         }
     }
 
@@ -203,6 +214,7 @@ impl Engine<'_> {
             task.occurrences.remove("pending:blocker");
             let resume = task.resume_phase.unwrap_or(Phase::Implement);
             task.wait_for_reply(resume, &text, &posted.activity.activity_id, posted.id);
+            task.question_url = Some(posted.url.clone());
             self.save_published(task, &posted, format!("{kind} published: {}", posted.url))?;
             self.observe(
                 Some(&task.task_id),

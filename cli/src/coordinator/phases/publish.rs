@@ -106,26 +106,7 @@ impl Engine<'_> {
         let Some(rc) = self.repo_config(&task.repo) else {
             return Ok(false);
         };
-        let env = vec![
-            ("AGENT_COORDINATOR_HEAD".to_owned(), head.clone()),
-            (
-                "AGENT_COORDINATOR_BASE".to_owned(),
-                task.base_sha.clone().unwrap_or_default(),
-            ),
-            ("AGENT_COORDINATOR_REPO".to_owned(), task.repo.clone()),
-            (
-                "AGENT_COORDINATOR_PR".to_owned(),
-                task.pr.map(|p| p.to_string()).unwrap_or_default(),
-            ),
-            (
-                "AGENT_COORDINATOR_SESSION".to_owned(),
-                self.worker_id.clone(),
-            ),
-            (
-                "AGENT_COORDINATOR_WORKTREE".to_owned(),
-                dir.to_string_lossy().into_owned(),
-            ),
-        ];
+        let env = self.trusted_env(task, &head);
         let spec = process::Spec {
             argv: &rc.check_argv,
             cwd: &dir,
@@ -176,5 +157,31 @@ impl Engine<'_> {
             format!("checks {verdict} on {}", &head[..head.len().min(12)]),
         );
         Ok(true)
+    }
+
+    /// The environment of the trusted `check_argv` and `readiness_argv` (spec
+    /// "Assumptions"): the head, the pinned base, the route and the worktree.
+    pub(super) fn trusted_env(&self, task: &Task, head: &str) -> Vec<(String, String)> {
+        let dir = self.worktree(task);
+        vec![
+            ("AGENT_COORDINATOR_HEAD".to_owned(), head.to_owned()),
+            (
+                "AGENT_COORDINATOR_BASE".to_owned(),
+                task.base_sha.clone().unwrap_or_default(),
+            ),
+            ("AGENT_COORDINATOR_REPO".to_owned(), task.repo.clone()),
+            (
+                "AGENT_COORDINATOR_PR".to_owned(),
+                task.pr.map(|p| p.to_string()).unwrap_or_default(),
+            ),
+            (
+                "AGENT_COORDINATOR_SESSION".to_owned(),
+                self.worker_id.clone(),
+            ),
+            (
+                "AGENT_COORDINATOR_WORKTREE".to_owned(),
+                dir.to_string_lossy().into_owned(),
+            ),
+        ]
     }
 }

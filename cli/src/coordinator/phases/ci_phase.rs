@@ -1,0 +1,197 @@
+//! Step 8, GitHub CI: one observer of the exact head's check runs, statuses and workflow-run
+//! inventory, shared by the CI phase and every Ready-side recheck. Pending evidence and
+//! transport errors wait for the next tick without a model or a reply gate; failures fetch
+//! the failed jobs' plain-text logs for the implementer; authorization waits, unreadable
+//! logs and protocol faults are blockers an authorized reply resumes at `ci`.
+
+use agent_coord_shared::coordinator::ci;
+use agent_coord_shared::coordinator::ci::Verdict;
+use agent_coord_shared::coordinator::ci::WorkflowRun;
+
+use super::gates::short;
+use super::*;
+
+/// What one observation of the head's CI found.
+pub(super) enum Seen {
+    Verdict(Verdict),
+    /// A malformed or truncated answer (never "no CI").
+    Fault(String),
+}
+
+impl Engine<'_> {
+    /// Observes the head's CI; a transport error halts the tick for this task (retry).
+    pub(super) fn observe_ci(&mut self, task: &Task, head: &str) -> Result<Seen, Halt> {
+        let repo = task.repo.clone();
+        let fetched = (|| {
+            let checks = self.gh.check_run_pages(&repo, head)?;
+            let statuses = self.gh.statuses(&repo, head)?;
+            let runs = self.gh.workflow_run_pages(&repo, head)?;
+            Ok::<_, crate::github::GhError>((checks, statuses, runs))
+        })();
+        let (checks, statuses, runs) = match fetched {
+            Ok(f) => f,
+            Err(crate::github::GhError::Protocol { what, detail }) => {
+                return Ok(Seen::Fault(format!("{what}: {detail}")))
+            }
+            Err(e) => return Err(self.github_halt(task, "observe CI", e)),
+        };
+        let observation = (|| {
+            Ok::<_, ci::CiProtocolError>(ci::Observation {
+                check_runs: ci::check_runs(&checks, head)?,
+                statuses: ci::statuses(&statuses)?,
+                runs: ci::workflow_runs(&runs, head)?,
+            })
+        })();
+        Ok(match observation {
+            Ok(o) => Seen::Verdict(ci::classify(&o)),
+            Err(e) => Seen::Fault(e.to_string()),
+        })
+    }
+
+    pub(super) fn ci(&mut self, task: &mut Task) -> Result<bool, Halt> {
+        let Some(head) = self.current_head(task)? else {
+            return Ok(true);
+        };
+        if task.evidence.checks_passed.as_deref() != Some(head.as_str()) {
+            return self.back_to(task, Phase::Checks, "no passing checks on this head");
+        }
+        if !task.evidence.tested_and_reviewed(&head) {
+            return self.back_to(
+                task,
+                Phase::PrGatesGrok,
+                "the PR gates have not all approved this head",
+            );
+        }
+        match self.observe_ci(task, &head)? {
+            Seen::Fault(fault) => {
+                self.park(task, Phase::Ci, BLOCKER, format!(
+                    "GitHub CI could not be observed reliably ({fault}); nothing counts as green, and a reply resumes CI observation once GitHub answers properly"
+                ))?;
+                Ok(true)
+            }
+            Seen::Verdict(Verdict::Green) => {
+                task.ci_green(&head);
+                self.commit(
+                    task,
+                    "coordinator.phase",
+                    format!("GitHub CI green on {head}"),
+                    Some(Phase::Ci),
+                )?;
+                self.observe(Some(&task.task_id), format!("CI green on {}", short(&head)));
+                Ok(true)
+            }
+            Seen::Verdict(Verdict::Pending { waiting }) => {
+                let what = if waiting.is_empty() {
+                    "nothing reported yet".to_owned()
+                } else {
+                    waiting.join(", ")
+                };
+                self.observe(
+                    Some(&task.task_id),
+                    format!("CI pending on {} ({what}); looking again next tick", short(&head)),
+                );
+                Ok(false)
+            }
+            Seen::Verdict(Verdict::ActionRequired { runs }) => {
+                self.park(task, Phase::Ci, BLOCKER, format!(
+                    "GitHub CI waits for a maintainer to authorize workflow runs ({}); this is not the implementer's to fix. Approve the runs, then reply to resume CI observation",
+                    runs.join(", ")
+                ))?;
+                Ok(true)
+            }
+            Seen::Verdict(Verdict::NotGreen { items }) => {
+                self.park(task, Phase::Ci, BLOCKER, format!(
+                    "GitHub CI ended without success and without a failure to fix ({}); rerun it, then reply to resume CI observation",
+                    items.join(", ")
+                ))?;
+                Ok(true)
+            }
+            Seen::Verdict(Verdict::Failed { runs, failed }) => {
+                match self.failed_logs(task, &runs)? {
+                    Ok(logs) => {
+                        let text = format!(
+                            "GitHub CI failed on {head}: {}\n\n{logs}",
+                            failed.join(", ")
+                        );
+                        let text = redact::bound_tail(
+                            &self.secrets.scrub(&text),
+                            redact::CHECK_OUTPUT_MAX,
+                        );
+                        task.ci_failed(&head, &text);
+                        self.commit(
+                            task,
+                            "coordinator.phase",
+                            format!("GitHub CI failed on {head}; logs go to the implementer"),
+                            Some(Phase::Ci),
+                        )?;
+                        self.observe(
+                            Some(&task.task_id),
+                            format!("CI failed on {}; the implementer gets the logs", short(&head)),
+                        );
+                        Ok(true)
+                    }
+                    Err(why) => {
+                        self.park(task, Phase::Ci, BLOCKER, format!(
+                            "GitHub CI failed ({}) but its logs cannot be read: {why}. Make the logs available (or rerun), then reply to resume CI observation",
+                            failed.join(", ")
+                        ))?;
+                        Ok(true)
+                    }
+                }
+            }
+        }
+    }
+
+    /// The plain-text logs of the failed jobs of each failed run's attempt, or why they are
+    /// not readable (inaccessible, empty, or no workflow run to read them from).
+    fn failed_logs(
+        &mut self,
+        task: &Task,
+        runs: &[WorkflowRun],
+    ) -> Result<Result<String, String>, Halt> {
+        if runs.is_empty() {
+            return Ok(Err(
+                "only a check or status failed, and no workflow run has logs to read".into(),
+            ));
+        }
+        let mut out = String::new();
+        for run in runs {
+            let pages = match self.gh.job_pages(&task.repo, run.id, run.attempt) {
+                Ok(p) => p,
+                Err(crate::github::GhError::Status { status, message, .. }) => {
+                    return Ok(Err(format!("the jobs of {} answered {status}: {message}", run.label())))
+                }
+                Err(e) => return Err(self.github_halt(task, "list the failed jobs", e)),
+            };
+            let jobs = match ci::failed_jobs(&pages) {
+                Ok(j) if !j.is_empty() => j,
+                Ok(_) => return Ok(Err(format!("{} has no failed job", run.label()))),
+                Err(e) => return Ok(Err(e.to_string())),
+            };
+            for job in jobs {
+                let log = match self.gh.job_log(&task.repo, job.id) {
+                    Ok(l) => l,
+                    Err(crate::github::GhError::Status { status, message, .. }) => {
+                        return Ok(Err(format!(
+                            "the log of job {} of {} answered {status}: {message}",
+                            job.name,
+                            run.label()
+                        )))
+                    }
+                    Err(e) => return Err(self.github_halt(task, "read a job log", e)),
+                };
+                if log.trim().is_empty() {
+                    return Ok(Err(format!(
+                        "the log of job {} of {} is empty",
+                        job.name,
+                        run.label()
+                    )));
+                }
+                out.push_str(&format!("== {} / {} ==\n", run.label(), job.name));
+                out.push_str(&redact::bound_tail(&log, redact::CHECK_OUTPUT_MAX / 2));
+                out.push('\n');
+            }
+        }
+        Ok(Ok(out))
+    }
+}

@@ -1,0 +1,156 @@
+//! Step 7, the PR gates: Grok quality and logic as fresh, independent lanes in parallel,
+//! then Codex quality and logic the same way once both Grok gates approved that head. A
+//! rejection is published as a COMMENT review and its findings go to a fresh implementer;
+//! incomplete output is a blocker that resumes the same stage.
+
+use agent_coord_shared::coordinator::task::Rejection;
+
+use super::*;
+use crate::github::ReviewEvent;
+
+impl Engine<'_> {
+    /// The exact clean signed head the worktree is on, or `None` after sending the task back
+    /// to publish what the worktree holds.
+    pub(super) fn current_head(&mut self, task: &mut Task) -> Result<Option<String>, Halt> {
+        let dir = self.worktree(task);
+        let clean = git::is_clean(&dir).map_err(|e| self.git_halt(task, e))?;
+        let head = git::head(&dir).map_err(|e| self.git_halt(task, e))?;
+        if clean && task.head.as_deref() == Some(head.as_str()) {
+            return Ok(Some(head));
+        }
+        let previous = task.phase;
+        task.phase = Phase::Publish;
+        self.commit(
+            task,
+            "coordinator.phase",
+            "worktree differs from the published head".into(),
+            Some(previous),
+        )?;
+        Ok(None)
+    }
+
+    /// Moves the task to `phase` with a saved reason; `true` to keep going.
+    pub(super) fn back_to(
+        &mut self,
+        task: &mut Task,
+        phase: Phase,
+        why: &str,
+    ) -> Result<bool, Halt> {
+        let previous = task.phase;
+        task.phase = phase;
+        self.commit(task, "coordinator.phase", why.to_owned(), Some(previous))?;
+        Ok(true)
+    }
+
+    pub(super) fn pr_gates(&mut self, task: &mut Task, stage: Phase) -> Result<bool, Halt> {
+        if self.refuse_uncertain(task)? {
+            return Ok(true);
+        }
+        if let Some(rejection) = task.carry.rejection.clone() {
+            return self.post_rejection(task, rejection);
+        }
+        let Some(head) = self.current_head(task)? else {
+            return Ok(true);
+        };
+        if task.evidence.checks_passed.as_deref() != Some(head.as_str()) {
+            return self.back_to(task, Phase::Checks, "no passing checks on this head");
+        }
+        if stage == Phase::PrGatesCodex && !task.codex_allowed() {
+            return self.back_to(
+                task,
+                Phase::PrGatesGrok,
+                "the Codex gates wait for both Grok approvals of this head",
+            );
+        }
+        let gates = task.gates_to_run(stage);
+        let results = if gates.is_empty() {
+            Vec::new()
+        } else {
+            let diff = self.head_diff(task, &head)?;
+            let diff_path = diff.to_string_lossy().into_owned();
+            let lanes: Vec<(LaneSlot, String)> = gates
+                .iter()
+                .map(|g| {
+                    let prompt = protocol::review_prompt(&ReviewPrompt {
+                        repo: &task.repo,
+                        issue: task.issue,
+                        title: &task.title,
+                        body: &task.body,
+                        diff_path: &diff_path,
+                        summary_en: task.carry.summary_en.as_deref().unwrap_or_default(),
+                        summary_de: task.carry.summary_de.as_deref().unwrap_or_default(),
+                        focus: g.focus(),
+                    });
+                    (g.slot(), prompt)
+                })
+                .collect();
+            let ends = self.run_lanes(task, lanes)?;
+            gates
+                .iter()
+                .zip(ends)
+                .map(|(g, (end, stdout))| (*g, protocol::reviewer(end, &self.secrets.scrub(&stdout))))
+                .collect()
+        };
+        let next = task.apply_gates(stage, &head, &results);
+        if let Some(rejection) = task.carry.rejection.clone() {
+            self.commit(
+                task,
+                "coordinator.phase",
+                format!("PR gates rejected {head}: {}", rejection.gates.join(", ")),
+                None,
+            )?;
+            self.observe(
+                Some(&task.task_id),
+                format!("{} rejected by {}", short(&head), rejection.gates.join(", ")),
+            );
+            return self.post_rejection(task, rejection);
+        }
+        self.follow(task, next, stage, "PR gates")
+    }
+
+    /// Publishes a recorded rejection as a COMMENT review by the worker (never a request for
+    /// changes), then hands the findings to a fresh implementer.
+    fn post_rejection(&mut self, task: &mut Task, rejection: Rejection) -> Result<bool, Halt> {
+        let (activity, review) = self.review(
+            task,
+            "gate_review",
+            &rejection.head,
+            ReviewEvent::Comment,
+            |id| naming::gate_review_body(&rejection.gates, &rejection.findings, &rejection.head, id),
+        )?;
+        let posted = self.review_done(activity, &review);
+        let previous = task.phase;
+        task.rejection_posted();
+        task.updated_at = self.ledger.now();
+        self.ledger.save(
+            task,
+            &[&posted.activity],
+            Some(super::super::ledger::Note {
+                kind: "coordinator.phase",
+                message: format!("rejection review posted: {}", posted.url),
+                previous_phase: Some(previous.as_str().to_owned()),
+            }),
+        )?;
+        Ok(true)
+    }
+
+    /// Writes the script-made base→head diff outside the worktree for the PR reviewers.
+    fn head_diff(&self, task: &Task, head: &str) -> Result<PathBuf, Halt> {
+        let dir = self.worktree(task);
+        let base = task.base_sha.clone().unwrap_or_default();
+        let diff = git::staged_diff(&dir, &base).map_err(|e| self.git_halt(task, e))?;
+        let control = self.task_control(task);
+        let _ = std::fs::create_dir_all(&control);
+        let path = control.join(format!("gates-{}.diff", short(head)));
+        std::fs::write(&path, diff).map_err(|e| Halt::Retry {
+            task: task.task_id.clone(),
+            message: format!("cannot write the diff artifact: {e}"),
+        })?;
+        Ok(path)
+    }
+}
+
+/// The first 12 characters of a SHA, for messages.
+pub(super) fn short(sha: &str) -> &str {
+    &sha[..sha.len().min(12)]
+}

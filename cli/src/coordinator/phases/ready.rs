@@ -1,0 +1,402 @@
+//! Step 9, Ready: the trusted readiness script, the fresh re-verification of everything on
+//! the exact head, the formal approval from the review account (discovered before it is
+//! posted, verified after), the one evidence comment, and leaving draft only after a fresh
+//! read still shows that approval on the exact head. A revoked assignment stops every new
+//! effect here.
+
+use agent_coord_shared::coordinator::readiness;
+use agent_coord_shared::coordinator::readiness::Readiness;
+use agent_coord_shared::coordinator::task::FormalApproval;
+
+use agent_coord_shared::coordinator::ci;
+
+use super::ci_phase::Seen;
+use super::gates::short;
+use super::*;
+use crate::github::ReviewEvent;
+
+/// What a fresh recheck found.
+enum Recheck {
+    /// Everything still holds.
+    Holds,
+    /// Not yet decidable (pending CI, GitHub computing mergeability, a transport error):
+    /// the same phase tries again next tick.
+    Wait(String),
+    /// The task moved (back to CI, or parked on a blocker): keep stepping.
+    Moved,
+}
+
+/// What the formal approval attempt found.
+enum Approval {
+    Verified(FormalApproval, super::super::effects::Posted),
+    /// Dismissed, not APPROVED or bound to another head: needs an authorized reply.
+    Revoked(String),
+    /// Not visible yet: the same activity is checked again next tick.
+    Unverified(String),
+}
+
+impl Engine<'_> {
+    fn revoked(&mut self, task: &Task, assigned: &BTreeSet<(String, u64)>) -> bool {
+        if assigned.contains(&(task.repo.clone(), task.issue)) {
+            return false;
+        }
+        self.observe(
+            Some(&task.task_id),
+            format!(
+                "the assignment was revoked: no approval and no Ready mutation at {} until the issue is assigned again",
+                task.phase
+            ),
+        );
+        true
+    }
+
+    /// Runs `readiness_argv` in the worktree (tokens cleared) and checks its JSON against
+    /// the head and the pinned base; `Err` is the blocker text (fail closed).
+    fn run_readiness(&mut self, task: &Task, head: &str) -> Result<Result<Readiness, String>, Halt> {
+        let Some(rc) = self.repo_config(&task.repo) else {
+            return Ok(Err("the repository is no longer configured".into()));
+        };
+        let dir = self.worktree(task);
+        let spec = process::Spec {
+            argv: &rc.readiness_argv,
+            cwd: &dir,
+            env: self.trusted_env(task, head),
+            remove_env: self.token_vars(),
+            stdin: None,
+            timeout: Duration::from_secs(self.worker.check_timeout),
+            max_output: redact::LANE_BODY_MAX,
+            gh_config_dir: None,
+        };
+        let done = match process::run(&spec) {
+            Ok(done) => done,
+            Err(e) => return Ok(Err(format!("cannot run the readiness script: {e}"))),
+        };
+        let still = git::is_clean(&dir).map_err(|e| self.git_halt(task, e))?
+            && git::head(&dir).map_err(|e| self.git_halt(task, e))? == head;
+        if !still {
+            return Ok(Err("the readiness script changed the worktree".into()));
+        }
+        if !done.success() {
+            let why = if done.timed_out() {
+                format!("timed out after {} s", self.worker.check_timeout)
+            } else {
+                format!("exited {:?}", done.exit_code())
+            };
+            let tail = redact::bound_tail(&self.secrets.scrub(&done.stderr), 2048);
+            return Ok(Err(format!("the readiness script {why}: {tail}")));
+        }
+        let base = task.base_sha.clone().unwrap_or_default();
+        Ok(
+            readiness::verify(&done.stdout, head, &base, &self.worker.reply_logins)
+                .map_err(|e| self.secrets.scrub(&e.to_string())),
+        )
+    }
+
+    /// Re-verifies on a fresh read: CI on the head, the pull request's head, author, base,
+    /// state and mergeability, and the tests and four gates on the head.
+    fn recheck(&mut self, task: &mut Task, head: &str) -> Result<Recheck, Halt> {
+        if !task.evidence.tested_and_reviewed(head) {
+            self.back_to(task, Phase::Checks, "tests or gates are missing for this head")?;
+            return Ok(Recheck::Moved);
+        }
+        match self.observe_ci(task, head) {
+            Ok(Seen::Verdict(ci::Verdict::Green)) => {}
+            Ok(Seen::Verdict(ci::Verdict::Pending { .. })) => {
+                return Ok(Recheck::Wait(format!("CI is pending again on {}", short(head))))
+            }
+            Ok(Seen::Verdict(_)) => {
+                // Failed or waiting on a human: the CI phase routes logs or publishes the blocker.
+                task.ci_regressed();
+                self.commit(
+                    task,
+                    "coordinator.phase",
+                    "a fresh CI recheck is not green".into(),
+                    None,
+                )?;
+                return Ok(Recheck::Moved);
+            }
+            Ok(Seen::Fault(fault)) => {
+                self.park(task, Phase::Ci, BLOCKER, format!(
+                    "GitHub CI could not be observed reliably ({fault}); nothing counts as green, and a reply resumes CI observation once GitHub answers properly"
+                ))?;
+                return Ok(Recheck::Moved);
+            }
+            Err(Halt::Retry { message, .. }) => return Ok(Recheck::Wait(message)),
+            Err(fatal) => return Err(fatal),
+        }
+        let pr = task.pr.unwrap_or_default();
+        let pull = match self.gh.pull(&task.repo, pr) {
+            Ok(p) => p,
+            Err(e) => {
+                let detail = self.secrets.scrub(&e.to_string());
+                return Ok(Recheck::Wait(format!("cannot read pull request #{pr}: {detail}")));
+            }
+        };
+        let mut wrong = Vec::new();
+        if pull.head_sha != head {
+            wrong.push(format!("its head is {}, not {}", short(&pull.head_sha), short(head)));
+        }
+        if !pull.author.eq_ignore_ascii_case(&self.login) {
+            wrong.push(format!("its author is {}, not {}", pull.author, self.login));
+        }
+        if pull.base_ref != task.base {
+            wrong.push(format!("its base is {}, not {}", pull.base_ref, task.base));
+        }
+        if pull.state != "open" {
+            wrong.push(format!("it is {}", pull.state));
+        }
+        if !wrong.is_empty() {
+            let resume = task.phase;
+            self.park(task, resume, BLOCKER, format!(
+                "pull request #{pr} no longer matches the task: {}; fix it, then reply to resume",
+                wrong.join("; ")
+            ))?;
+            return Ok(Recheck::Moved);
+        }
+        match pull.mergeable {
+            Some(true) => Ok(Recheck::Holds),
+            None => Ok(Recheck::Wait(format!(
+                "GitHub is still computing whether #{pr} is mergeable"
+            ))),
+            Some(false) => {
+                let resume = task.phase;
+                self.park(task, resume, BLOCKER, format!(
+                    "pull request #{pr} is not mergeable into {} (conflicts); resolve them, then reply to resume",
+                    task.base
+                ))?;
+                Ok(Recheck::Moved)
+            }
+        }
+    }
+
+    /// The readiness script and the rechecks; `Ok(None)` when the task moved or waits
+    /// (`keep_going` says which).
+    fn ready_gate(
+        &mut self,
+        task: &mut Task,
+        head: &str,
+    ) -> Result<Result<Readiness, bool>, Halt> {
+        let readiness = match self.run_readiness(task, head)? {
+            Ok(r) => r,
+            Err(text) => {
+                self.park(task, Phase::Ready, BLOCKER, format!(
+                    "the readiness attestation failed closed: {text}; fix it, then reply to resume Ready"
+                ))?;
+                return Ok(Err(true));
+            }
+        };
+        if let Some(signer) = self.signer() {
+            let dir = self.worktree(task);
+            if let Err(e) = git::verify(&dir, head, &signer) {
+                let text = self.secrets.scrub(&e.to_string());
+                self.park(task, Phase::Ready, BLOCKER, format!(
+                    "the head's signature no longer verifies: {text}"
+                ))?;
+                return Ok(Err(true));
+            }
+        }
+        match self.recheck(task, head)? {
+            Recheck::Holds => Ok(Ok(readiness)),
+            Recheck::Wait(why) => {
+                self.observe(Some(&task.task_id), format!("{why}; trying again next tick"));
+                Ok(Err(false))
+            }
+            Recheck::Moved => Ok(Err(true)),
+        }
+    }
+
+    pub(super) fn ready(&mut self, task: &mut Task) -> Result<bool, Halt> {
+        let Some(head) = self.current_head(task)? else {
+            return Ok(true);
+        };
+        let readiness = match self.ready_gate(task, &head)? {
+            Ok(r) => r,
+            Err(keep_going) => return Ok(keep_going),
+        };
+        task.readiness_verified(readiness);
+        self.commit(
+            task,
+            "coordinator.phase",
+            format!("readiness verified on {head}"),
+            Some(Phase::Ready),
+        )?;
+        Ok(true)
+    }
+
+    pub(super) fn formal_approve(
+        &mut self,
+        task: &mut Task,
+        assigned: &BTreeSet<(String, u64)>,
+    ) -> Result<bool, Halt> {
+        if self.revoked(task, assigned) {
+            return Ok(false);
+        }
+        let Some(head) = self.current_head(task)? else {
+            return Ok(true);
+        };
+        if task.evidence.readiness.as_ref().is_none_or(|r| r.head != head) {
+            return self.back_to(task, Phase::Ready, "no readiness attestation for this head");
+        }
+        match self.recheck(task, &head)? {
+            Recheck::Holds => {}
+            Recheck::Wait(why) => {
+                self.observe(Some(&task.task_id), format!("{why}; trying again next tick"));
+                return Ok(false);
+            }
+            Recheck::Moved => return Ok(true),
+        }
+        if !task.has_formal_approval() {
+            match self.approve(task, &head)? {
+                Approval::Verified(approval, posted) => {
+                    let url = approval.url.clone();
+                    task.formally_approved(approval);
+                    self.save_published(task, &posted, format!("formal approval verified: {url}"))?;
+                    self.observe(
+                        Some(&task.task_id),
+                        format!("formally approved {} by {}", short(&head), self.review_login),
+                    );
+                }
+                Approval::Revoked(why) => {
+                    task.approval_revoked();
+                    self.park(task, Phase::FormalApprove, BLOCKER, why)?;
+                    return Ok(true);
+                }
+                Approval::Unverified(why) => {
+                    self.observe(Some(&task.task_id), why);
+                    return Ok(false);
+                }
+            }
+        }
+        if task.evidence.ready_comment.as_deref() == Some(head.as_str()) {
+            return self.back_to(task, Phase::LeaveDraft, "evidence comment already posted");
+        }
+        let pr = task.pr.unwrap_or_default();
+        let checklist = task.evidence.checklist(&head);
+        let deviation = match task.evidence.readiness.as_ref().map(|r| &r.deviation) {
+            Some(d) if d.declared => format!(
+                "declared, granted by @{} ({})",
+                d.granted_by.as_deref().unwrap_or("?"),
+                d.evidence.as_deref().unwrap_or("")
+            ),
+            _ => "none declared".to_owned(),
+        };
+        let approval_url = task
+            .evidence
+            .formal_approval
+            .as_ref()
+            .map(|a| a.url.clone())
+            .unwrap_or_default();
+        let posted = self.comment_on(task, "ready_comment", pr, |id| {
+            let shown: Vec<(&str, bool)> = checklist
+                .iter()
+                .filter(|(item, _)| !matches!(*item, "ready_comment" | "left_draft"))
+                .copied()
+                .collect();
+            naming::ready_comment(&head, &shown, &deviation, &approval_url, id)
+        })?;
+        task.ready_commented();
+        self.save_published(task, &posted, format!("Ready evidence posted: {}", posted.url))?;
+        Ok(true)
+    }
+
+    /// The formal APPROVE from the review account bound to `head`: discovered before the
+    /// POST, verified on a fresh read after it.
+    fn approve(&mut self, task: &mut Task, head: &str) -> Result<Approval, Halt> {
+        let (activity, review) = self.review(task, "approve", head, ReviewEvent::Approve, |id| {
+            naming::approval_body(head, id)
+        })?;
+        let id = activity.activity_id.clone();
+        let Some(fresh) = self.find_review(task, &id, true)? else {
+            return Ok(Approval::Unverified(format!(
+                "the formal approval {} is not visible yet; checking the same attempt next tick",
+                review.id
+            )));
+        };
+        let bound = fresh.state == "APPROVED"
+            && fresh.commit_id == head
+            && fresh.id == review.id
+            && fresh.login.eq_ignore_ascii_case(&self.review_login);
+        if bound {
+            let approval = FormalApproval {
+                head: head.to_owned(),
+                review_id: fresh.id,
+                url: fresh.html_url.clone(),
+            };
+            let posted = self.review_done(activity, &fresh);
+            return Ok(Approval::Verified(approval, posted));
+        }
+        let void = self.void(activity);
+        task.updated_at = self.ledger.now();
+        self.ledger.save(task, &[&void], None)?;
+        Ok(Approval::Revoked(format!(
+            "the formal approval (review {}) is {} on {}, not APPROVED on {}; it no longer counts, and an authorized reply allows a new approval",
+            fresh.id,
+            fresh.state,
+            short(&fresh.commit_id),
+            short(head)
+        )))
+    }
+
+    pub(super) fn leave_draft(
+        &mut self,
+        task: &mut Task,
+        assigned: &BTreeSet<(String, u64)>,
+    ) -> Result<bool, Halt> {
+        if self.revoked(task, assigned) {
+            return Ok(false);
+        }
+        let Some(head) = self.current_head(task)? else {
+            return Ok(true);
+        };
+        if !task.has_formal_approval() {
+            return self.back_to(task, Phase::FormalApprove, "no formal approval of this head");
+        }
+        if let Err(keep_going) = self.ready_gate(task, &head)? {
+            return Ok(keep_going);
+        }
+        crate::coordinator::failpoint("before-leave-draft");
+        // The stored approval is not proof: a fresh read must still show it on this head.
+        let Some(approval) = task.evidence.formal_approval.clone() else {
+            return Ok(true);
+        };
+        let pr = task.pr.unwrap_or_default();
+        let reviews = self.review_gh.reviews(&task.repo, pr);
+        let reviews = reviews.map_err(|e| self.github_halt(task, "list reviews", e))?;
+        let still = reviews.iter().find(|r| r.id == approval.review_id).is_some_and(|r| {
+            r.state == "APPROVED"
+                && r.commit_id == head
+                && r.login.eq_ignore_ascii_case(&self.review_login)
+        });
+        if !still {
+            let state = reviews
+                .iter()
+                .find(|r| r.id == approval.review_id)
+                .map_or("gone".to_owned(), |r| r.state.clone());
+            let current = task.occurrence("approve");
+            let id = naming::activity_id(&task.task_id, "approve", current.max(1));
+            if let Some(a) = self.ledger.activity(&task.task_id, &id)? {
+                let void = self.void(a);
+                self.ledger.save(task, &[&void], None)?;
+            }
+            task.approval_revoked();
+            self.park(task, Phase::FormalApprove, BLOCKER, format!(
+                "the formal approval (review {}) is {state} now, so the pull request stays a draft; an authorized reply allows a new approval of {}",
+                approval.review_id,
+                short(&head)
+            ))?;
+            return Ok(true);
+        }
+        let posted = self.leave_draft_effect(task)?;
+        task.left_draft();
+        self.save_published(
+            task,
+            &posted,
+            format!("pull request #{pr} left draft on {head}"),
+        )?;
+        self.observe(
+            Some(&task.task_id),
+            format!("pull request #{pr} is ready for a human merge"),
+        );
+        Ok(true)
+    }
+}
