@@ -1,6 +1,11 @@
 //! The control API under `/_control/…` (JSON in and out, no authentication, not logged or
 //! counted): the test, or a person with curl, plays GitHub's administrators and humans here.
-//! The routes are listed in the module documentation of `fake_github`.
+//! Users, repositories, issues and the request log are here; pull requests (merging, reviews)
+//! and CI in the submodules. The routes are listed in the module documentation of
+//! `fake_github`.
+
+mod ci;
+mod pulls;
 
 use axum::extract::Path;
 use axum::extract::State;
@@ -54,13 +59,14 @@ pub fn router() -> Router<Shared> {
             "/_control/repos/{owner}/{repo}/issues/{number}/close",
             post(close_create),
         )
-        .route("/_control/repos/{owner}/{repo}/pulls", get(pulls_index))
         .route(
             "/_control/requests",
             get(requests_index).delete(requests_destroy),
         )
         .route("/_control/faults", post(faults_create))
         .route("/_control/stats", get(stats_show))
+        .merge(pulls::router())
+        .merge(ci::router())
         .fallback(|| async { ApiError::NotFound })
 }
 
@@ -134,6 +140,8 @@ async fn repos_create(
             path,
             protected: Default::default(),
             issues: Default::default(),
+            ci: Default::default(),
+            ci_plan: Default::default(),
         };
         world.repos.insert(new.full_name.clone(), repo);
     }
@@ -288,21 +296,6 @@ async fn close_create(
     let mut world = shared.lock();
     ops::close(&mut world, &full_name, number(&n)?, close.actor.as_deref())?;
     Ok(StatusCode::NO_CONTENT)
-}
-
-async fn pulls_index(
-    State(shared): State<Shared>,
-    Path((owner, repo)): RepoPath,
-) -> Result<Json<Vec<Value>>, ApiError> {
-    ops::refresh_pulls(&shared, &owner, &repo).await?;
-    let world = shared.lock();
-    let repo = world.repo(&owner, &repo)?;
-    let pulls = repo
-        .issues
-        .values()
-        .filter_map(|i| shape::pull(&world, repo, i))
-        .collect();
-    Ok(Json(pulls))
 }
 
 async fn requests_index(State(shared): State<Shared>) -> Json<Value> {

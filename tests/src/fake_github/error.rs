@@ -29,6 +29,9 @@ pub enum ApiError {
     /// A route that exists but refuses the method (405), with GitHub's message.
     #[error("{0}")]
     MethodNotAllowed(String),
+    /// Something that existed and is no more, such as expired job logs (410), with the message.
+    #[error("{0}")]
+    Gone(String),
     /// An armed `Status500` fault (500); expected, so nothing is logged.
     #[error("armed fault")]
     Fault,
@@ -59,6 +62,7 @@ impl IntoResponse for ApiError {
                 StatusCode::METHOD_NOT_ALLOWED,
                 json!({ "message": message }),
             ),
+            ApiError::Gone(message) => (StatusCode::GONE, json!({ "message": message })),
             ApiError::Fault => (
                 StatusCode::INTERNAL_SERVER_ERROR,
                 json!({ "message": "Server Error" }),

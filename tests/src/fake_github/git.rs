@@ -1,12 +1,14 @@
 //! The real bare repositories behind the fake: creating one with an initial commit and a hook
-//! that refuses pushes to protected branches, recording which branches are protected, and
-//! reading branch tips. Every `git` the fake runs is spawned here, with an isolated
-//! configuration; no argument comes from a client except through `for-each-ref` output.
+//! that refuses pushes to protected branches, recording which branches are protected, reading
+//! branch tips, asking whether a commit exists, and merging a pull request as GitHub's merge
+//! button does. Every `git` the fake runs is spawned here, with an isolated configuration; no
+//! argument comes from a client except through `for-each-ref` output or as a checked full sha.
 
 use std::collections::BTreeMap;
 use std::collections::BTreeSet;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
+use std::process::Output;
 use std::process::Stdio;
 
 use tokio::io::AsyncWriteExt;
@@ -55,6 +57,25 @@ pub enum GitError {
 
 /// Runs `git --git-dir <git_dir> <args>` with `stdin`, returning trimmed stdout.
 async fn git(git_dir: &Path, args: &[&str], stdin: Option<&[u8]>) -> Result<String, GitError> {
+    let out = run(git_dir, args, stdin).await?;
+    if !out.status.success() {
+        return Err(failed(args, &out));
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).trim().to_owned())
+}
+
+/// Returns the error for a git that exited unsuccessfully.
+fn failed(args: &[&str], out: &Output) -> GitError {
+    GitError::Failed {
+        args: args.join(" "),
+        status: out.status,
+        stderr: String::from_utf8_lossy(&out.stderr).trim().to_owned(),
+    }
+}
+
+/// Runs `git --git-dir <git_dir> <args>` with `stdin` and returns what it did, whatever its
+/// exit status.
+async fn run(git_dir: &Path, args: &[&str], stdin: Option<&[u8]>) -> Result<Output, GitError> {
     let shown = args.join(" ");
     let spawn_err = |source| GitError::Spawn {
         args: shown.clone(),
@@ -89,15 +110,7 @@ async fn git(git_dir: &Path, args: &[&str], stdin: Option<&[u8]>) -> Result<Stri
         pipe.write_all(input).await.map_err(spawn_err)?;
         // Dropping the pipe closes it, so git sees the end of its input.
     }
-    let out = child.wait_with_output().await.map_err(spawn_err)?;
-    if !out.status.success() {
-        return Err(GitError::Failed {
-            args: shown,
-            status: out.status,
-            stderr: String::from_utf8_lossy(&out.stderr).trim().to_owned(),
-        });
-    }
-    Ok(String::from_utf8_lossy(&out.stdout).trim().to_owned())
+    child.wait_with_output().await.map_err(spawn_err)
 }
 
 /// Creates a bare repository at `path` whose `default_branch` holds one commit adding
@@ -185,6 +198,93 @@ pub async fn branches(path: &Path) -> Result<BTreeMap<String, String>, GitError>
     Ok(parse_for_each_ref(&out))
 }
 
+/// Returns whether `text` is a full commit id as the fake accepts it: 40 lowercase hex digits.
+pub fn is_sha(text: &str) -> bool {
+    text.len() == 40 && text.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+}
+
+/// Returns whether `sha` (a full id, else `false` without running git) names a commit in the
+/// repository.
+pub async fn commit_exists(path: &Path, sha: &str) -> Result<bool, GitError> {
+    if !is_sha(sha) {
+        return Ok(false);
+    }
+    let object = format!("{sha}^{{commit}}");
+    Ok(run(path, &["cat-file", "-e", &object], None)
+        .await?
+        .status
+        .success())
+}
+
+/// What merging a pull request did.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Merge {
+    /// The base branch now points at this merge commit.
+    Merged(String),
+    /// Head and base conflict; nothing changed.
+    Conflict,
+    /// The base branch does not exist (any more).
+    NoBase,
+}
+
+/// Merges `head_sha` into branch `base_ref` of the repository at `base` as GitHub's merge button
+/// does: a three-way merge of the trees (`merge-tree --write-tree`, so a base that moved on
+/// keeps its changes), a merge commit with parents base tip and head, and the branch moved with
+/// its expected previous value. A head only in `head` (a fork) is fetched first, as GitHub's
+/// `refs/pull/<number>/head`.
+pub async fn merge(
+    base: &Path,
+    base_ref: &str,
+    head: &Path,
+    head_sha: &str,
+    number: u64,
+    message: &str,
+) -> Result<Merge, GitError> {
+    if !commit_exists(base, head_sha).await? {
+        let source = head.to_str().ok_or_else(|| GitError::Io {
+            path: head.display().to_string(),
+            source: std::io::Error::new(std::io::ErrorKind::InvalidInput, "path is not UTF-8"),
+        })?;
+        let refspec = format!("{head_sha}:refs/pull/{number}/head");
+        git(
+            base,
+            &["fetch", "--quiet", "--no-tags", source, &refspec],
+            None,
+        )
+        .await?;
+    }
+    let Some(base_tip) = branches(base).await?.remove(base_ref) else {
+        return Ok(Merge::NoBase);
+    };
+    let args = ["merge-tree", "--write-tree", &base_tip, head_sha];
+    let out = run(base, &args, None).await?;
+    match out.status.code() {
+        Some(0) => {}
+        Some(1) => return Ok(Merge::Conflict),
+        _ => return Err(failed(&args, &out)),
+    }
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let tree = stdout.lines().next().unwrap_or_default().trim().to_owned();
+    let commit = git(
+        base,
+        &[
+            "commit-tree",
+            &tree,
+            "-p",
+            &base_tip,
+            "-p",
+            head_sha,
+            "-m",
+            message,
+        ],
+        None,
+    )
+    .await?;
+    let reference = format!("refs/heads/{base_ref}");
+    git(base, &["update-ref", &reference, &commit, &base_tip], None).await?;
+    Ok(Merge::Merged(commit))
+}
+
 /// Parses `<sha> refs/heads/<branch>` lines into branch → sha.
 fn parse_for_each_ref(out: &str) -> BTreeMap<String, String> {
     out.lines()
@@ -207,5 +307,20 @@ mod tests {
         assert_eq!(got["main"], "0123abcd");
         assert_eq!(got["feature/x"], "4567ef01");
         assert_eq!(got.len(), 2);
+    }
+
+    #[test]
+    fn only_full_lowercase_shas_pass() {
+        assert!(is_sha("0123456789abcdef0123456789abcdef01234567"));
+        for bad in [
+            "",
+            "0123456",
+            "0123456789ABCDEF0123456789abcdef01234567",
+            "0123456789abcdef0123456789abcdef0123456g",
+            "-123456789abcdef0123456789abcdef01234567",
+            "0123456789abcdef0123456789abcdef012345678",
+        ] {
+            assert!(!is_sha(bad), "{bad}");
+        }
     }
 }

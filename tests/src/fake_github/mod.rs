@@ -13,11 +13,51 @@
 //! `since`, `sort`, `direction`; pull requests included with a `pull_request` key);
 //! `GET /repos/{o}/{r}/issues/{n}`, `…/events`, `…/comments` (`since`); `POST …/comments`;
 //! `GET|POST /repos/{o}/{r}/pulls` (`state`, `head=owner:branch`, `base`); `GET …/pulls/{n}`
-//! (tips read live from the bare repository); `GET …/pulls/{n}/merge`; `PUT …/pulls/{n}/merge`
-//! is counted and answered 405. Lists take `per_page` (default 30, at most 100) and `page` and
+//! (tips read live from the bare repository; `node_id` `PR_<id>`, `merged`, `merged_by`,
+//! `mergeable` — `true` until set otherwise, `null` once closed — and `mergeable_state`
+//! `clean`/`dirty`/`unknown` from it); `GET …/pulls/{n}/merge`; `PUT …/pulls/{n}/merge` is
+//! counted and answered 405. Lists take `per_page` (default 30, at most 100) and `page` and
 //! answer a `Link` header with absolute URLs. Every 200 GET has `ETag: W/"<sha256 of body>"`;
 //! a matching `If-None-Match` gets an empty 304, which does not lower the simulated
 //! `x-ratelimit-remaining` (every other authenticated request does). Unknown routes are 404.
+//!
+//! | Route | Body → answer |
+//! |---|---|
+//! | `GET  /repos/{o}/{r}/pulls/{n}/reviews` | → reviews, oldest first (a `PENDING` one only to its author) |
+//! | `POST /repos/{o}/{r}/pulls/{n}/reviews` | `{commit_id?, body?, event?: APPROVE\|COMMENT\|REQUEST_CHANGES}` → 200 review |
+//! | `GET  /repos/{o}/{r}/commits/{ref}/check-runs` | → `{total_count, check_runs}` |
+//! | `GET  /repos/{o}/{r}/commits/{ref}/statuses` | → statuses, newest first |
+//! | `GET  /repos/{o}/{r}/actions/runs` | `?head_sha=` → `{total_count, workflow_runs}`, newest first |
+//! | `GET  /repos/{o}/{r}/actions/runs/{id}` | → workflow run |
+//! | `GET  /repos/{o}/{r}/actions/runs/{id}/jobs` | `?filter=latest\|all` → `{total_count, jobs}` |
+//! | `GET  /repos/{o}/{r}/actions/runs/{id}/attempts/{a}/jobs` | → `{total_count, jobs}` of attempt `a` |
+//! | `GET  /repos/{o}/{r}/actions/jobs/{id}/logs` | → 302 `Location: {base}/_control/logs/{id}`; 410 when expired |
+//! | `POST /graphql` | `{query, variables}` → 200 `{data}` or `{data, errors}` |
+//!
+//! A review: `APPROVE` → `APPROVED`, `COMMENT` → `COMMENTED`, `REQUEST_CHANGES` →
+//! `CHANGES_REQUESTED`, no event → `PENDING`. Refused with 422: a closed pull request; the
+//! author approving or requesting changes on their own pull request; `COMMENT` or
+//! `REQUEST_CHANGES` without a body; a `commit_id` that is not a commit of the head repository
+//! (`No commit found for SHA: …`). Every post is counted per event, refused ones included.
+//!
+//! CI is kept per commit. `{ref}` is a full sha or a branch name without `/`; a ref naming no
+//! commit is 422 `No commit found for SHA: …` (and matches no run for `head_sha`). The first
+//! time the check runs, the statuses or the runs with `head_sha` ask about a commit of the
+//! repository (or of a fork one of its pull requests comes from) that has no CI, it gets the
+//! next outcome of the repository's plan, else the plan's default (`none` unless set):
+//! `success` (run `CI` of `.github/workflows/ci.yml` with jobs and check runs `build`, `test`;
+//! status `ci/lint`), `failure` (`test` fails with a log), `failure_logs_gone` (its logs 410),
+//! `failure_logs_empty` (its log is whitespace), `rerun_failure` (attempt 2 fails; attempt 1
+//! failed with `attempt 1 log`), `action_required` (a run only), `pending` (in progress),
+//! `cancelled`, `neutral`, `skipped`, `timed_out` (`test` and the run so concluded), `none`
+//! (nothing), `truncated` (`success`, with the runs' `total_count` one too many). Replacing a
+//! commit's CI keeps the ids of the runs, jobs, check runs and statuses it had.
+//!
+//! GraphQL matches the query text: `markPullRequestReadyForReview` takes the pull request whose
+//! `node_id` is `variables.id` (or `variables.pullRequestId`) out of draft with a
+//! `ready_for_review` event (`NOT_FOUND` error for an unknown id); `pullRequest(number` answers `repository.pullRequest {id, number,
+//! isDraft, state, headRefOid, merged, mergedBy {login, __typename}}` for `variables.owner`,
+//! `name`, `number`; anything else is the error `unsupported query`.
 //!
 //! Pushes to a branch marked protected are refused by the bare repository's `pre-receive`
 //! hook, unless the pusher sets `FAKE_GITHUB_ALLOW_PROTECTED=1` (the test acting as an admin).
@@ -33,11 +73,25 @@
 //! | `POST /_control/repos/{o}/{r}/issues/{n}/unassign` | `{assignee, actor}` → 204 |
 //! | `GET  /_control/repos/{o}/{r}/issues/{n}/comments` | → every comment |
 //! | `POST /_control/repos/{o}/{r}/issues/{n}/comments` | `{author, body}` → 201 comment |
-//! | `POST /_control/repos/{o}/{r}/issues/{n}/close` | `{actor?}` → 204 |
+//! | `POST /_control/repos/{o}/{r}/issues/{n}/close` | `{actor?}` → 204; closes a pull request unmerged too |
 //! | `GET  /_control/repos/{o}/{r}/pulls` | → every pull request, any state |
+//! | `POST /_control/repos/{o}/{r}/pulls/{n}/merge` | `{by: login\|null}` → 200 pull, merged into the base branch |
+//! | `POST /_control/repos/{o}/{r}/pulls/{n}/mergeable` | `{mergeable: true\|false\|null}` → 200 pull |
+//! | `GET  /_control/repos/{o}/{r}/pulls/{n}/reviews` | → every review, pending ones included |
+//! | `POST /_control/repos/{o}/{r}/pulls/{n}/reviews/{id}/dismiss` | `{actor, message}` → 200 review, `DISMISSED`; event `review_dismissed` |
+//! | `POST /_control/repos/{o}/{r}/ci` | `{outcomes?: [outcome], default?: outcome}` → 204 |
+//! | `GET  /_control/repos/{o}/{r}/ci` | → `{outcomes, default, commits: {sha: outcome}}` |
+//! | `POST /_control/repos/{o}/{r}/commits/{sha}/ci` | `{outcome, log?}` → 200 `{workflow_runs, check_runs, statuses}` |
+//! | `GET  /_control/logs/{job_id}` | → 200 `text/plain` log; 410 when expired |
 //! | `GET  /_control/requests`, `DELETE …` | → request log `[{method, path, query, status, login, fault}]`; clear |
 //! | `POST /_control/faults` | `{method, path, mode: "drop_after_apply"\|"drop_before_apply"\|"status_500"}` → 204 |
-//! | `GET  /_control/stats` | → `{requests, not_modified, merge_calls, rate_limit_remaining: {login: n}}` |
+//! | `GET  /_control/stats` | → `{requests, not_modified, merge_calls, rate_limit_remaining: {login: n}, review_posts: {event: n}, graphql_requests, ready_mutations}` |
+//!
+//! An outcome is a name (`"failure"`) or `{outcome, log}`, `log` being the failing job's text.
+//! Merging is a three-way merge (`git merge-tree`) committed as `Merge pull request #n` with
+//! parents base tip and head, the base branch moved from its expected tip (protection does not
+//! apply, as to GitHub's button); a conflict is 422 and sets `mergeable: false`. The pull
+//! request is then closed with `merged_by` and `merged` and `closed` events whose actor is `by`.
 //!
 //! A fault is one-shot: the next authenticated REST request whose method matches and whose
 //! path starts or ends with `path` consumes it. `drop_after_apply` runs the request, then
@@ -45,6 +99,7 @@
 //! closes without running it; `status_500` answers 500 without running it. The request log
 //! shows a dropped request with status 0.
 
+mod ci;
 mod control;
 mod error;
 mod git;
@@ -202,6 +257,61 @@ impl FakeGitHub {
     /// Returns every pull request of a repository, any state, with live tips.
     pub fn pulls(&self, repo: &str) -> Vec<Value> {
         list(self.control("GET", &format!("/_control/repos/{repo}/pulls"), Value::Null))
+    }
+
+    /// Merges a pull request as a person pressing the merge button: a merge commit on the base
+    /// branch, then closed as merged by `by` (nobody named when `None`). Returns the pull request.
+    pub fn merge_pull(&self, repo: &str, number: u64, by: Option<&str>) -> Value {
+        let path = format!("/_control/repos/{repo}/pulls/{number}/merge");
+        self.control("POST", &path, json!({ "by": by }))
+    }
+
+    /// Closes a pull request without merging it, recording a `closed` event by `actor`.
+    pub fn close_pull(&self, repo: &str, number: u64, actor: &str) {
+        let path = format!("/_control/repos/{repo}/issues/{number}/close");
+        self.control("POST", &path, json!({ "actor": actor }));
+    }
+
+    /// Sets what `mergeable` shows while the pull request is open (`None`: not computed yet).
+    pub fn set_mergeable(&self, repo: &str, number: u64, mergeable: Option<bool>) {
+        let path = format!("/_control/repos/{repo}/pulls/{number}/mergeable");
+        self.control("POST", &path, json!({ "mergeable": mergeable }));
+    }
+
+    /// Returns every review of a pull request, oldest first, pending ones included.
+    pub fn reviews(&self, repo: &str, number: u64) -> Vec<Value> {
+        let path = format!("/_control/repos/{repo}/pulls/{number}/reviews");
+        list(self.control("GET", &path, Value::Null))
+    }
+
+    /// Dismisses an approval or change request as `actor`.
+    pub fn dismiss_review(&self, repo: &str, number: u64, review_id: u64, actor: &str) {
+        let path = format!("/_control/repos/{repo}/pulls/{number}/reviews/{review_id}/dismiss");
+        let body = json!({ "actor": actor, "message": "dismissed by the test" });
+        self.control("POST", &path, body);
+    }
+
+    /// Sets the CI plan of a repository: each commit first asked about gets the next of
+    /// `outcomes` (`"success"`, `"failure"`, …), then `default`.
+    pub fn ci_plan(&self, repo: &str, outcomes: &[&str], default: &str) {
+        let path = format!("/_control/repos/{repo}/ci");
+        self.control(
+            "POST",
+            &path,
+            json!({ "outcomes": outcomes, "default": default }),
+        );
+    }
+
+    /// Replaces one commit's CI with `outcome` (ids of what it had are kept).
+    pub fn set_ci(&self, repo: &str, sha: &str, outcome: &str) {
+        let path = format!("/_control/repos/{repo}/commits/{sha}/ci");
+        self.control("POST", &path, json!({ "outcome": outcome }));
+    }
+
+    /// Replaces one commit's CI with `outcome` whose failing job logs `log`.
+    pub fn set_ci_with_log(&self, repo: &str, sha: &str, outcome: &str, log: &str) {
+        let path = format!("/_control/repos/{repo}/commits/{sha}/ci");
+        self.control("POST", &path, json!({ "outcome": outcome, "log": log }));
     }
 
     /// Returns the REST request log, oldest first.

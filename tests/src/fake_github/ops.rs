@@ -1,6 +1,11 @@
 //! The changes to the world that both the REST routes and the control API make: opening issues
 //! and pull requests, assignment, comments, closing, and refreshing pull request tips from the
-//! bare repositories. Each returns the JSON GitHub would answer with.
+//! bare repositories here; reviews, merging and CI in the submodules. Each returns the JSON
+//! GitHub would answer with.
+
+pub mod ci;
+pub mod merge;
+pub mod reviews;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -83,12 +88,10 @@ pub fn set_assignee(
         issue.assignees.retain(|a| a != assignee);
     }
     let at = now();
+    let event = if add { "assigned" } else { "unassigned" };
     issue.events.push(IssueEvent {
-        id,
-        event: if add { "assigned" } else { "unassigned" }.to_owned(),
-        actor: actor.to_owned(),
         assignee: Some(assignee.to_owned()),
-        created_at: at.clone(),
+        ..IssueEvent::new(id, event, Some(actor), &at)
     });
     issue.updated_at = at;
     Ok(())
@@ -141,13 +144,9 @@ pub fn close(
     issue.closed_at = Some(at.clone());
     issue.updated_at = at.clone();
     let actor = actor.unwrap_or(&issue.author).to_owned();
-    issue.events.push(IssueEvent {
-        id,
-        event: "closed".to_owned(),
-        actor,
-        assignee: None,
-        created_at: at,
-    });
+    issue
+        .events
+        .push(IssueEvent::new(id, "closed", Some(&actor), &at));
     Ok(())
 }
 
@@ -217,6 +216,8 @@ pub fn open_pull(
         merged_at: None,
         merged_by: None,
         merge_commit_sha: None,
+        mergeable: Some(true),
+        reviews: Vec::new(),
     };
     let label = pull.head_label();
     let repo = world.repo(owner, name)?;

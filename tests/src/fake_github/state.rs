@@ -1,9 +1,9 @@
 //! The fake's in-memory world behind one mutex: users and their tokens, repositories with their
-//! issues and pull requests (one number sequence, events and comments on each), the request log,
-//! armed faults and the counters. Nothing here does I/O; git lives in `git.rs`.
-//!
-//! Reviews, check runs, statuses and workflow runs will hang off [`Pull`] and [`Repo`] the same
-//! way comments and events hang off [`Issue`].
+//! issues and pull requests (one number sequence, events and comments on each, reviews on pull
+//! requests), each repository's CI per commit and its CI plan (typed in [`ci`]), the request
+//! log, armed faults and the counters. Nothing here does I/O; git lives in `git.rs`.
+
+pub mod ci;
 
 use std::collections::BTreeMap;
 use std::collections::BTreeSet;
@@ -17,6 +17,10 @@ use std::sync::PoisonError;
 use serde::Deserialize;
 use serde::Serialize;
 
+pub use self::ci::Ci;
+pub use self::ci::CiOutcome;
+pub use self::ci::CiPlan;
+pub use self::ci::CiSpec;
 use super::error::ApiError;
 
 /// The rate limit each user starts with, as GitHub's for a personal token.
@@ -100,6 +104,16 @@ pub struct Stats {
     pub merge_calls: u64,
     /// Simulated `x-ratelimit-remaining` per login.
     pub rate_limit_remaining: BTreeMap<String, u64>,
+    /// `POST …/pulls/{n}/reviews` calls by `event` (`APPROVE`, `COMMENT`, `REQUEST_CHANGES`;
+    /// `PENDING` without one), refused ones included.
+    #[serde(default)]
+    pub review_posts: BTreeMap<String, u64>,
+    /// Every `POST /graphql`.
+    #[serde(default)]
+    pub graphql_requests: u64,
+    /// GraphQL requests running `markPullRequestReadyForReview`, unknown ids included.
+    #[serde(default)]
+    pub ready_mutations: u64,
 }
 
 /// A GitHub account.
@@ -121,6 +135,9 @@ pub struct Repo {
     pub protected: BTreeSet<String>,
     /// Issues and pull requests by number.
     pub issues: BTreeMap<u64, Issue>,
+    /// CI by commit sha, made from [`Repo::ci_plan`] when a sha is first asked about.
+    pub ci: BTreeMap<String, Ci>,
+    pub ci_plan: CiPlan,
 }
 
 impl Repo {
@@ -143,6 +160,13 @@ impl Repo {
     pub fn issue_mut(&mut self, number: u64) -> Result<&mut Issue, ApiError> {
         self.issues.get_mut(&number).ok_or(ApiError::NotFound)
     }
+
+    /// Returns a pull request (404 for a plain issue, as the pulls API answers).
+    pub fn pull(&self, number: u64) -> Result<(&Issue, &Pull), ApiError> {
+        let issue = self.issue(number)?;
+        let pull = issue.pull.as_ref().ok_or(ApiError::NotFound)?;
+        Ok((issue, pull))
+    }
 }
 
 /// An issue; a pull request is an issue with [`Issue::pull`] set.
@@ -163,14 +187,31 @@ pub struct Issue {
     pub pull: Option<Pull>,
 }
 
-/// One entry of an issue's event list (`assigned`, `unassigned`, `closed`, …).
+/// One entry of an issue's event list (`assigned`, `unassigned`, `closed`, `merged`, …).
 #[derive(Clone, Debug)]
 pub struct IssueEvent {
     pub id: u64,
     pub event: String,
-    pub actor: String,
+    /// `None` shows as `"actor": null` (a merge with nobody named).
+    pub actor: Option<String>,
     pub assignee: Option<String>,
+    /// The merge commit of a `merged` event.
+    pub commit_id: Option<String>,
     pub created_at: String,
+}
+
+impl IssueEvent {
+    /// Returns an event without an assignee or commit.
+    pub fn new(id: u64, event: &str, actor: Option<&str>, at: &str) -> IssueEvent {
+        IssueEvent {
+            id,
+            event: event.to_owned(),
+            actor: actor.map(str::to_owned),
+            assignee: None,
+            commit_id: None,
+            created_at: at.to_owned(),
+        }
+    }
 }
 
 /// An issue comment.
@@ -197,6 +238,10 @@ pub struct Pull {
     pub merged_at: Option<String>,
     pub merged_by: Option<String>,
     pub merge_commit_sha: Option<String>,
+    /// What `mergeable` shows while open (`None` = GitHub has not computed it yet).
+    pub mergeable: Option<bool>,
+    /// Oldest first.
+    pub reviews: Vec<Review>,
 }
 
 impl Pull {
@@ -204,6 +249,56 @@ impl Pull {
     pub fn head_label(&self) -> String {
         let owner = self.head_repo.split('/').next().unwrap_or_default();
         format!("{owner}:{}", self.head_ref)
+    }
+
+    /// Returns whether the pull request was merged.
+    pub fn merged(&self) -> bool {
+        self.merged_at.is_some()
+    }
+}
+
+/// Returns the GraphQL node id of the pull request whose (REST) id is `id`.
+pub fn pull_node_id(id: u64) -> String {
+    format!("PR_{id}")
+}
+
+/// A pull request review.
+#[derive(Clone, Debug)]
+pub struct Review {
+    pub id: u64,
+    pub author: String,
+    pub body: String,
+    pub state: ReviewState,
+    pub commit_id: String,
+    /// `None` while pending.
+    pub submitted_at: Option<String>,
+}
+
+/// The state of a review, as GitHub spells it in `state`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReviewState {
+    /// Started without an event; seen only by its author.
+    Pending,
+    /// `event: COMMENT`.
+    Commented,
+    /// `event: APPROVE`.
+    Approved,
+    /// `event: REQUEST_CHANGES`.
+    ChangesRequested,
+    /// An approval or change request somebody dismissed.
+    Dismissed,
+}
+
+impl ReviewState {
+    /// Returns GitHub's spelling (`APPROVED`, `CHANGES_REQUESTED`, …).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ReviewState::Pending => "PENDING",
+            ReviewState::Commented => "COMMENTED",
+            ReviewState::Approved => "APPROVED",
+            ReviewState::ChangesRequested => "CHANGES_REQUESTED",
+            ReviewState::Dismissed => "DISMISSED",
+        }
     }
 }
 

@@ -1,9 +1,13 @@
 //! The GitHub REST routes the fake serves, one file per resource, and what they share: the list
 //! query parameters and GitHub-style pagination with an absolute `Link` header.
 
+mod actions;
+mod commits;
+mod graphql;
 mod issues;
 mod pulls;
 mod repos;
+mod reviews;
 
 use axum::http::header;
 use axum::http::HeaderValue;
@@ -15,6 +19,7 @@ use axum::Router;
 use serde::Deserialize;
 use serde_json::Value;
 
+pub use self::actions::LOGS_GONE;
 use super::error::ApiError;
 use super::state::Shared;
 
@@ -29,6 +34,10 @@ pub fn router() -> Router<Shared> {
         .merge(repos::router())
         .merge(issues::router())
         .merge(pulls::router())
+        .merge(reviews::router())
+        .merge(commits::router())
+        .merge(actions::router())
+        .merge(graphql::router())
         .fallback(|| async { ApiError::NotFound })
 }
 
@@ -43,6 +52,8 @@ pub struct ListParams {
     pub direction: Option<String>,
     pub head: Option<String>,
     pub base: Option<String>,
+    pub head_sha: Option<String>,
+    pub filter: Option<String>,
     pub per_page: Option<String>,
     pub page: Option<String>,
 }
@@ -88,6 +99,36 @@ pub fn number(text: &str) -> Result<u64, ApiError> {
 /// Answers one page of `items` with a `Link` header pointing at the next, last, first and
 /// previous pages on `base_url`, keeping the request's other query parameters.
 pub fn paginate(items: Vec<Value>, params: &ListParams, uri: &Uri, base_url: &str) -> Response {
+    paginate_into(items, params, uri, base_url, Value::Array)
+}
+
+/// Answers one page of `items` as [`paginate`] does, as `{total_count, <key>: [page]}` (the
+/// shape of the checks and actions lists); `total_count` counts every item plus `hidden`.
+pub fn paginate_counted(
+    key: &str,
+    items: Vec<Value>,
+    hidden: u64,
+    params: &ListParams,
+    uri: &Uri,
+    base_url: &str,
+) -> Response {
+    let total = u64::try_from(items.len()).unwrap_or(u64::MAX) + hidden;
+    paginate_into(items, params, uri, base_url, |page| {
+        let mut body = serde_json::Map::new();
+        body.insert("total_count".to_owned(), Value::from(total));
+        body.insert(key.to_owned(), Value::Array(page));
+        Value::Object(body)
+    })
+}
+
+/// Answers one page of `items`, made into the body by `wrap`, with its `Link` header.
+fn paginate_into(
+    items: Vec<Value>,
+    params: &ListParams,
+    uri: &Uri,
+    base_url: &str,
+    wrap: impl FnOnce(Vec<Value>) -> Value,
+) -> Response {
     let per_page = params
         .per_page
         .as_deref()
@@ -107,7 +148,7 @@ pub fn paginate(items: Vec<Value>, params: &ListParams, uri: &Uri, base_url: &st
         .skip((page - 1).saturating_mul(per_page))
         .take(per_page)
         .collect();
-    let mut response = Json(shown).into_response();
+    let mut response = Json(wrap(shown)).into_response();
     let link = link_header(uri, base_url, page, last);
     if let Some(value) = link.and_then(|l| HeaderValue::from_str(&l).ok()) {
         response.headers_mut().insert(header::LINK, value);

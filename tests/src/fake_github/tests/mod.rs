@@ -8,9 +8,14 @@ use serde_json::Value;
 
 use super::*;
 
+mod actions;
 mod api;
+mod checks;
 mod faults;
+mod graphql;
+mod merge;
 mod pulls;
+mod reviews;
 
 const REPO: &str = "acme/app";
 
@@ -158,4 +163,27 @@ fn push_commit(work: &Path, branch: &str, file: &str) -> String {
         ],
     );
     git(work, &["rev-parse", "HEAD"])
+}
+
+/// Pushes a commit adding `<branch>.txt` to `branch` and opens a pull request from it into
+/// `main` as the token's user; returns its number and head sha.
+fn open_pull(s: &Setup, work: &Path, branch: &str, token: &str, draft: bool) -> (u64, String) {
+    let head = push_commit(work, branch, &format!("{branch}.txt"));
+    let body =
+        serde_json::json!({ "title": branch, "head": branch, "base": "main", "draft": draft });
+    let created = post(&s.gh, "/repos/acme/app/pulls", token, body);
+    assert_eq!(created.status, 201, "{}", created.body);
+    (created.json()["number"].as_u64().unwrap(), head)
+}
+
+/// Calls the control API without panicking on an error status.
+fn control(gh: &FakeGitHub, method: &str, path: &str, body: Value) -> Reply {
+    send(method, &format!("{}{path}", gh.url()), None, &[], &body)
+}
+
+/// Returns the first error message of a 422 answer.
+fn error_message(reply: &Reply) -> String {
+    assert_eq!(reply.status, 422, "{}", reply.body);
+    let body = reply.json();
+    body["errors"][0]["message"].as_str().unwrap().to_owned()
 }
