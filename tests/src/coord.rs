@@ -212,7 +212,7 @@ impl Coord {
             &format!(
                 "{}cat > '{d}/implementer.prompt'\n{wait}cat '{d}/implementer.prompt' >> '{d}/implementer.prompts'\nenv > '{d}/implementer.env'\necho \"$mode\" >> '{d}/implementer.log'\n\
                  case \"$mode\" in\n\
-                 done) echo \"change $(cat '{d}/implementer.log' | wc -l)\" >> feature.txt\n printf 'STATUS: complete\\nRESULT: done\\nSUMMARY_EN: Adds the feature file.\\nSUMMARY_DE: Fügt die Feature-Datei hinzu.\\nDetails follow.\\n' ;;\n\
+                 done) echo \"change $(cat '{d}/implementer.log' | wc -l)\" >> \"feature-$(basename \"$PWD\").txt\"\n printf 'STATUS: complete\\nRESULT: done\\nSUMMARY_EN: Adds the feature file.\\nSUMMARY_DE: Fügt die Feature-Datei hinzu.\\nDetails follow.\\n' ;;\n\
                  ask) printf 'STATUS: complete\\nRESULT: ask\\nWhich file should hold the feature?\\n' ;;\n\
                  blocked) printf 'STATUS: complete\\nRESULT: blocked\\nThe issue needs access to a private service.\\n' ;;\n\
                  invalid) echo 'I did some things.' ;;\n\
@@ -449,7 +449,9 @@ impl Coord {
 
     /// The pull request number of `issue`'s task.
     pub fn pr(&self, issue: u64) -> u64 {
-        self.task(issue)["pr"].as_u64().expect("the task has a pull request")
+        self.task(issue)["pr"]
+            .as_u64()
+            .expect("the task has a pull request")
     }
 
     /// An authorized reply by [`HUMAN`] on `issue`.

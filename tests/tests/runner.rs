@@ -8,6 +8,8 @@ mod test_claim;
 mod test_concurrency;
 mod test_coordinator;
 mod test_coordinator_demo;
+mod test_coordinator_gates;
+mod test_coordinator_ready;
 mod test_coordinator_runs;
 mod test_fake_github;
 mod test_gc;

@@ -83,10 +83,7 @@ fn an_assigned_issue_becomes_a_signed_draft_pull_request_with_passing_checks() {
     let manifest = c
         .env
         .git(&["show", "refs/heads/agent-coord:batches/coordinator-w1.json"]);
-    assert!(
-        manifest.contains("\"phase\": \"ci\""),
-        "{manifest}"
-    );
+    assert!(manifest.contains("\"phase\": \"ci\""), "{manifest}");
 
     // The model never saw a token, and no token is anywhere.
     let lane_env = c.recorded("implementer.env");

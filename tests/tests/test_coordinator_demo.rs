@@ -53,34 +53,41 @@ fn the_coordinator_demo_brings_every_issue_to_a_draft_pull_request() {
     assert!(stdout.contains("dashboard:    http://127.0.0.1:"), "{all}");
     assert!(stdout.contains("fake GitHub:  http://127.0.0.1:"), "{all}");
 
-    // Three draft pull requests to main, one per issue, none merged.
+    // Three pull requests to main, one per issue: made ready by the coordinator, merged by
+    // the human.
     let pulls: Vec<&str> = stdout
         .lines()
         .filter(|l| l.starts_with("  pull request #"))
         .collect();
     assert_eq!(pulls.len(), 3, "{all}");
     for pr in &pulls {
-        assert!(pr.contains(": draft, agent-coord/acme.widget."), "{pr}");
+        assert!(
+            pr.contains(": ready, merged, agent-coord/acme.widget."),
+            "{pr}"
+        );
         assert!(pr.contains(" -> main, head "), "{pr}");
-        assert!(!pr.contains("merged"), "{pr}");
     }
     assert!(
         stdout.contains("Merge calls on the fake GitHub: 0"),
         "{all}"
     );
 
-    // Every task waits at the PR gates, on the checkpoint and on the dashboard.
+    // Each issue got the acknowledgement after the verified human merge.
+    assert_eq!(
+        stdout.matches("was merged by @alice as").count(),
+        3,
+        "{all}"
+    );
+    // Every task is done after the human merge, on the checkpoint and on the dashboard.
     for n in 1..=3 {
         assert!(
             stdout.contains(&format!(
-                "task acme.widget.{n}: phase pr_gates_grok, state active, pull request #"
+                "task acme.widget.{n}: phase finished, state done, pull request #"
             )),
             "task {n}:\n{all}"
         );
         assert!(
-            stdout.contains(&format!(
-                "dashboard acme/widget#{n}: status pr_gates_grok, "
-            )),
+            stdout.contains(&format!("dashboard acme/widget#{n}: status done, ")),
             "dashboard row {n}:\n{all}"
         );
     }

@@ -103,12 +103,14 @@ fn each_gate_rejecting_once_sends_findings_to_a_fresh_implementer_and_reruns_eve
         );
     }
     // The formal approval is on the last head only.
-    let approvals: Vec<_> = reviews.iter().filter(|r| r["state"] == "APPROVED").collect();
+    let approvals: Vec<_> = reviews
+        .iter()
+        .filter(|r| r["state"] == "APPROVED")
+        .collect();
     assert_eq!(approvals.len(), 1);
     assert_eq!(approvals[0]["commit_id"], task["head"]);
     assert_eq!(c.gh.merge_calls(), 0);
 }
-
 
 #[test]
 fn a_reviewer_timing_out_is_a_blocker_and_a_reply_reruns_only_that_gate() {
@@ -159,7 +161,8 @@ fn failing_ci_sends_the_failed_jobs_logs_to_a_fresh_implementer_and_reruns_every
     assert_eq!(task["rounds"], 2);
     let prompt = c.recorded("implementer.prompt");
     assert!(
-        prompt.contains("test feature::header ... FAILED") && prompt.contains("GitHub CI failed on"),
+        prompt.contains("test feature::header ... FAILED")
+            && prompt.contains("GitHub CI failed on"),
         "{prompt}"
     );
     // The new head ran the checks and all four gates again.
@@ -219,7 +222,11 @@ fn ci_blocker_then_reply(outcome: &str, says: &str) {
     let task = c.task(issue);
     assert_eq!(task["phase"], "await_merge", "{outcome}: {task:#}");
     assert_eq!(task["rounds"], 1, "{outcome}");
-    assert_eq!(c.recorded("implementer.log").lines().count(), 1, "{outcome}");
+    assert_eq!(
+        c.recorded("implementer.log").lines().count(),
+        1,
+        "{outcome}"
+    );
 }
 
 #[test]
@@ -258,20 +265,31 @@ fn a_token_in_gate_output_and_check_output_is_redacted_everywhere() {
     assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
     assert_eq!(c.task(issue)["phase"], "await_merge");
     let pr = c.pr(issue);
-    let review = c
-        .gh
-        .reviews(REPO, pr)
-        .into_iter()
-        .find(|r| r["state"] == "COMMENTED")
-        .expect("the leaking rejection was posted");
+    let review =
+        c.gh.reviews(REPO, pr)
+            .into_iter()
+            .find(|r| r["state"] == "COMMENTED")
+            .expect("the leaking rejection was posted");
     let body = review["body"].as_str().unwrap();
-    assert!(!body.contains(WORKER_TOKEN) && body.contains("[redacted]"), "{body}");
+    assert!(
+        !body.contains(WORKER_TOKEN) && body.contains("[redacted]"),
+        "{body}"
+    );
     let prompts = c.recorded("implementer.prompts");
-    assert!(prompts.contains("test config FAILED"), "the check output was not routed");
-    assert!(!prompts.contains(WORKER_TOKEN), "a token reached the implementer");
+    assert!(
+        prompts.contains("test config FAILED"),
+        "the check output was not routed"
+    );
+    assert!(
+        !prompts.contains(WORKER_TOKEN),
+        "a token reached the implementer"
+    );
     let grep = c
         .env
         .git_output(&["grep", "-c", WORKER_TOKEN, "refs/heads/agent-coord"]);
-    assert!(grep.stdout.is_empty(), "a token is in the coordination state");
+    assert!(
+        grep.stdout.is_empty(),
+        "a token is in the coordination state"
+    );
     assert!(!out.stdout.contains(WORKER_TOKEN) && !out.stderr.contains(WORKER_TOKEN));
 }

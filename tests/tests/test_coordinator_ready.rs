@@ -54,7 +54,14 @@ fn an_assigned_issue_goes_all_the_way_to_done_after_a_human_merge() {
     let evidence = c.gh.issue_comments(REPO, pr);
     assert_eq!(evidence.len(), 1);
     let body = evidence[0]["body"].as_str().unwrap();
-    for item in ["checks", "grok_quality", "codex_logic", "ci", "readiness", "formal_approval"] {
+    for item in [
+        "checks",
+        "grok_quality",
+        "codex_logic",
+        "ci",
+        "readiness",
+        "formal_approval",
+    ] {
         assert!(body.contains(&format!("- [x] {item}")), "{item}: {body}");
     }
     let pull = c.gh.pulls(REPO).remove(0);
@@ -62,7 +69,10 @@ fn an_assigned_issue_goes_all_the_way_to_done_after_a_human_merge() {
     assert_eq!(c.gh.stats().ready_mutations, 1);
     // The readiness script ran in the worktree with the head and base, and no token.
     let env = c.recorded("readiness.env");
-    assert!(env.contains(&format!("AGENT_COORDINATOR_HEAD={head}")), "{env}");
+    assert!(
+        env.contains(&format!("AGENT_COORDINATOR_HEAD={head}")),
+        "{env}"
+    );
     assert!(!env.contains(WORKER_TOKEN));
 
     // Waiting for the merge costs no effect.
@@ -137,7 +147,10 @@ fn an_authorized_deviation_is_recorded_and_shown_in_the_evidence_comment() {
     ok(&c.tick(&[]));
     let task = c.task(issue);
     assert_eq!(task["phase"], "await_merge", "{task:#}");
-    assert_eq!(task["evidence"]["readiness"]["deviation"]["granted_by"], HUMAN);
+    assert_eq!(
+        task["evidence"]["readiness"]["deviation"]["granted_by"],
+        HUMAN
+    );
     let pr = c.pr(issue);
     let body = c.gh.issue_comments(REPO, pr)[0]["body"]
         .as_str()
@@ -174,7 +187,11 @@ fn an_approval_dismissed_before_leaving_draft_blocks_ready_until_a_reply() {
     assert_eq!(task["state"], "waiting", "{task:#}");
     assert_eq!(task["resume_phase"], "formal_approve");
     assert!(task["evidence"].get("formal_approval").is_none());
-    assert_eq!(c.gh.pulls(REPO)[0]["draft"], true, "left draft without an approval");
+    assert_eq!(
+        c.gh.pulls(REPO)[0]["draft"],
+        true,
+        "left draft without an approval"
+    );
     assert_eq!(c.gh.stats().ready_mutations, 0);
 
     // A tick without a reply approves nothing.
@@ -189,8 +206,14 @@ fn an_approval_dismissed_before_leaving_draft_blocks_ready_until_a_reply() {
     assert_eq!(reviews.len(), 2, "{reviews:#?}");
     assert_eq!(reviews[0]["state"], "DISMISSED");
     assert_eq!(reviews[1]["state"], "APPROVED");
-    assert_ne!(reviews[0]["body"], reviews[1]["body"], "the new attempt needs a new activity");
-    assert_eq!(task["evidence"]["formal_approval"]["review_id"], reviews[1]["id"]);
+    assert_ne!(
+        reviews[0]["body"], reviews[1]["body"],
+        "the new attempt needs a new activity"
+    );
+    assert_eq!(
+        task["evidence"]["formal_approval"]["review_id"],
+        reviews[1]["id"]
+    );
     assert_eq!(c.gh.stats().ready_mutations, 1);
 }
 
@@ -212,27 +235,40 @@ fn terminal_end(end: impl Fn(&Coord, u64), says: &str) {
     c.reply(issue, "Please try again.");
     ok(&c.tick(&[]));
     ok(&c.tick(&[]));
-    assert_eq!(c.mutations().len(), before, "a reply revived a terminal task");
+    assert_eq!(
+        c.mutations().len(),
+        before,
+        "a reply revived a terminal task"
+    );
     assert_eq!(c.recorded("implementer.log").lines().count(), 1);
 }
 
 #[test]
 fn a_bot_merge_is_a_terminal_blocker_and_replies_start_nothing() {
-    terminal_end(|c, pr| {
-        c.gh.merge_pull(REPO, pr, Some("helper-bot"));
-    }, "type Bot");
+    terminal_end(
+        |c, pr| {
+            c.gh.merge_pull(REPO, pr, Some("helper-bot"));
+        },
+        "type Bot",
+    );
 }
 
 #[test]
 fn a_merge_without_an_actor_is_not_a_human_merge() {
-    terminal_end(|c, pr| {
-        c.gh.merge_pull(REPO, pr, None);
-    }, "not a verified human merge");
+    terminal_end(
+        |c, pr| {
+            c.gh.merge_pull(REPO, pr, None);
+        },
+        "not a verified human merge",
+    );
 }
 
 #[test]
 fn a_ready_pull_request_closed_unmerged_is_a_terminal_blocker() {
-    terminal_end(|c, pr| c.gh.close_pull(REPO, pr, HUMAN), "closed without a merge");
+    terminal_end(
+        |c, pr| c.gh.close_pull(REPO, pr, HUMAN),
+        "closed without a merge",
+    );
 }
 
 #[test]
@@ -248,14 +284,145 @@ fn a_revoked_assignment_stops_the_approval_and_reassignment_resumes_it() {
     let before = c.mutations().len();
     let out = c.tick(&[]);
     ok(&out);
-    assert!(out.stdout.contains("assignment was revoked"), "{}", out.stdout);
+    assert!(
+        out.stdout.contains("assignment was revoked"),
+        "{}",
+        out.stdout
+    );
     let task = c.task(issue);
     assert_eq!(task["phase"], "formal_approve", "{task:#}");
-    assert_eq!(c.mutations().len(), before, "an effect after the assignment was revoked");
+    assert_eq!(
+        c.mutations().len(),
+        before,
+        "an effect after the assignment was revoked"
+    );
     assert!(c.gh.reviews(REPO, c.pr(issue)).is_empty());
     c.gh.assign(REPO, issue, WORKER, HUMAN);
     ok(&c.tick(&[]));
     assert_eq!(c.task(issue)["phase"], "await_merge");
     // Reassignment did not open a second pull request.
     assert_eq!(c.gh.pulls(REPO).len(), 1);
+}
+
+/// Runs one tick that kills itself with SIGKILL at `point`; `true` when the hook fired.
+fn crash_at(c: &Coord, point: &str) -> bool {
+    use std::os::unix::process::ExitStatusExt;
+    let out = c
+        .coordinate_on(
+            &c.env,
+            "w1",
+            &c.config,
+            &[
+                ("W1_TOKEN", WORKER_TOKEN),
+                ("AGENT_COORD_TEST_KILL_AT", point),
+            ],
+        )
+        .output()
+        .unwrap();
+    out.status.signal() == Some(9)
+}
+
+#[test]
+fn a_crash_at_every_effect_boundary_of_gates_ready_and_merge_never_duplicates_an_effect() {
+    for point in [
+        "intent:gate_review",
+        "posted:gate_review",
+        "intent:approve",
+        "posted:approve",
+        "intent:ready_comment",
+        "posted:ready_comment",
+        "intent:ready",
+        "posted:ready",
+        "intent:ack",
+        "posted:ack",
+    ] {
+        let (c, issue) = green();
+        c.queue("gate-codex-logic", &["reject"]);
+        let ack = point.ends_with(":ack");
+        if ack {
+            ok(&c.tick(&[]));
+            c.gh.merge_pull(REPO, c.pr(issue), Some(HUMAN));
+        }
+        assert!(crash_at(&c, point), "{point}: the hook did not fire");
+        ok(&c.tick(&[]));
+        if !ack {
+            c.gh.merge_pull(REPO, c.pr(issue), Some(HUMAN));
+            ok(&c.tick(&[]));
+        }
+        let task = c.task(issue);
+        assert_eq!(task["state"], "done", "{point}: {task:#}");
+        let pr = c.pr(issue);
+        let reviews = c.gh.reviews(REPO, pr);
+        let count = |state: &str| reviews.iter().filter(|r| r["state"] == state).count();
+        assert_eq!(count("COMMENTED"), 1, "{point}: {reviews:#?}");
+        assert_eq!(count("APPROVED"), 1, "{point}: {reviews:#?}");
+        assert_eq!(
+            c.gh.issue_comments(REPO, pr).len(),
+            1,
+            "{point}: evidence comments"
+        );
+        assert!(
+            c.gh.stats().ready_mutations <= 1,
+            "{point}: a second Ready mutation"
+        );
+        let acks = c
+            .comments(issue)
+            .iter()
+            .filter(|(_, b)| b.starts_with("Done: pull request #"))
+            .count();
+        assert_eq!(acks, 1, "{point}");
+        assert_eq!(c.gh.merge_calls(), 0);
+    }
+}
+
+#[test]
+fn a_token_in_ci_logs_is_redacted_before_the_implementer_sees_it() {
+    let c = Coord::new(30);
+    c.gh.ci_plan(REPO, &[], "pending");
+    let issue = c.assigned_issue("Add a feature file", HUMAN);
+    ok(&c.tick(&[]));
+    let head = c.task(issue)["head"].as_str().unwrap().to_owned();
+    c.gh.set_ci_with_log(
+        REPO,
+        &head,
+        "failure",
+        &format!("Run tests\nauth with {WORKER_TOKEN} failed\ntest x ... FAILED\n"),
+    );
+    c.gh.ci_plan(REPO, &[], "success");
+    ok(&c.tick(&[]));
+    let task = c.task(issue);
+    assert_eq!(task["rounds"], 2, "{task:#}");
+    let prompt = c.recorded("implementer.prompt");
+    assert!(prompt.contains("test x ... FAILED"), "{prompt}");
+    assert!(
+        !prompt.contains(WORKER_TOKEN),
+        "the CI log's token reached the implementer"
+    );
+    let grep = c
+        .env
+        .git_output(&["grep", "-c", WORKER_TOKEN, "refs/heads/agent-coord"]);
+    assert!(
+        grep.stdout.is_empty(),
+        "a token is in the coordination state"
+    );
+}
+
+#[test]
+fn a_pull_request_that_is_not_mergeable_is_a_blocker_before_any_approval() {
+    let (c, issue) = green();
+    c.queue("readiness", &["fail"]);
+    ok(&c.tick(&[]));
+    let pr = c.pr(issue);
+    c.gh.set_mergeable(REPO, pr, Some(false));
+    c.reply(issue, "Readiness is fixed.");
+    ok(&c.tick(&[]));
+    let task = c.task(issue);
+    assert_eq!(task["state"], "waiting", "{task:#}");
+    assert_eq!(task["resume_phase"], "ready");
+    assert!(task["blocker"].as_str().unwrap().contains("not mergeable"));
+    assert!(c.gh.reviews(REPO, pr).is_empty());
+    c.gh.set_mergeable(REPO, pr, Some(true));
+    c.reply(issue, "Conflicts resolved.");
+    ok(&c.tick(&[]));
+    assert_eq!(c.task(issue)["phase"], "await_merge");
 }

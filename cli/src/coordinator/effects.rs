@@ -179,7 +179,8 @@ impl Engine<'_> {
         let reviews = gh.reviews(&task.repo, pr);
         let reviews = reviews.map_err(|e| self.github_halt(task, "list reviews", e))?;
         Ok(reviews.into_iter().find(|r| {
-            naming::find_marker(&r.body) == Some(activity_id) && r.login.eq_ignore_ascii_case(&login)
+            naming::find_marker(&r.body) == Some(activity_id)
+                && r.login.eq_ignore_ascii_case(&login)
         }))
     }
 

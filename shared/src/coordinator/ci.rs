@@ -214,7 +214,10 @@ pub fn failed_jobs(pages: &[Value]) -> Result<Vec<FailedJob>, CiProtocolError> {
     const WHAT: &str = "workflow jobs";
     let mut out = Vec::new();
     for v in wrapped(pages, "jobs", WHAT)? {
-        if matches!(conclusion(v, WHAT)?.as_deref(), Some("failure" | "timed_out")) {
+        if matches!(
+            conclusion(v, WHAT)?.as_deref(),
+            Some("failure" | "timed_out")
+        ) {
             out.push(FailedJob {
                 id: v
                     .get("id")
@@ -392,7 +395,9 @@ mod tests {
             runs: vec![run("completed", Some("action_required"))],
             ..Observation::default()
         };
-        assert!(matches!(classify(&o), Verdict::ActionRequired { runs } if runs[0].contains("ci.yml (pull_request) attempt 1")));
+        assert!(
+            matches!(classify(&o), Verdict::ActionRequired { runs } if runs[0].contains("ci.yml (pull_request) attempt 1"))
+        );
     }
 
     #[test]
@@ -405,7 +410,10 @@ mod tests {
             ..Observation::default()
         };
         match classify(&o) {
-            Verdict::Failed { runs, failed: items } => {
+            Verdict::Failed {
+                runs,
+                failed: items,
+            } => {
                 assert_eq!(runs, vec![failed]);
                 assert_eq!(items.len(), 2);
             }

@@ -76,9 +76,7 @@ pub fn verdict(pull: &PullEnd, base: &str) -> MergeVerdict {
                 base: pull.base.clone(),
             })
         }
-        _ => MergeVerdict::Settling(
-            "merged, but GitHub shows no merge commit or time yet".into(),
-        ),
+        _ => MergeVerdict::Settling("merged, but GitHub shows no merge commit or time yet".into()),
     }
 }
 

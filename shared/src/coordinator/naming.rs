@@ -488,11 +488,25 @@ mod tests {
     #[test]
     fn coordinator_ii_texts_carry_their_marker_and_head() {
         let head = "a".repeat(40);
-        let body = gate_review_body(&["grok_logic".into()], "off by one", &head, "t-gate_review-1");
+        let body = gate_review_body(
+            &["grok_logic".into()],
+            "off by one",
+            &head,
+            "t-gate_review-1",
+        );
         assert_eq!(find_marker(&body), Some("t-gate_review-1"));
-        assert!(body.contains(&head) && body.contains("> off by one"), "{body}");
+        assert!(
+            body.contains(&head) && body.contains("> off by one"),
+            "{body}"
+        );
         assert!(approval_body(&head, "t-approve-1").contains(&head));
-        let c = ready_comment(&head, &[("checks", true), ("ci", false)], "none declared", "u", "t-ready_comment-1");
+        let c = ready_comment(
+            &head,
+            &[("checks", true), ("ci", false)],
+            "none declared",
+            "u",
+            "t-ready_comment-1",
+        );
         assert!(c.contains("- [x] checks\n- [ ] ci"), "{c}");
         assert_eq!(find_marker(&c), Some("t-ready_comment-1"));
         let a = ack_comment(3, "alice", &head, "t-ack-1");

@@ -245,7 +245,8 @@ mod tests {
     fn a_declared_deviation_needs_an_authorized_grant_with_evidence() {
         let granted = |granted: serde_json::Value, by: serde_json::Value, ev: serde_json::Value| {
             let mut v = plain();
-            v["deviation"] = json!({"declared": true, "granted": granted, "granted_by": by, "evidence": ev});
+            v["deviation"] =
+                json!({"declared": true, "granted": granted, "granted_by": by, "evidence": ev});
             verify(&v.to_string(), HEAD, BASE, &logins())
         };
         let ok = granted(json!(true), json!("alice"), json!("issue comment 12")).unwrap();
@@ -258,7 +259,10 @@ mod tests {
             (json!(true), serde_json::Value::Null, json!("x")),
         ] {
             assert!(
-                matches!(granted(g.clone(), by.clone(), ev.clone()), Err(ReadinessError::UngrantedDeviation(_))),
+                matches!(
+                    granted(g.clone(), by.clone(), ev.clone()),
+                    Err(ReadinessError::UngrantedDeviation(_))
+                ),
                 "{g} {by} {ev}"
             );
         }

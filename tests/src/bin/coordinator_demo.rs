@@ -5,9 +5,10 @@
 //! Three issues are assigned to the worker by a human: one goes straight through, one's
 //! implementer first asks a question (a stranger's answer is ignored, then the authorized
 //! human's reply resumes it), and one's checks fail once (a fresh implementer gets their
-//! output). Each becomes a signed draft pull request with passing checks and waits at
-//! `pr_gates_grok`, the first phase this release does not drive. Everything lives in a
-//! temporary directory removed on exit, and every server listens on 127.0.0.1 only.
+//! output). Each becomes a signed draft pull request whose checks, four PR gates and GitHub
+//! CI pass on its head; the review account approves it, the coordinator marks it ready, and
+//! the human merges it, after which the task is done. Everything lives in a temporary
+//! directory removed on exit, and every server listens on 127.0.0.1 only.
 #![forbid(unsafe_code)]
 
 use std::collections::BTreeMap;
@@ -33,10 +34,10 @@ const USAGE: &str = "usage: coordinator-demo [--port N] [--delay SECONDS] [--exi
 
   --port N          dashboard port on 127.0.0.1 (default 4320; 0 picks a free one)
   --delay SECONDS   how long each scripted lane and check takes (default 1)
-  --exit-when-done  stop once every task waits at pr_gates_grok (else serve until Ctrl-C)";
+  --exit-when-done  stop once every task is done (else serve until Ctrl-C)";
 
-/// The phase every task reaches: a draft pull request with passing checks.
-const DONE_PHASE: &str = "pr_gates_grok";
+/// The phase where the human merges: a ready pull request with a formal approval.
+const MERGE_PHASE: &str = "await_merge";
 /// How long the scenario may take before the demo gives up, on top of the lanes' delays.
 const DEADLINE: Duration = Duration::from_secs(120);
 /// Ticks of the coordinator between the question and the human's reply.
@@ -218,6 +219,7 @@ fn run(args: &Args, tx: &mpsc::Sender<Event>, rx: &mpsc::Receiver<Event>) -> Res
         real_clock: true,
         ..coord::Options::default()
     });
+    c.gh.ci_plan(REPO, &[], "success");
     let mut numbers = Vec::new();
     for issue in &ISSUES {
         let n = c.gh.open_issue(REPO, HUMAN, issue.title, issue.body);
@@ -355,8 +357,8 @@ fn task_id(n: u64) -> String {
     format!("{}.{n}", REPO.replace('/', "."))
 }
 
-/// Follows the coordinator until every task waits at [`DONE_PHASE`], playing the humans on
-/// the way. `Ok(false)` when the operator interrupted the demo.
+/// Follows the coordinator until every task is done, playing the humans on the way (the
+/// replies, and the merge of each ready pull request). `Ok(false)` when the operator interrupted the demo.
 fn drive(
     c: &Coord,
     numbers: &[u64],
@@ -370,6 +372,7 @@ fn drive(
     let mut asked_at: BTreeMap<u64, u64> = BTreeMap::new();
     let mut stranger_done = false;
     let mut replied = false;
+    let mut merged = std::collections::BTreeSet::new();
     loop {
         match rx.recv_timeout(Duration::from_millis(250)) {
             Ok(Event::Tick(doc)) => {
@@ -406,8 +409,14 @@ fn drive(
                 );
                 phases.insert(n, now);
             }
-            if phase == DONE_PHASE && state == "active" {
+            if state == "done" {
                 done += 1;
+            }
+            if phase == MERGE_PHASE && state == "active" && merged.insert(n) {
+                if let Some(pr) = task["pr"].as_u64() {
+                    println!("  {HUMAN} merges pull request #{pr} of #{n}");
+                    c.gh.merge_pull(REPO, pr, Some(HUMAN));
+                }
             }
             if issue.asks && state == "waiting" && task["question_comment_id"].is_u64() {
                 let asked = *asked_at.entry(n).or_insert(ticks);
@@ -426,37 +435,20 @@ fn drive(
             }
         }
         if done == numbers.len() {
-            // The tick that got the last task there committed before it printed its report:
+            // The tick that finished the last task committed before it printed its report:
             // wait for that report, so the demo shows everything that tick saw.
-            let waited = Instant::now();
-            while waited.elapsed() < Duration::from_secs(30) {
-                let Ok(Event::Tick(doc)) = rx.recv_timeout(Duration::from_secs(30)) else {
-                    break;
-                };
+            if let Ok(Event::Tick(doc)) = rx.recv_timeout(Duration::from_secs(30)) {
                 print_tick(&doc, &mut last_tick);
-                let at_gates = doc["observations"]
-                    .as_array()
-                    .into_iter()
-                    .flatten()
-                    .filter(|o| {
-                        o["message"]
-                            .as_str()
-                            .is_some_and(|m| m.contains(&format!("waits at {DONE_PHASE}")))
-                    })
-                    .count();
-                if at_gates == numbers.len() {
-                    break;
-                }
             }
             println!(
-                "  [{:>5.1} s] every task waits at {DONE_PHASE}",
+                "  [{:>5.1} s] every task is done",
                 started.elapsed().as_secs_f64()
             );
             return Ok(true);
         }
         if started.elapsed() > deadline {
             return Err(format!(
-                "not every task reached {DONE_PHASE} within {} s",
+                "not every task was done within {} s",
                 deadline.as_secs()
             ));
         }

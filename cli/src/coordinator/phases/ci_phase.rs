@@ -88,7 +88,10 @@ impl Engine<'_> {
                 };
                 self.observe(
                     Some(&task.task_id),
-                    format!("CI pending on {} ({what}); looking again next tick", short(&head)),
+                    format!(
+                        "CI pending on {} ({what}); looking again next tick",
+                        short(&head)
+                    ),
                 );
                 Ok(false)
             }
@@ -126,7 +129,10 @@ impl Engine<'_> {
                         )?;
                         self.observe(
                             Some(&task.task_id),
-                            format!("CI failed on {}; the implementer gets the logs", short(&head)),
+                            format!(
+                                "CI failed on {}; the implementer gets the logs",
+                                short(&head)
+                            ),
                         );
                         Ok(true)
                     }
@@ -158,8 +164,13 @@ impl Engine<'_> {
         for run in runs {
             let pages = match self.gh.job_pages(&task.repo, run.id, run.attempt) {
                 Ok(p) => p,
-                Err(crate::github::GhError::Status { status, message, .. }) => {
-                    return Ok(Err(format!("the jobs of {} answered {status}: {message}", run.label())))
+                Err(crate::github::GhError::Status {
+                    status, message, ..
+                }) => {
+                    return Ok(Err(format!(
+                        "the jobs of {} answered {status}: {message}",
+                        run.label()
+                    )))
                 }
                 Err(e) => return Err(self.github_halt(task, "list the failed jobs", e)),
             };
@@ -171,7 +182,9 @@ impl Engine<'_> {
             for job in jobs {
                 let log = match self.gh.job_log(&task.repo, job.id) {
                     Ok(l) => l,
-                    Err(crate::github::GhError::Status { status, message, .. }) => {
+                    Err(crate::github::GhError::Status {
+                        status, message, ..
+                    }) => {
                         return Ok(Err(format!(
                             "the log of job {} of {} answered {status}: {message}",
                             job.name,

@@ -88,7 +88,9 @@ impl Engine<'_> {
             gates
                 .iter()
                 .zip(ends)
-                .map(|(g, (end, stdout))| (*g, protocol::reviewer(end, &self.secrets.scrub(&stdout))))
+                .map(|(g, (end, stdout))| {
+                    (*g, protocol::reviewer(end, &self.secrets.scrub(&stdout)))
+                })
                 .collect()
         };
         let next = task.apply_gates(stage, &head, &results);
@@ -101,7 +103,11 @@ impl Engine<'_> {
             )?;
             self.observe(
                 Some(&task.task_id),
-                format!("{} rejected by {}", short(&head), rejection.gates.join(", ")),
+                format!(
+                    "{} rejected by {}",
+                    short(&head),
+                    rejection.gates.join(", ")
+                ),
             );
             return self.post_rejection(task, rejection);
         }
@@ -116,7 +122,9 @@ impl Engine<'_> {
             "gate_review",
             &rejection.head,
             ReviewEvent::Comment,
-            |id| naming::gate_review_body(&rejection.gates, &rejection.findings, &rejection.head, id),
+            |id| {
+                naming::gate_review_body(&rejection.gates, &rejection.findings, &rejection.head, id)
+            },
         )?;
         let posted = self.review_done(activity, &review);
         let previous = task.phase;

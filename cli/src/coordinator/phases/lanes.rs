@@ -276,9 +276,7 @@ impl Engine<'_> {
 
 /// A lane process's end, its stdout, and how long it ran (a failure to start is a
 /// non-zero end with the reason as output: never approval).
-fn lane_end(
-    run: Result<process::Finished, process::RunError>,
-) -> (ProcessEnd, String, Duration) {
+fn lane_end(run: Result<process::Finished, process::RunError>) -> (ProcessEnd, String, Duration) {
     match run {
         Ok(done) => (
             ProcessEnd {

@@ -37,7 +37,10 @@ impl Engine<'_> {
                 Ok(false)
             }
             MergeVerdict::Settling(why) => {
-                self.observe(Some(&task.task_id), format!("#{pr}: {why}; looking again next tick"));
+                self.observe(
+                    Some(&task.task_id),
+                    format!("#{pr}: {why}; looking again next tick"),
+                );
                 Ok(false)
             }
             MergeVerdict::Refused(why) => {
@@ -73,10 +76,7 @@ impl Engine<'_> {
                         Some(Phase::AwaitMerge),
                     )?;
                 }
-                self.observe(
-                    Some(&task.task_id),
-                    format!("done: #{pr} merged by {by}"),
-                );
+                self.observe(Some(&task.task_id), format!("done: #{pr} merged by {by}"));
                 Ok(true)
             }
         }

@@ -52,7 +52,11 @@ impl Engine<'_> {
 
     /// Runs `readiness_argv` in the worktree (tokens cleared) and checks its JSON against
     /// the head and the pinned base; `Err` is the blocker text (fail closed).
-    fn run_readiness(&mut self, task: &Task, head: &str) -> Result<Result<Readiness, String>, Halt> {
+    fn run_readiness(
+        &mut self,
+        task: &Task,
+        head: &str,
+    ) -> Result<Result<Readiness, String>, Halt> {
         let Some(rc) = self.repo_config(&task.repo) else {
             return Ok(Err("the repository is no longer configured".into()));
         };
@@ -96,13 +100,20 @@ impl Engine<'_> {
     /// state and mergeability, and the tests and four gates on the head.
     fn recheck(&mut self, task: &mut Task, head: &str) -> Result<Recheck, Halt> {
         if !task.evidence.tested_and_reviewed(head) {
-            self.back_to(task, Phase::Checks, "tests or gates are missing for this head")?;
+            self.back_to(
+                task,
+                Phase::Checks,
+                "tests or gates are missing for this head",
+            )?;
             return Ok(Recheck::Moved);
         }
         match self.observe_ci(task, head) {
             Ok(Seen::Verdict(ci::Verdict::Green)) => {}
             Ok(Seen::Verdict(ci::Verdict::Pending { .. })) => {
-                return Ok(Recheck::Wait(format!("CI is pending again on {}", short(head))))
+                return Ok(Recheck::Wait(format!(
+                    "CI is pending again on {}",
+                    short(head)
+                )))
             }
             Ok(Seen::Verdict(_)) => {
                 // Failed or waiting on a human: the CI phase routes logs or publishes the blocker.
@@ -129,12 +140,18 @@ impl Engine<'_> {
             Ok(p) => p,
             Err(e) => {
                 let detail = self.secrets.scrub(&e.to_string());
-                return Ok(Recheck::Wait(format!("cannot read pull request #{pr}: {detail}")));
+                return Ok(Recheck::Wait(format!(
+                    "cannot read pull request #{pr}: {detail}"
+                )));
             }
         };
         let mut wrong = Vec::new();
         if pull.head_sha != head {
-            wrong.push(format!("its head is {}, not {}", short(&pull.head_sha), short(head)));
+            wrong.push(format!(
+                "its head is {}, not {}",
+                short(&pull.head_sha),
+                short(head)
+            ));
         }
         if !pull.author.eq_ignore_ascii_case(&self.login) {
             wrong.push(format!("its author is {}, not {}", pull.author, self.login));
@@ -147,10 +164,15 @@ impl Engine<'_> {
         }
         if !wrong.is_empty() {
             let resume = task.phase;
-            self.park(task, resume, BLOCKER, format!(
+            self.park(
+                task,
+                resume,
+                BLOCKER,
+                format!(
                 "pull request #{pr} no longer matches the task: {}; fix it, then reply to resume",
                 wrong.join("; ")
-            ))?;
+            ),
+            )?;
             return Ok(Recheck::Moved);
         }
         match pull.mergeable {
@@ -171,11 +193,7 @@ impl Engine<'_> {
 
     /// The readiness script and the rechecks; `Ok(None)` when the task moved or waits
     /// (`keep_going` says which).
-    fn ready_gate(
-        &mut self,
-        task: &mut Task,
-        head: &str,
-    ) -> Result<Result<Readiness, bool>, Halt> {
+    fn ready_gate(&mut self, task: &mut Task, head: &str) -> Result<Result<Readiness, bool>, Halt> {
         let readiness = match self.run_readiness(task, head)? {
             Ok(r) => r,
             Err(text) => {
@@ -189,16 +207,22 @@ impl Engine<'_> {
             let dir = self.worktree(task);
             if let Err(e) = git::verify(&dir, head, &signer) {
                 let text = self.secrets.scrub(&e.to_string());
-                self.park(task, Phase::Ready, BLOCKER, format!(
-                    "the head's signature no longer verifies: {text}"
-                ))?;
+                self.park(
+                    task,
+                    Phase::Ready,
+                    BLOCKER,
+                    format!("the head's signature no longer verifies: {text}"),
+                )?;
                 return Ok(Err(true));
             }
         }
         match self.recheck(task, head)? {
             Recheck::Holds => Ok(Ok(readiness)),
             Recheck::Wait(why) => {
-                self.observe(Some(&task.task_id), format!("{why}; trying again next tick"));
+                self.observe(
+                    Some(&task.task_id),
+                    format!("{why}; trying again next tick"),
+                );
                 Ok(Err(false))
             }
             Recheck::Moved => Ok(Err(true)),
@@ -234,13 +258,21 @@ impl Engine<'_> {
         let Some(head) = self.current_head(task)? else {
             return Ok(true);
         };
-        if task.evidence.readiness.as_ref().is_none_or(|r| r.head != head) {
+        if task
+            .evidence
+            .readiness
+            .as_ref()
+            .is_none_or(|r| r.head != head)
+        {
             return self.back_to(task, Phase::Ready, "no readiness attestation for this head");
         }
         match self.recheck(task, &head)? {
             Recheck::Holds => {}
             Recheck::Wait(why) => {
-                self.observe(Some(&task.task_id), format!("{why}; trying again next tick"));
+                self.observe(
+                    Some(&task.task_id),
+                    format!("{why}; trying again next tick"),
+                );
                 return Ok(false);
             }
             Recheck::Moved => return Ok(true),
@@ -253,7 +285,11 @@ impl Engine<'_> {
                     self.save_published(task, &posted, format!("formal approval verified: {url}"))?;
                     self.observe(
                         Some(&task.task_id),
-                        format!("formally approved {} by {}", short(&head), self.review_login),
+                        format!(
+                            "formally approved {} by {}",
+                            short(&head),
+                            self.review_login
+                        ),
                     );
                 }
                 Approval::Revoked(why) => {
@@ -295,16 +331,21 @@ impl Engine<'_> {
             naming::ready_comment(&head, &shown, &deviation, &approval_url, id)
         })?;
         task.ready_commented();
-        self.save_published(task, &posted, format!("Ready evidence posted: {}", posted.url))?;
+        self.save_published(
+            task,
+            &posted,
+            format!("Ready evidence posted: {}", posted.url),
+        )?;
         Ok(true)
     }
 
     /// The formal APPROVE from the review account bound to `head`: discovered before the
     /// POST, verified on a fresh read after it.
     fn approve(&mut self, task: &mut Task, head: &str) -> Result<Approval, Halt> {
-        let (activity, review) = self.review(task, "approve", head, ReviewEvent::Approve, |id| {
-            naming::approval_body(head, id)
-        })?;
+        let (activity, review) =
+            self.review(task, "approve", head, ReviewEvent::Approve, |id| {
+                naming::approval_body(head, id)
+            })?;
         let id = activity.activity_id.clone();
         let Some(fresh) = self.find_review(task, &id, true)? else {
             return Ok(Approval::Unverified(format!(
@@ -349,7 +390,11 @@ impl Engine<'_> {
             return Ok(true);
         };
         if !task.has_formal_approval() {
-            return self.back_to(task, Phase::FormalApprove, "no formal approval of this head");
+            return self.back_to(
+                task,
+                Phase::FormalApprove,
+                "no formal approval of this head",
+            );
         }
         if let Err(keep_going) = self.ready_gate(task, &head)? {
             return Ok(keep_going);
@@ -362,11 +407,14 @@ impl Engine<'_> {
         let pr = task.pr.unwrap_or_default();
         let reviews = self.review_gh.reviews(&task.repo, pr);
         let reviews = reviews.map_err(|e| self.github_halt(task, "list reviews", e))?;
-        let still = reviews.iter().find(|r| r.id == approval.review_id).is_some_and(|r| {
-            r.state == "APPROVED"
-                && r.commit_id == head
-                && r.login.eq_ignore_ascii_case(&self.review_login)
-        });
+        let still = reviews
+            .iter()
+            .find(|r| r.id == approval.review_id)
+            .is_some_and(|r| {
+                r.state == "APPROVED"
+                    && r.commit_id == head
+                    && r.login.eq_ignore_ascii_case(&self.review_login)
+            });
         if !still {
             let state = reviews
                 .iter()

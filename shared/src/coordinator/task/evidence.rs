@@ -190,7 +190,9 @@ impl Evidence {
             ),
             (
                 "formal_approval",
-                self.formal_approval.as_ref().is_some_and(|a| a.head == head),
+                self.formal_approval
+                    .as_ref()
+                    .is_some_and(|a| a.head == head),
             ),
             ("ready_comment", on(&self.ready_comment)),
             ("left_draft", on(&self.left_draft)),
@@ -253,10 +255,7 @@ mod tests {
 
     #[test]
     fn slots_and_focus_follow_the_gate() {
-        assert_eq!(
-            Gate::CodexLogic.slot().as_str(),
-            "codex:pr-reviewer-logic"
-        );
+        assert_eq!(Gate::CodexLogic.slot().as_str(), "codex:pr-reviewer-logic");
         assert_eq!(Gate::GrokQuality.focus(), ReviewFocus::Quality);
         let names: Vec<&str> = Gate::ALL.iter().map(|g| g.as_str()).collect();
         assert_eq!(

@@ -269,7 +269,10 @@ mod tests {
         let next = t.apply_gates(
             Phase::PrGatesGrok,
             H1,
-            &[(Gate::GrokQuality, approved()), (Gate::GrokLogic, approved())],
+            &[
+                (Gate::GrokQuality, approved()),
+                (Gate::GrokLogic, approved()),
+            ],
         );
         assert_eq!(next, Next::Continue);
         assert_eq!(t.phase, Phase::PrGatesCodex);
@@ -277,7 +280,10 @@ mod tests {
         t.apply_gates(
             Phase::PrGatesCodex,
             H1,
-            &[(Gate::CodexQuality, approved()), (Gate::CodexLogic, approved())],
+            &[
+                (Gate::CodexQuality, approved()),
+                (Gate::CodexLogic, approved()),
+            ],
         );
         assert_eq!(t.phase, Phase::Ci);
         assert!(t.evidence.tested_and_reviewed(H1));
@@ -326,7 +332,9 @@ mod tests {
                 ),
             ],
         );
-        assert!(matches!(next, Next::Publish { kind: "blocker", text } if text.contains("grok:pr-reviewer-logic (timed out)")));
+        assert!(
+            matches!(next, Next::Publish { kind: "blocker", text } if text.contains("grok:pr-reviewer-logic (timed out)"))
+        );
         assert!(t.carry.rejection.is_none());
         // The approval stands for this head; only the missing gate runs again.
         assert_eq!(t.gates_to_run(Phase::PrGatesGrok), vec![Gate::GrokLogic]);
@@ -338,7 +346,10 @@ mod tests {
         t.apply_gates(
             Phase::PrGatesGrok,
             H1,
-            &[(Gate::GrokQuality, approved()), (Gate::GrokLogic, approved())],
+            &[
+                (Gate::GrokQuality, approved()),
+                (Gate::GrokLogic, approved()),
+            ],
         );
         assert_eq!(t.phase, Phase::Checks);
         assert!(!t.codex_allowed());
@@ -410,7 +421,12 @@ mod tests {
         };
         let mut t = ready_task();
         let e = t.merged(record.clone()).unwrap_err();
-        assert!(e.contains("English summary") && e.contains("formal approval") && e.contains("leaving draft"), "{e}");
+        assert!(
+            e.contains("English summary")
+                && e.contains("formal approval")
+                && e.contains("leaving draft"),
+            "{e}"
+        );
         t.carry.summary_en = Some("Adds x.".into());
         t.carry.summary_de = Some("Fügt x hinzu.".into());
         t.formally_approved(FormalApproval {
