@@ -1,10 +1,15 @@
-//! The issue coordinator at rest (`bench coordinator [--ticks N]`): 20 repositories and 50
-//! tasks in flight against the fake GitHub — 40 draft pull requests with passing checks at the
-//! PR gates, 10 questions waiting for an authorized reply — then idle ticks, one process per
-//! tick (as cron would run it) and in one `--follow` process: wall time, the tick's own time
-//! split (its `-v` log), GitHub requests per tick by route as the fake counts them, how many
-//! were answered 304, the rate-limit cost (authenticated requests not answered 304), and
-//! whether an idle tick wrote anything. The clock is pinned, moving 30 s per one-shot tick.
+//! The issue coordinator (`bench coordinator [--ticks N]`) against the fake GitHub, in two
+//! parts.
+//!
+//! - **One task end to end**, with instant scripted lanes: from the human's assignment to done
+//!   after the human's merge, each tick a process — wall time and GitHub requests per task
+//!   (median of [`WORKFLOW_RUNS`] fresh fixtures).
+//! - **At rest**: 20 repositories and 50 tasks in flight, every one a Ready pull request
+//!   awaiting the human merge, then idle ticks, one process per tick (as cron would run it)
+//!   and in one `--follow` process: wall time, the tick's own time split (its `-v` log),
+//!   GitHub requests per tick by route as the fake counts them, how many were answered 304,
+//!   the rate-limit cost (authenticated requests not answered 304), and whether an idle tick
+//!   wrote anything. The clock is pinned, moving 30 s per one-shot tick.
 
 use std::collections::BTreeMap;
 use std::io::BufRead;
@@ -25,8 +30,8 @@ use crate::cli::ms;
 const REPOS: usize = 20;
 /// Issues assigned by the human, spread round-robin over the repositories.
 const TASKS: usize = 50;
-/// Of those, every fifth implementer asks a question instead of finishing.
-const ASK_EVERY: usize = 5;
+/// Fresh fixtures of the end-to-end part.
+const WORKFLOW_RUNS: usize = 5;
 /// Setup ticks allowed before the fixture counts as broken.
 const MAX_SETUP_TICKS: usize = 5;
 /// Seconds after the setup (the fixture's pinned clock) of the warm-up tick.
@@ -50,7 +55,11 @@ struct Tick {
 pub fn bench_coordinator(ticks: usize) {
     let names: Vec<String> = (0..REPOS).map(|i| format!("acme/repo-{i:02}")).collect();
     let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+    full_workflow();
     let c = Coord::with_repos(600, &refs);
+    for repo in &refs {
+        c.gh.ci_plan(repo, &[], "success");
+    }
     let issues: Vec<(String, u64)> = (0..TASKS)
         .map(|i| {
             let repo = &names[i % REPOS];
@@ -58,15 +67,10 @@ pub fn bench_coordinator(ticks: usize) {
             (repo.clone(), n)
         })
         .collect();
-    // Implementers run in the order of the tasks' paths, one each.
-    let modes: Vec<&str> = (0..TASKS)
-        .map(|i| if i % ASK_EVERY == 2 { "ask" } else { "done" })
-        .collect();
-    c.queue("implementer", &modes);
-
     let began = Instant::now();
     let mut setup_ticks = 0;
-    let (gates, waiting) = loop {
+    let setup_requests_before = c.gh.stats().requests;
+    let waiting = loop {
         setup_ticks += 1;
         let out = run(&c, &[]);
         assert!(
@@ -75,22 +79,24 @@ pub fn bench_coordinator(ticks: usize) {
             String::from_utf8_lossy(&out.stdout),
             String::from_utf8_lossy(&out.stderr)
         );
-        let (gates, waiting) = settled(&c, &issues);
-        if gates + waiting == TASKS {
-            break (gates, waiting);
+        let waiting = settled(&c, &issues);
+        if waiting == TASKS {
+            break waiting;
         }
         assert!(
             setup_ticks < MAX_SETUP_TICKS,
-            "not settled after {setup_ticks} ticks: {gates} at the PR gates, {waiting} waiting"
+            "not settled after {setup_ticks} ticks: {waiting} awaiting the merge"
         );
     };
     println!(
-        "\n## coordinator: {REPOS} repositories, {TASKS} tasks in flight ({gates} draft pull requests at the PR gates, {waiting} waiting on a question)"
+        "\n## coordinator at rest: {REPOS} repositories, {TASKS} tasks in flight ({waiting} Ready pull requests awaiting the human merge)"
     );
     println!(
-        "setup: {setup_ticks} tick(s), {:.1} s (admissions, scripted lanes and checks, signed pushes, draft pull requests, questions)",
-        began.elapsed().as_secs_f64()
+        "setup: {setup_ticks} tick(s), {:.1} s, {} GitHub requests (admissions, scripted lanes, checks and gates, signed pushes, draft pull requests, CI, readiness, approvals, Ready)",
+        began.elapsed().as_secs_f64(),
+        c.gh.stats().requests - setup_requests_before
     );
+
 
     // One more tick refreshes the ETags of everything the setup changed (issue lists,
     // comments): it is the first idle tick GitHub-wise. Idle ticks then run POLL apart.
@@ -100,7 +106,7 @@ pub fn bench_coordinator(ticks: usize) {
     let follow = follow_ticks(&c, ticks);
     let steady = &follow[1.min(follow.len() - 1)..];
 
-    let goal = REPOS + waiting;
+    let goal = REPOS + waiting + 2;
     println!(
         "| idle tick | one process per tick (median of {ticks}; p90) | `--follow`, ticks 2–{} (median) | goal |",
         follow.len()
@@ -113,7 +119,7 @@ pub fn bench_coordinator(ticks: usize) {
         ms(median(steady.iter().map(|t| t.wall).collect())),
     );
     println!(
-        "| GitHub requests (answered 304) | {} | {} | ≤ {goal} ({REPOS} repositories + {waiting} waiting tasks), all 304 |",
+        "| GitHub requests (answered 304) | {} | {} | ≤ {goal} ({REPOS} issue lists + {waiting} pull requests + 2 preflight `GET /user`), all 304 |",
         counts(&oneshot),
         counts(steady),
     );
@@ -167,19 +173,72 @@ fn run(c: &Coord, extra: &[&str]) -> std::process::Output {
     c.command(extra).output().expect("agent-coord runs")
 }
 
-/// Counts the tasks at the PR gates and those waiting on a published question.
-fn settled(c: &Coord, issues: &[(String, u64)]) -> (usize, usize) {
-    let mut gates = 0;
-    let mut waiting = 0;
-    for (repo, n) in issues {
-        let task = c.task_in(repo, *n);
-        if task["state"] == "active" && task["phase"] == "pr_gates_grok" {
-            gates += 1;
-        } else if task["state"] == "waiting" && task["question_comment_id"].is_u64() {
-            waiting += 1;
+/// Counts the tasks awaiting the human merge.
+fn settled(c: &Coord, issues: &[(String, u64)]) -> usize {
+    issues
+        .iter()
+        .filter(|(repo, n)| {
+            let task = c.task_in(repo, *n);
+            task["state"] == "active" && task["phase"] == "await_merge"
+        })
+        .count()
+}
+
+/// One task from the assignment to done, [`WORKFLOW_RUNS`] times on fresh fixtures: ticks
+/// (one process each) until Ready, the human merges, ticks until done.
+fn full_workflow() {
+    let mut walls = Vec::new();
+    let mut requests = Vec::new();
+    let mut mutations = Vec::new();
+    let mut ticks = Vec::new();
+    for _ in 0..WORKFLOW_RUNS {
+        let c = Coord::new(60);
+        c.gh.ci_plan(agent_coord_tests::coord::REPO, &[], "success");
+        let issue = c.assigned_issue("Add a feature file", HUMAN);
+        let before = c.gh.stats().requests;
+        let mut wall = Duration::ZERO;
+        let mut n = 0;
+        let mut merged = false;
+        loop {
+            n += 1;
+            let start = Instant::now();
+            let out = run(&c, &[]);
+            wall += start.elapsed();
+            assert!(
+                out.status.success(),
+                "a workflow tick failed:\n{}\n{}",
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            );
+            let task = c.task(issue);
+            if task["state"] == "done" {
+                break;
+            }
+            if task["phase"] == "await_merge" && !merged {
+                c.gh.merge_pull(agent_coord_tests::coord::REPO, c.pr(issue), Some(HUMAN));
+                merged = true;
+            }
+            assert!(n < 10, "the workflow did not finish: {task:#}");
         }
+        walls.push(wall);
+        requests.push(c.gh.stats().requests - before);
+        mutations.push(c.mutations().len());
+        ticks.push(n);
     }
-    (gates, waiting)
+    let mid = |mut v: Vec<u64>| {
+        v.sort_unstable();
+        v[v.len() / 2]
+    };
+    println!("\n## coordinator: one task end to end (assignment → Ready → human merge → done), instant lanes");
+    println!("| per task (median of {WORKFLOW_RUNS}) | figure |");
+    println!("|---|---|");
+    println!("| wall time, all ticks together (one process each) | {} |", ms(median(walls)));
+    println!("| ticks | {} |", mid(ticks.iter().map(|&t| t as u64).collect()));
+    println!("| GitHub requests (all) | {} |", mid(requests));
+    println!(
+        "| of them mutations (accept, draft, approval, evidence comment, Ready, acknowledgement) | {} |",
+        mid(mutations.iter().map(|&m| m as u64).collect())
+    );
 }
 
 /// `ticks` idle ticks, one process each.
