@@ -53,6 +53,81 @@ pub fn git(dir: &Path, args: &[&str]) -> Output {
         .expect("git runs")
 }
 
+/// Commits `files` (path, contents) on the state branch of the bare repository `repo`, on
+/// top of its tip, with git plumbing — a temporary index read from the tip, the blobs added,
+/// a tree, a commit whose parent is the tip, and a ref update that expects that tip — as a
+/// writer the CLI does not know (the coordinator's checkpoints) lands; returns the commit.
+pub fn commit_state_files(repo: &Path, files: &[(&str, &str)]) -> String {
+    let scratch = tempfile::tempdir().expect("temp dir");
+    let run = |args: &[&str], input: Option<&str>| -> Output {
+        let mut child = Command::new("git")
+            .arg("--git-dir")
+            .arg(repo)
+            .args(args)
+            .env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("HOME", scratch.path())
+            .env("GIT_INDEX_FILE", scratch.path().join("index"))
+            .env("GIT_AUTHOR_NAME", "coordinator")
+            .env("GIT_AUTHOR_EMAIL", "coordinator@example.invalid")
+            .env("GIT_COMMITTER_NAME", "coordinator")
+            .env("GIT_COMMITTER_EMAIL", "coordinator@example.invalid")
+            .stdin(if input.is_some() {
+                Stdio::piped()
+            } else {
+                Stdio::null()
+            })
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("git runs");
+        if let Some(input) = input {
+            feed(&mut child, input.as_bytes());
+        }
+        child.wait_with_output().expect("git finishes")
+    };
+    let ok = |args: &[&str], input: Option<&str>| -> String {
+        let out = run(args, input);
+        assert!(
+            out.status.success(),
+            "git {args:?} failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).trim().to_owned()
+    };
+    let tip = run(&["rev-parse", "--verify", "--quiet", BRANCH], None);
+    let tip = String::from_utf8_lossy(&tip.stdout).trim().to_owned();
+    if !tip.is_empty() {
+        ok(&["read-tree", &tip], None);
+    }
+    for (path, contents) in files {
+        let blob = ok(&["hash-object", "-w", "--stdin"], Some(contents));
+        ok(
+            &[
+                "update-index",
+                "--add",
+                "--cacheinfo",
+                &format!("100644,{blob},{path}"),
+            ],
+            None,
+        );
+    }
+    let tree = ok(&["write-tree"], None);
+    let mut commit = vec!["commit-tree", &tree, "-m", "coordinator: checkpoint"];
+    if !tip.is_empty() {
+        commit.extend(["-p", &tip]);
+    }
+    let commit = ok(&commit, None);
+    // The expected old value: an empty one means "must not exist yet".
+    ok(&["update-ref", BRANCH, &commit, &tip], None);
+    commit
+}
+
+/// The state branch.
+const BRANCH: &str = "refs/heads/agent-coord";
+
 /// Writes `input` to a child's piped standard input and closes it.
 fn feed(child: &mut std::process::Child, input: &[u8]) {
     use std::io::Write;
@@ -291,6 +366,12 @@ impl TestEnv {
         let commit = self.git(&args);
         self.git(&["update-ref", "refs/heads/agent-coord", &commit]);
         commit
+    }
+
+    /// Commits `files` (path, contents) on top of the state branch tip with git plumbing
+    /// ([`commit_state_files`]); returns the commit.
+    pub fn put_state_files(&self, files: &[(&str, &str)]) -> String {
+        commit_state_files(&self.repo, files)
     }
 
     /// Writes `contents` to a file under the root and returns its path.

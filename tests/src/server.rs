@@ -60,6 +60,24 @@ impl Server {
         Self::answer(ureq::get(&format!("{}{path}", self.url)).call())
     }
 
+    /// `GET path`; returns status, body text and the `Server-Timing` header, if any.
+    pub fn get_timed(&self, path: &str) -> (u16, String, Option<String>) {
+        match ureq::get(&format!("{}{path}", self.url)).call() {
+            Ok(resp) => {
+                let timing = resp.header("server-timing").map(str::to_owned);
+                (
+                    resp.status(),
+                    resp.into_string().unwrap_or_default(),
+                    timing,
+                )
+            }
+            Err(ureq::Error::Status(code, resp)) => {
+                (code, resp.into_string().unwrap_or_default(), None)
+            }
+            Err(e) => panic!("request failed: {e}"),
+        }
+    }
+
     /// `GET path` with a chosen Host header.
     pub fn get_with_host(&self, path: &str, host: &str) -> (u16, String) {
         Self::answer(

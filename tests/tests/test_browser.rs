@@ -1,7 +1,7 @@
 //! The dashboard in a real headless Chromium (Debian's, driven by playwright-core): the
 //! overview counts, a health warning, search, a batch page, an import through the UI that
-//! appears without a reload, and a stop request reflected live. Saves a screenshot to
-//! `target/browser/dashboard.png`.
+//! appears without a reload, and a stop request reflected live; and the coordinator's
+//! attention entries and item panel. Saves screenshots to `target/browser/`.
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -9,6 +9,9 @@ use std::process::Command;
 use agent_coord_tests::env::TestEnv;
 use agent_coord_tests::server::Server;
 use serde_json::json;
+
+use crate::test_serve::seed_coordinator_tasks;
+use crate::test_serve::seed_malformed_task;
 
 fn seed(env: &TestEnv) {
     let manifest = json!({
@@ -47,8 +50,9 @@ fn seed(env: &TestEnv) {
     env.at(0);
 }
 
-#[test]
-fn the_dashboard_works_in_a_real_browser() {
+/// Runs `browser/<script>` against a server on `env` (saving `target/browser/<shot>`) and
+/// asserts it passed.
+fn run_script(env: &TestEnv, script: &str, shot: &str) {
     let browser_dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("browser");
     assert!(
         browser_dir.join("node_modules/playwright-core").is_dir(),
@@ -59,9 +63,7 @@ fn the_dashboard_works_in_a_real_browser() {
             || std::env::var_os("CHROMIUM").is_some(),
         "Chromium is not installed: run `make browser-tools` (or `make test`)"
     );
-    let env = TestEnv::new();
-    seed(&env);
-    let server = Server::start(&env, &[]);
+    let server = Server::start(env, &[]);
     let health: serde_json::Value = serde_json::from_str(&server.get("/api/health").1).unwrap();
     assert_eq!(
         health["bundled"],
@@ -70,10 +72,10 @@ fn the_dashboard_works_in_a_real_browser() {
     );
     let out_dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/browser");
     std::fs::create_dir_all(&out_dir).unwrap();
-    let shot = out_dir.join("dashboard.png");
+    let shot = out_dir.join(shot);
     let _ = std::fs::remove_file(&shot);
     let out = Command::new("node")
-        .arg(browser_dir.join("dashboard.mjs"))
+        .arg(browser_dir.join(script))
         .arg(&server.url)
         .arg(&shot)
         .output()
@@ -87,6 +89,13 @@ fn the_dashboard_works_in_a_real_browser() {
     assert!(log.contains("browser test passed"), "{log}");
     let size = std::fs::metadata(&shot).map(|m| m.len()).unwrap_or(0);
     assert!(size > 10_000, "screenshot missing or empty ({size} bytes)");
+}
+
+#[test]
+fn the_dashboard_works_in_a_real_browser() {
+    let env = TestEnv::new();
+    seed(&env);
+    run_script(&env, "dashboard.mjs", "dashboard.png");
     // What the browser did landed in git.
     assert!(
         env.record("batches/b-browser.json").is_some(),
@@ -94,4 +103,13 @@ fn the_dashboard_works_in_a_real_browser() {
     );
     let events = env.paths("events/b-browser");
     assert_eq!(events.len(), 1, "one stop request event: {events:?}");
+}
+
+#[test]
+fn the_coordinator_panel_and_queue_read_at_a_glance_in_a_real_browser() {
+    let env = TestEnv::new();
+    env.claim("w1", "acme/app", "1").run().success();
+    seed_malformed_task(&env);
+    seed_coordinator_tasks(&env);
+    run_script(&env, "coordinator.mjs", "coordinator.png");
 }

@@ -1,8 +1,18 @@
-//! `agent-coord serve` over real sockets: live updates after CLI writes, the guards, and
-//! the two writes landing as commits the CLI reads back.
+//! `agent-coord serve` over real sockets: live updates after CLI writes, the guards, the
+//! two writes landing as commits the CLI reads back, and coordinator task checkpoints on the
+//! item page and in the attention queue.
 
 use std::time::Duration;
+use std::time::Instant;
 
+use agent_coord_shared::coordinator::task::task_path;
+use agent_coord_shared::coordinator::task::Admitted;
+use agent_coord_shared::coordinator::task::Assignment;
+use agent_coord_shared::coordinator::task::Evidence;
+use agent_coord_shared::coordinator::task::MergeRecord;
+use agent_coord_shared::coordinator::task::Phase;
+use agent_coord_shared::coordinator::task::Task;
+use agent_coord_shared::coordinator::task::TaskState;
 use agent_coord_tests::env::TestEnv;
 use agent_coord_tests::server::Server;
 use serde_json::json;
@@ -204,4 +214,261 @@ fn a_stop_of_an_inferred_batch_is_decided_on_the_state_it_writes_on() {
     assert_eq!(stored["type"], json!("batch.stop_requested"));
     assert_eq!(stored["repo"], json!("acme/app"));
     assert_eq!(stored, written["event"]);
+}
+
+/// The head the coordinator tasks of [`seed_coordinator_tasks`] are on.
+pub(crate) const HEAD: &str = "c0ffee1c0ffee1c0ffee1c0ffee1c0ffee1c0ffe";
+/// An older head some of their evidence was recorded on.
+pub(crate) const OLD_HEAD: &str = "0dead000dead000dead000dead000dead000dead";
+/// The published question of task #7.
+pub(crate) const QUESTION: &str = "https://github.com/acme/app/issues/7#issuecomment-701";
+
+/// A coordinator task of `acme/app#issue`, as `coordinate` admits it, then in `state` and
+/// `phase`.
+fn task(issue: u64, state: TaskState, phase: Phase) -> Task {
+    let mut t = Task::admitted(
+        Admitted {
+            task_id: format!("w-coord-acme-app-{issue}"),
+            worker: "w-coord".into(),
+            repo: "acme/app".into(),
+            issue,
+            title: format!("Issue {issue}"),
+            body: "Make it so.".into(),
+            assignment: Assignment {
+                event_id: issue,
+                actor: "octo".into(),
+                created_at: "2026-06-13T10:00:00Z".into(),
+            },
+            pinned: json!({}),
+            branch: format!("agent/{issue}"),
+            base: "main".into(),
+        },
+        "2026-06-13T10:00:00Z",
+    );
+    t.state = state;
+    t.phase = phase;
+    t.pr = Some(issue * 10 + 1);
+    t.pr_url = Some(format!(
+        "https://github.com/acme/app/pull/{}",
+        issue * 10 + 1
+    ));
+    t.head = Some(HEAD.into());
+    t.rounds = 2;
+    t.updated_at = format!("2026-06-13T11:{:02}:00Z", issue);
+    t
+}
+
+/// Puts coordinator task checkpoints on the state branch with git plumbing, on top of its
+/// tip: #7 waits on a reply at the Codex gates (checks and both Grok gates on the head, a
+/// Codex quality pass and CI only on an older head), #8 is Ready and waits for its merge, #9
+/// is uncertain, #10 failed, #11 merged; an activity record beside them is not a task.
+pub(crate) fn seed_coordinator_tasks(env: &TestEnv) {
+    let mut waiting = task(7, TaskState::Waiting, Phase::PrGatesCodex);
+    waiting.resume_phase = Some(Phase::PrGatesCodex);
+    waiting.blocker = Some("Codex logic found a race in the cache. Lock or channel?".into());
+    waiting.question_activity_id = Some("w-coord-acme-app-7.question.1".into());
+    waiting.question_url = Some(QUESTION.into());
+    waiting.evidence = Evidence {
+        checks_passed: Some(HEAD.into()),
+        grok_quality: Some(HEAD.into()),
+        grok_logic: Some(HEAD.into()),
+        codex_quality: Some(OLD_HEAD.into()),
+        ci_green: Some(OLD_HEAD.into()),
+        ..Evidence::default()
+    };
+    let ready = task(8, TaskState::Active, Phase::AwaitMerge);
+    let mut uncertain = task(9, TaskState::Uncertain, Phase::Implement);
+    uncertain.blocker = Some("the grok:implementer lane's outcome is unknown".into());
+    let mut failed = task(10, TaskState::Failed, Phase::Finished);
+    failed.blocker = Some("the implementer says the issue cannot be done".into());
+    let mut done = task(11, TaskState::Done, Phase::Finished);
+    done.merge = Some(MergeRecord {
+        sha: "feedface".repeat(5),
+        merged_at: "2026-06-13T11:30:00Z".into(),
+        merged_by: "octo".into(),
+        base: "main".into(),
+    });
+    let record = |t: &Task| format!("{}\n", serde_json::to_string_pretty(t).unwrap());
+    let records: Vec<(String, String)> = [waiting, ready, uncertain, failed, done]
+        .iter()
+        .map(|t| (task_path(&t.repo, t.issue), record(t)))
+        .chain([(
+            "coordinator/activities/w-coord-acme-app-7/question.1.json".to_owned(),
+            r#"{"kind": "comment"}"#.to_owned(),
+        )])
+        .collect();
+    let files: Vec<(&str, &str)> = records
+        .iter()
+        .map(|(p, c)| (p.as_str(), c.as_str()))
+        .collect();
+    env.put_state_files(&files);
+}
+
+/// Puts a malformed task checkpoint for #12 on the state branch.
+pub(crate) fn seed_malformed_task(env: &TestEnv) {
+    env.put_state_files(&[(
+        &task_path("acme/app", 12),
+        r#"{"schema_version": 1, "state": "waiting"}"#,
+    )]);
+}
+
+#[test]
+fn coordinator_tasks_show_on_the_item_page_and_in_the_attention_queue() {
+    let env = TestEnv::new();
+    env.claim("w1", "acme/app", "1").run().success();
+    // A malformed checkpoint is a warning (and an unreadable-record signal) from the start.
+    seed_malformed_task(&env);
+    let tip = env.state_tip();
+    let server = Server::start(&env, &[]);
+    let versions = server.versions();
+    let first = versions
+        .recv_timeout(Duration::from_secs(10))
+        .expect("initial version");
+    let derived_at = Instant::now();
+    let (code, body) = server.get("/api/dashboard");
+    assert_eq!(code, 200);
+    let model: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(model["attention"], json!([]));
+    let warnings = model["warnings"].to_string();
+    assert!(
+        warnings.contains("coordinator/tasks/acme/app/12.json"),
+        "{warnings}"
+    );
+
+    seed_coordinator_tasks(&env);
+    assert_eq!(
+        env.git(&["rev-parse", "refs/heads/agent-coord~1"]),
+        tip.unwrap(),
+        "the tasks landed on top of the tip"
+    );
+    loop {
+        let v = versions
+            .recv_timeout(Duration::from_secs(10))
+            .expect("a version after the tasks");
+        if v != first {
+            break;
+        }
+    }
+    let (code, body, timing) = server.get_timed("/api/dashboard");
+    assert_eq!(code, 200);
+    if derived_at.elapsed() < Duration::from_secs(4) {
+        // Within the server's 5 s window, only tasks changed: the model is updated, not
+        // derived again.
+        let timing = timing.unwrap_or_default();
+        assert!(timing.contains("desc=\"updated\""), "{timing}");
+    }
+    let model: Value = serde_json::from_str(&body).unwrap();
+    let queue: Vec<(&str, &str, &str, &str, &str)> = model["attention"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| {
+            let s = |k: &str| a[k].as_str().unwrap_or("-");
+            (
+                s("subject"),
+                s("label"),
+                s("link"),
+                s("detail"),
+                s("resumePhase"),
+            )
+        })
+        .collect();
+    assert_eq!(
+        queue,
+        [
+            (
+                "acme/app#7",
+                "Waiting on a human reply",
+                QUESTION,
+                "Codex logic found a race in the cache. Lock or channel?",
+                "pr_gates_codex"
+            ),
+            (
+                "acme/app#9",
+                "Needs an operator",
+                "-",
+                "the grok:implementer lane's outcome is unknown",
+                "-"
+            ),
+            (
+                "acme/app#8",
+                "Ready, waiting for a human merge",
+                "https://github.com/acme/app/pull/81",
+                "-",
+                "-"
+            ),
+        ]
+    );
+    assert_eq!(model["counts"]["needsAttention"], json!(3));
+    assert!(
+        !body.contains("checklist"),
+        "panels stay out of the overview"
+    );
+
+    let item = |target: &str| -> Value {
+        let (code, body) = server.get(&format!("/api/items/acme/app/{target}"));
+        assert_eq!(code, 200, "{body}");
+        serde_json::from_str(&body).unwrap()
+    };
+    let seven = item("7");
+    let c = &seven["coordinator"];
+    assert_eq!(
+        (&c["state"], &c["phase"], &c["resumePhase"]),
+        (
+            &json!("waiting"),
+            &json!("pr_gates_codex"),
+            &json!("pr_gates_codex")
+        )
+    );
+    assert_eq!(c["questionUrl"], json!(QUESTION));
+    assert_eq!(c["shortHead"], json!("c0ffee1"));
+    assert_eq!((&c["pr"], &c["rounds"]), (&json!(71), &json!(2)));
+    let marks: Vec<(&str, bool, &str)> = c["checklist"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["label"].as_str().unwrap(),
+                r["passed"].as_bool().unwrap(),
+                r["otherHead"].as_str().unwrap_or("-"),
+            )
+        })
+        .collect();
+    assert_eq!(
+        marks,
+        [
+            ("Checks on head", true, "-"),
+            ("Grok quality", true, "-"),
+            ("Grok logic", true, "-"),
+            ("Codex quality", false, "0dead00"),
+            ("Codex logic", false, "-"),
+            ("GitHub CI", false, "0dead00"),
+            ("Readiness", false, "-"),
+            ("Formal approval", false, "-"),
+            ("Ready evidence comment", false, "-"),
+            ("Left draft", false, "-"),
+        ]
+    );
+    let failed = item("10");
+    assert_eq!(failed["coordinator"]["state"], json!("failed"));
+    assert_eq!(
+        failed["coordinator"]["blocker"],
+        json!("the implementer says the issue cannot be done")
+    );
+    assert_eq!(
+        item("11")["coordinator"]["merge"]["mergedBy"],
+        json!("octo")
+    );
+    let broken = item("12");
+    assert_eq!(broken["coordinator"], Value::Null);
+    assert!(broken["coordinatorWarning"]
+        .as_str()
+        .unwrap_or_default()
+        .contains("missing field"));
+    let plain = item("1");
+    assert_eq!(
+        (&plain["coordinator"], &plain["holder"]),
+        (&Value::Null, &json!("w1"))
+    );
 }

@@ -2,8 +2,10 @@
 //!
 //! Nothing here touches the browser, so it compiles (and is tested) on every target.
 
+use agent_coord_shared::coordinator::task::TaskState;
 use agent_coord_shared::dashboard::model::BatchTier;
 use agent_coord_shared::dashboard::model::BatchView;
+use agent_coord_shared::dashboard::model::ChecklistRow;
 use agent_coord_shared::dashboard::model::Row;
 use agent_coord_shared::dashboard::model::RowState;
 
@@ -128,6 +130,38 @@ pub fn subject_batch_path(subject: &str) -> Option<String> {
     }
     let (batch, _lane) = subject.split_once(':')?;
     (!batch.is_empty()).then(|| batch_path(batch))
+}
+
+/// The item page of an `owner/repo#N` attention subject (`batch:lane` subjects have none).
+pub fn subject_item_path(subject: &str) -> Option<String> {
+    let (repo, target) = subject.rsplit_once('#')?;
+    item_path(repo, target)
+}
+
+/// What a coordinator panel calls the task's text: a failed or uncertain task has a
+/// blocker; a waiting one published a question or a blocker.
+pub fn blocker_title(state: TaskState) -> &'static str {
+    match state {
+        TaskState::Failed | TaskState::Uncertain => "Blocker",
+        _ => "Question or blocker",
+    }
+}
+
+/// The heading of a coordinator task's checklist.
+pub fn checklist_heading(short_head: Option<&str>) -> String {
+    match short_head {
+        Some(h) => format!("Evidence on head {h}"),
+        None => "Evidence (no head yet)".to_string(),
+    }
+}
+
+/// What a checklist mark means, in words (for a screen reader).
+pub fn check_state(row: &ChecklistRow) -> &'static str {
+    match (row.passed, row.other_head.is_some()) {
+        (true, _) => "passed on this head",
+        (false, true) => "not passed on this head (a pass on another head does not count)",
+        (false, false) => "not passed yet",
+    }
 }
 
 /// A batch-board filter.
@@ -365,6 +399,32 @@ mod tests {
         assert!(pr.by_state.contains(&(RowState::Dead, 1)));
         assert!(pr.by_state.contains(&(RowState::Running, 0)));
         assert_eq!(RowState::parse("bogus"), None);
+    }
+
+    #[test]
+    fn coordinator_words() {
+        assert_eq!(
+            subject_item_path("acme/app#7").as_deref(),
+            Some("/items/acme/app/7")
+        );
+        assert_eq!(subject_item_path("b1:lane"), None);
+        assert_eq!(subject_item_path("acme#7"), None);
+        assert_eq!(blocker_title(TaskState::Uncertain), "Blocker");
+        assert_eq!(blocker_title(TaskState::Waiting), "Question or blocker");
+        assert_eq!(
+            checklist_heading(Some("c0ffee1")),
+            "Evidence on head c0ffee1"
+        );
+        assert_eq!(checklist_heading(None), "Evidence (no head yet)");
+        let row = |passed, other: Option<&str>| ChecklistRow {
+            key: "ci".into(),
+            label: "GitHub CI".into(),
+            passed,
+            other_head: other.map(str::to_owned),
+        };
+        assert_eq!(check_state(&row(true, None)), "passed on this head");
+        assert!(check_state(&row(false, Some("0dead00"))).contains("another head"));
+        assert_eq!(check_state(&row(false, None)), "not passed yet");
     }
 
     #[test]

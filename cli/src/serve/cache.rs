@@ -12,6 +12,7 @@ use std::sync::Arc;
 use std::time::Duration;
 use std::time::Instant as StdInstant;
 
+use agent_coord_shared::coordinator::task::TASKS_DIR;
 use agent_coord_shared::dashboard;
 use agent_coord_shared::dashboard::input::parse_record;
 use agent_coord_shared::dashboard::input::Inputs;
@@ -121,8 +122,8 @@ impl ModelCache {
     }
 
     /// Returns the model for the store's current tips, deriving it only when they moved
-    /// (or the cached one is older than [`MAX_AGE`]); an update when only new events
-    /// arrived since a recent full derivation.
+    /// (or the cached one is older than [`MAX_AGE`]); an update when only new events (or
+    /// coordinator task checkpoints) arrived since a recent full derivation.
     pub(crate) fn get(&mut self, store: &Store, now: Instant) -> Result<Arc<Built>, StoreError> {
         let tips = Tips::read(store)?;
         if let Some(b) = &self.built {
@@ -139,8 +140,9 @@ impl ModelCache {
         Ok(self.derive_since(tips, inputs, now, true, started))
     }
 
-    /// Derives the model for `inputs`: by updating the previous one when only new events
-    /// arrived since a recent full derivation (`may_update`), else from scratch.
+    /// Derives the model for `inputs`: by updating the previous one when only new events or
+    /// task checkpoints arrived since a recent full derivation (`may_update`), else from
+    /// scratch.
     fn derive_since(
         &mut self,
         tips: Tips,
@@ -221,7 +223,7 @@ impl ModelCache {
                 .folders(
                     repo,
                     root,
-                    &["claims", "batches", "events"],
+                    &["claims", "batches", "events", TASKS_DIR],
                     parse,
                     &mut |p| inputs.push(p.2.clone()),
                 )

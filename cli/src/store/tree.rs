@@ -205,7 +205,9 @@ impl<T: Clone> TreeCache<T> {
         Ok(out)
     }
 
-    /// Calls `f` with every blob under the top-level folders `only` of the tree `root`.
+    /// Calls `f` with every blob under the folders `only` of the tree `root`: top-level
+    /// names, or deeper paths such as `coordinator/tasks` (whose sibling folders are never
+    /// read).
     pub(crate) fn folders(
         &mut self,
         repo: &gix::Repository,
@@ -215,12 +217,27 @@ impl<T: Clone> TreeCache<T> {
         f: &mut dyn FnMut(&Parsed<T>),
     ) -> Result<(), Cause> {
         for entry in entries(repo, root)? {
-            if !entry.is_tree || !only.contains(&entry.name.as_str()) {
+            if !entry.is_tree {
                 continue;
             }
-            let mut prefix = format!("{}/", entry.name);
-            self.subtree(repo, entry.id, &mut prefix, parse)?
-                .for_each(f);
+            for folder in only {
+                let (top, below) = folder.split_once('/').unwrap_or((folder, ""));
+                if top != entry.name {
+                    continue;
+                }
+                let tree = if below.is_empty() {
+                    Some(entry.id)
+                } else {
+                    repo.find_tree(entry.id)?
+                        .lookup_entry_by_path(below)?
+                        .filter(|e| e.mode().is_tree())
+                        .map(|e| e.object_id())
+                };
+                if let Some(tree) = tree {
+                    let mut prefix = format!("{folder}/");
+                    self.subtree(repo, tree, &mut prefix, parse)?.for_each(f);
+                }
+            }
         }
         Ok(())
     }
@@ -331,5 +348,36 @@ mod tests {
             .iter()
             .any(|(path, _, text)| path == "a/b.json" && text == "a/b.json=10"));
         assert_eq!(listed(&mut TreeCache::default(), &repo, changed), second);
+    }
+
+    #[test]
+    fn a_deeper_folder_is_read_without_its_siblings() {
+        let dir = tempfile::tempdir().unwrap();
+        let repo = gix::init_bare(dir.path()).unwrap();
+        let empty = ObjectId::empty_tree(repo.object_hash());
+        let root = write(
+            &repo,
+            empty,
+            &[
+                ("claims/a.json", "1"),
+                ("coordinator/activities/t/x.json", "2"),
+                ("coordinator/tasks/o/r/7.json", "3"),
+                ("coordinator/tasks.json", "4"),
+            ],
+        );
+        let parse: Parse<'_, String> = &|path, _| path.to_owned();
+        let mut seen = Vec::new();
+        TreeCache::default()
+            .folders(
+                &repo,
+                root,
+                &["claims", "coordinator/tasks", "coordinator/nothing"],
+                parse,
+                &mut |(path, _, parsed)| seen.push((path.to_string(), parsed.clone())),
+            )
+            .unwrap();
+        let paths: Vec<&str> = seen.iter().map(|(p, _)| p.as_str()).collect();
+        assert_eq!(paths, ["claims/a.json", "coordinator/tasks/o/r/7.json"]);
+        assert!(seen.iter().all(|(path, parsed)| path == parsed));
     }
 }

@@ -1,6 +1,7 @@
-//! The batch page and the item page's custody timeline (reference §1.11).
+//! The batch page and the item page: custody timeline (reference §1.11) and coordinator task.
 
 use super::build::event_view;
+use super::coordinator;
 use super::derive;
 use super::input::ClaimIn;
 use super::input::EventIn;
@@ -82,7 +83,8 @@ fn entry(
     }
 }
 
-/// The item page: holder, row and custody chain (oldest first).
+/// The item page: holder, row, custody chain (oldest first) and the coordinator's task for
+/// the issue, if any.
 pub fn item_detail(
     inputs: &Inputs,
     model: &DashboardModel,
@@ -144,12 +146,16 @@ pub fn item_detail(
                     .map(|h| h.agent.clone())
             })
     };
+    let (coordinator, coordinator_warning) =
+        coordinator::item_section(&inputs.tasks, &inputs.malformed, repo, target);
     ItemDetail {
         repo: repo.to_owned(),
         target: target.to_owned(),
         row,
         holder,
         timeline,
+        coordinator,
+        coordinator_warning,
         version: model.version.clone(),
     }
 }

@@ -96,6 +96,16 @@ impl Records {
         self.put(&format!("events/{batch}/{id}.json"), e)
     }
 
+    /// A coordinator task checkpoint (see [`task`]) at its path.
+    pub fn task(&mut self, v: Value) -> &mut Self {
+        let path = format!(
+            "coordinator/tasks/{}/{}.json",
+            v["repo"].as_str().unwrap_or_default(),
+            v["issue"]
+        );
+        self.put(&path, v)
+    }
+
     /// The records, read as the dashboard reads them.
     pub fn inputs(&self) -> Inputs {
         Inputs::from_files(self.0.iter().map(|(p, b)| (p.as_str(), b.as_slice())))
@@ -107,6 +117,20 @@ impl Records {
         let model = super::build(&inputs, now(), "v1");
         (inputs, model)
     }
+}
+
+/// A coordinator task checkpoint of `repo#issue` in `state` and `phase`, updated `age`
+/// minutes ago, with every required field and nothing else (no head, no evidence). Tests set
+/// the rest with `v["head"] = json!(..)`.
+pub fn task(repo: &str, issue: u64, state: &str, phase: &str, age: i64) -> Value {
+    json!({
+        "schema_version": 1, "task_id": format!("{}-{issue}", repo.replace('/', "-")),
+        "worker": "w-coord", "repo": repo, "issue": issue, "title": format!("Issue {issue}"),
+        "body": "", "state": state, "phase": phase,
+        "assignment": {"event_id": 1, "actor": "octo", "created_at": ago(600)},
+        "pinned": {}, "branch": format!("agent/{issue}"), "base": "main", "rounds": 1,
+        "created_at": ago(600), "updated_at": ago(age)
+    })
 }
 
 /// A plain row for `repo#target`: a running pull request in process, nothing else known.

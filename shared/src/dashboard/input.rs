@@ -2,7 +2,7 @@
 //! unsafe values dropped, timestamps parsed once.
 //!
 //! Each file is parsed once, into its record kind ([`Claim`], [`Heartbeat`], [`Manifest`],
-//! [`Event`]); the `*In` values are built from those. Canonical fields are read through
+//! [`Event`], a coordinator [`TaskIn`]); the `*In` values are built from those. Canonical fields are read through
 //! [`crate::record::field`]; the predecessors' aliases (`thread_name`, `prUrl`, …) are not
 //! fields of ours and are read by their spelling from the same record.
 //!
@@ -13,6 +13,8 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
+use super::coordinator;
+use super::coordinator::TaskIn;
 use crate::record::field as f;
 use crate::record::field::Field;
 use crate::record::scalar_string;
@@ -437,6 +439,8 @@ pub struct Inputs {
     pub manifests: Vec<Arc<ManifestIn>>,
     /// Events.
     pub events: Vec<Arc<EventIn>>,
+    /// Coordinator task checkpoints.
+    pub tasks: Vec<Arc<TaskIn>>,
     /// Records that could not be read: `(path, message)`.
     pub malformed: Vec<(String, String)>,
 }
@@ -448,6 +452,7 @@ impl Inputs {
         self.heartbeats.sort_by(|a, b| a.agent.cmp(&b.agent));
         self.manifests.sort_by(|a, b| a.path.cmp(&b.path));
         self.events.sort_by(|a, b| a.path.cmp(&b.path));
+        self.tasks.sort_by(|a, b| a.path.cmp(&b.path));
         self.malformed.sort();
     }
 
@@ -457,6 +462,7 @@ impl Inputs {
             + self.heartbeats.len()
             + self.manifests.len()
             + self.events.len()
+            + self.tasks.len()
             + self.malformed.len()
     }
 
@@ -472,6 +478,7 @@ impl Inputs {
             Parsed::Heartbeat(h) => self.heartbeats.push(h),
             Parsed::Manifest(m) => self.manifests.push(m),
             Parsed::Event(e) => self.events.push(e),
+            Parsed::Task(t) => self.tasks.push(t),
             Parsed::Malformed(path, message) => self.malformed.push((path, message)),
             Parsed::Ignored => {}
         }
@@ -512,14 +519,22 @@ pub enum Parsed {
     Manifest(Arc<ManifestIn>),
     /// `events/…`.
     Event(Arc<EventIn>),
-    /// Not a JSON object: `(path, message)`.
+    /// `coordinator/tasks/<owner>/<repo>/<issue>.json`.
+    Task(Arc<TaskIn>),
+    /// Not a JSON object (or not a task checkpoint): `(path, message)`.
     Malformed(String, String),
-    /// Another part of the tree (archive, coordinator, …).
+    /// Another part of the tree (archive, coordinator activities, …).
     Ignored,
 }
 
 /// Parses and normalises the record at `path`.
 pub fn parse_record(path: &str, bytes: &[u8]) -> Parsed {
+    if coordinator::is_task_path(path) {
+        return match coordinator::parse_task(path, bytes) {
+            Ok(task) => Parsed::Task(Arc::new(task)),
+            Err(message) => Parsed::Malformed(path.to_owned(), message),
+        };
+    }
     let top = path.split('/').next().unwrap_or_default();
     if !matches!(top, "claims" | "heartbeats" | "batches" | "events") || !path.ends_with(".json") {
         return Parsed::Ignored;

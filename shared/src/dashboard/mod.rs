@@ -3,6 +3,7 @@
 //! Everything is pure so the server and the browser share one implementation.
 
 pub mod build;
+pub mod coordinator;
 pub mod derive;
 pub mod detail;
 #[cfg(any(test, feature = "fixtures"))]

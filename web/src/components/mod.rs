@@ -1,5 +1,6 @@
 //! Small widgets shared by the pages.
 
 pub mod chart;
+pub mod coordinator;
 pub mod topbar;
 pub mod widgets;

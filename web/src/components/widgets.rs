@@ -114,6 +114,13 @@ pub fn loading(what: &'static str) -> impl IntoView {
     }
 }
 
+/// A warning banner: something could not be read, the rest of the page stands.
+pub fn warning_banner(message: String) -> impl IntoView {
+    view! {
+        <div class="warning-banner" role="status" data-testid="warning-banner">{message}</div>
+    }
+}
+
 /// An error banner.
 pub fn error_banner(message: String) -> impl IntoView {
     view! {

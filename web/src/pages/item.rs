@@ -1,4 +1,5 @@
-//! `/items/:owner/:repo/:target`: one work item and its custody timeline.
+//! `/items/:owner/:repo/:target`: one work item, its coordinator task and its custody
+//! timeline.
 
 use agent_coord_shared::dashboard::model::ItemDetail;
 use agent_coord_shared::dashboard::model::Row;
@@ -6,6 +7,7 @@ use agent_coord_shared::dashboard::model::TimelineEntry;
 use leptos::prelude::*;
 use leptos_router::hooks::use_params_map;
 
+use crate::components::coordinator;
 use crate::components::widgets;
 use crate::format;
 use crate::live;
@@ -63,6 +65,8 @@ fn page(d: &ItemDetail) -> impl IntoView {
             <dt>"Holder"</dt><dd data-testid="item-holder">{format::or_unknown(d.holder.as_deref())}</dd>
             {d.row.as_ref().map(row_meta)}
         </dl>
+        {d.coordinator.as_ref().map(coordinator::panel)}
+        {d.coordinator_warning.clone().map(widgets::warning_banner)}
         <h2>"Custody timeline"</h2>
         {timeline(&d.timeline)}
     }

@@ -129,12 +129,29 @@ fn attention(m: &DashboardModel) -> impl IntoView {
                 .iter()
                 .find(|r| r.id == a.row_id)
                 .and_then(format::row_path)
-                .or_else(|| format::subject_batch_path(&a.subject));
+                .or_else(|| format::subject_batch_path(&a.subject))
+                .or_else(|| format::subject_item_path(&a.subject));
+            let detail = a
+                .detail
+                .clone()
+                .map(|d| view! { <span class="detail" data-testid="attention-detail">{d}</span> });
+            let resume = a.resume_phase.map(|p| {
+                view! { <span class="muted" data-testid="attention-resume">{format!("resumes {}", p.as_str())}</span> }
+            });
+            let link = a.link.clone().map(|url| {
+                view! {
+                    <a href=url target="_blank" rel="noopener noreferrer" data-testid="attention-link">{a.kind.link_text()}</a>
+                }
+            });
             view! {
-                <li class="attention-item" data-testid="attention-item">
+                <li class="attention-item" data-testid="attention-item" data-kind=a.kind.as_str()
+                    data-severity=a.kind.severity().as_str()>
                     <span class=format!("badge prio prio-{}", a.priority)>{format!("P{}", a.priority)}</span>
                     <span class="label">{a.label.clone()}</span>
                     {widgets::maybe_link(path, a.subject.clone())}
+                    {detail}
+                    {resume}
+                    {link}
                     {widgets::age(a.last_activity.clone())}
                 </li>
             }

@@ -1,9 +1,10 @@
-//! The last step every build shares: the attention queue, counts, recent events and
-//! warnings around rows, batch views, machines and health.
+//! The last step every build shares: the attention queue (rows' entries and coordinator
+//! tasks'), counts, recent events and warnings around rows, batch views, machines and health.
 
 use std::cmp::Ordering;
 
 use super::rows::RowSet;
+use crate::dashboard::coordinator;
 use crate::dashboard::input::EventIn;
 use crate::dashboard::input::Inputs;
 use crate::dashboard::model::Attention;
@@ -42,7 +43,7 @@ pub(crate) fn assemble(
         machines,
         health,
     } = parts;
-    let attention = attention(&rows);
+    let attention = attention(&rows, inputs);
     let mut counts = Counts {
         rows: rows.len(),
         needs_attention: attention.len(),
@@ -93,8 +94,9 @@ pub(crate) fn assemble(
     }
 }
 
-/// The attention queue: by priority, then oldest activity first.
-fn attention(rows: &[Row]) -> Vec<Attention> {
+/// The attention queue, rows' and coordinator tasks' entries together: by priority, then
+/// oldest activity first.
+fn attention(rows: &[Row], inputs: &Inputs) -> Vec<Attention> {
     let mut attention: Vec<Attention> = rows
         .iter()
         .filter_map(|r| {
@@ -113,14 +115,19 @@ fn attention(rows: &[Row]) -> Vec<Attention> {
                     format!("{}#{}", r.repo, r.target)
                 },
                 last_activity: r.last_activity.clone(),
+                detail: None,
+                link: None,
+                resume_phase: None,
             })
         })
+        .chain(coordinator::attention_entries(&inputs.tasks))
         .collect();
     attention.sort_by(|a, b| {
         a.priority
             .cmp(&b.priority)
             .then_with(|| a.last_activity.cmp(&b.last_activity))
             .then_with(|| a.row_id.cmp(&b.row_id))
+            .then_with(|| a.kind.cmp(&b.kind))
     });
     attention
 }

@@ -1,4 +1,5 @@
-//! `update` (re-deriving only what new events touch) must equal a full build.
+//! `update` (re-deriving only what new events and changed coordinator tasks touch) must
+//! equal a full build.
 
 use std::sync::Arc;
 
@@ -11,8 +12,10 @@ use crate::dashboard::build::build_with;
 use crate::dashboard::build::update;
 use crate::dashboard::fixtures::ago;
 use crate::dashboard::fixtures::now;
+use crate::dashboard::fixtures::task;
 use crate::dashboard::input::parse_record;
 use crate::dashboard::input::Inputs;
+use crate::dashboard::input::Parsed;
 
 const AGENTS: [&str; 4] = ["w1", "w2", "w3", "w4"];
 const REPOS: [&str; 2] = ["acme/app", "acme/api"];
@@ -92,6 +95,41 @@ fn inputs(files: &[(String, Vec<u8>)]) -> Inputs {
     Inputs::from_files(unique)
 }
 
+const TASK_STATES: [(&str, &str); 5] = [
+    ("waiting", "implement"),
+    ("active", "await_merge"),
+    ("uncertain", "ci"),
+    ("failed", "finished"),
+    ("active", "checks"),
+];
+
+/// (repo, issue, state and phase, minutes ago); a few issues are malformed records.
+type TaskRec = (usize, u8, usize, i64);
+
+fn task_record(t: &TaskRec) -> (String, Vec<u8>) {
+    let (repo, issue, state, age) = *t;
+    let (state, phase) = TASK_STATES[state % TASK_STATES.len()];
+    let v = task(REPOS[repo % 2], u64::from(issue % 6), state, phase, age);
+    let path = format!("coordinator/tasks/{}/{}.json", REPOS[repo % 2], issue % 6);
+    record(&path, &v)
+}
+
+/// Writes tasks into `inputs` as a new tip would: a task at an existing path replaces it.
+fn put_tasks(inputs: &mut Inputs, tasks: &[TaskRec]) {
+    for t in tasks {
+        let (path, bytes) = task_record(t);
+        if let Parsed::Task(task) = parse_record(&path, &bytes) {
+            inputs.tasks.retain(|old| old.path != path);
+            inputs.tasks.push(task);
+        }
+    }
+    inputs.tasks.sort_by(|a, b| a.path.cmp(&b.path));
+}
+
+fn task_rec() -> impl Strategy<Value = TaskRec> {
+    (0..2usize, 0..6u8, 0..5usize, 0..90i64)
+}
+
 fn ev() -> impl Strategy<Value = Ev> {
     (
         0..4usize,
@@ -112,24 +150,28 @@ proptest! {
         claims in prop::collection::vec((0..4usize, 0..2usize, 0..6u8, any::<bool>()), 0..6),
         beats in prop::collection::vec((0..4usize, 0..2usize, 0..6u8, 0..80i64), 0..4),
         old in prop::collection::vec(ev(), 0..12),
-        new in prop::collection::vec(ev(), 1..4),
+        new in prop::collection::vec(ev(), 0..4),
+        old_tasks in prop::collection::vec(task_rec(), 0..4),
+        new_tasks in prop::collection::vec(task_rec(), 0..3),
     ) {
         let now = now();
         let mut files = base(&claims, &beats);
         files.extend(old.iter().enumerate().map(|(i, e)| event(i, e)));
+        files.extend(old_tasks.iter().map(task_record));
         let before = inputs(&files);
         let (model, derivation) = build_with(&before, now, "v1");
         // The next tip: the same records (the same Arcs, as the server's cache shares them)
-        // plus the new events.
+        // plus the new events, and tasks written or rewritten.
         let mut after = before.clone();
         for (i, e) in new.iter().enumerate() {
             let (path, bytes) = event(1000 + i, e);
             after.push(parse_record(&path, &bytes));
         }
         after.finish();
+        put_tasks(&mut after, &new_tasks);
         let full = build(&after, now, "v2");
         let updated = update(model, &derivation, &before, &after, now, "v2");
-        let incremental = updated.expect("only events were added, by known agents");
+        let incremental = updated.expect("only events were added, by known agents, and tasks");
         prop_assert_eq!(incremental, full);
     }
 }
@@ -145,16 +187,15 @@ fn anything_but_new_events_falls_back_to_a_full_build() {
     let claim = after.claims[0].as_ref().clone();
     after.claims[0] = Arc::new(claim);
     assert!(update(model.clone(), &derivation, &before, &after, now, "v2").is_none());
-    // Nothing added at all.
-    assert!(update(
-        model.clone(),
-        &derivation,
-        &before,
-        &before.clone(),
-        now,
-        "v2"
-    )
-    .is_none());
+    // A malformed record (a task checkpoint too) is a new warning and a health signal.
+    let mut after = before.clone();
+    after.push(parse_record(
+        "coordinator/tasks/acme/app/1.json",
+        b"{\"state\": \"waiting\"}",
+    ));
+    after.finish();
+    assert_eq!(after.malformed.len(), 1);
+    assert!(update(model.clone(), &derivation, &before, &after, now, "v2").is_none());
     // An event by an agent nobody has seen.
     let mut after = before.clone();
     let (p, b) = record(
@@ -164,4 +205,24 @@ fn anything_but_new_events_falls_back_to_a_full_build() {
     after.push(parse_record(&p, &b));
     after.finish();
     assert!(update(model.clone(), &derivation, &before, &after, now, "v2").is_none());
+}
+
+#[test]
+fn a_tip_that_changed_only_coordinator_tasks_reuses_every_row() {
+    let now = now();
+    let before = inputs(&base(&[(0, 0, 1, false)], &[]));
+    let (model, derivation) = build_with(&before, now, "v1");
+    let mut after = before.clone();
+    put_tasks(&mut after, &[(0, 1, 0, 3), (1, 2, 1, 4)]);
+    let updated =
+        update(model.clone(), &derivation, &before, &after, now, "v2").expect("an update");
+    assert_eq!(updated, build(&after, now, "v2"));
+    assert_eq!(updated.rows, model.rows);
+    assert_eq!(
+        updated.counts.needs_attention,
+        model.counts.needs_attention + 2
+    );
+    // Nothing the dashboard reads changed at all (say only activity records did).
+    let same = update(model.clone(), &derivation, &before, &before, now, "v2").expect("update");
+    assert_eq!(same, build(&before, now, "v2"));
 }

@@ -486,3 +486,79 @@ fn batch_detail_lists_events_newest_first() {
     assert_eq!(d.rows.len(), 3);
     assert!(detail::batch_detail(&inputs, &m, "nope").is_none());
 }
+
+#[test]
+fn coordinator_tasks_join_the_attention_queue_and_the_item_page() {
+    use crate::coordinator::task::Phase;
+    use crate::dashboard::fixtures::task;
+    let mut s = Records::new();
+    // A dead holder (priority 5) and a lane waiting for input (priority 3) around the tasks.
+    s.claim("acme/api", "11", "w11", None)
+        .beat("w11", "acme/api", "11", None, "implementing", 60)
+        .claim("acme/api", "12", "w12", None)
+        .beat("w12", "acme/api", "12", None, "blocked_user_input", 1);
+    let mut waiting = task("acme/app", 7, "waiting", "implement", 30);
+    waiting["resume_phase"] = json!("implement");
+    waiting["blocker"] = json!("Should the flag default to on?");
+    waiting["question_url"] = json!("https://github.com/acme/app/issues/7#issuecomment-1");
+    let mut merge = task("acme/app", 8, "active", "await_merge", 10);
+    merge["pr_url"] = json!("https://github.com/acme/app/pull/80");
+    s.task(waiting)
+        .task(merge)
+        .task(task("acme/app", 9, "failed", "finished", 5))
+        .task(task("acme/app", 10, "active", "implement", 5))
+        .put(
+            "coordinator/tasks/acme/app/11.json",
+            json!({"state": "waiting"}),
+        )
+        .put(
+            "coordinator/activities/t/a.json",
+            json!({"kind": "comment"}),
+        );
+    let (inputs, m) = s.model();
+    let queue: Vec<(&str, AttentionKind)> = m
+        .attention
+        .iter()
+        .map(|a| (a.subject.as_str(), a.kind))
+        .collect();
+    assert_eq!(
+        queue,
+        [
+            ("acme/app#7", AttentionKind::TaskWaitingReply),
+            ("acme/api#12", AttentionKind::BlockedUserInput),
+            ("acme/api#11", AttentionKind::DeadHolder),
+            ("acme/app#8", AttentionKind::TaskAwaitingMerge),
+        ],
+        "by priority, then oldest activity; failed and advancing tasks stay out"
+    );
+    assert_eq!(m.counts.needs_attention, 4);
+    assert_eq!(m.attention[0].resume_phase, Some(Phase::Implement));
+    assert_eq!(
+        m.attention[3].link.as_deref(),
+        Some("https://github.com/acme/app/pull/80")
+    );
+    // The malformed checkpoint is a warning, not a broken model; activities are not read.
+    assert_eq!(m.counts.malformed, 1);
+    assert!(m.warnings[0].contains("coordinator/tasks/acme/app/11.json"));
+    assert_eq!(inputs.tasks.len(), 4);
+    // Panels stay out of the overview payload.
+    let payload = serde_json::to_string(&m).expect("json");
+    assert!(!payload.contains("checklist"), "{payload}");
+
+    let d = detail::item_detail(&inputs, &m, "acme/app", "7", now());
+    let p = d.coordinator.expect("the task's panel");
+    assert_eq!(
+        (p.phase, p.resume_phase),
+        (Phase::Implement, Some(Phase::Implement))
+    );
+    assert_eq!(p.blocker.as_deref(), Some("Should the flag default to on?"));
+    let failed = detail::item_detail(&inputs, &m, "acme/app", "9", now());
+    assert_eq!(failed.coordinator.map(|p| p.state.as_str()), Some("failed"));
+    let broken = detail::item_detail(&inputs, &m, "acme/app", "11", now());
+    assert_eq!(broken.coordinator, None);
+    assert!(broken
+        .coordinator_warning
+        .is_some_and(|w| w.contains("missing field")));
+    let none = detail::item_detail(&inputs, &m, "acme/api", "12", now());
+    assert_eq!((none.coordinator, none.coordinator_warning), (None, None));
+}

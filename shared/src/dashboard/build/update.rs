@@ -1,6 +1,8 @@
-//! The incremental build: when a new tip differs from the last only by new events,
-//! re-derive just what those events can change — their items, their batches (and the
-//! batches waiting on them), those batches' rows and health — with the full build's steps.
+//! The incremental build: when a new tip differs from the last only by new events (and
+//! coordinator task checkpoints), re-derive just what those events can change — their items,
+//! their batches (and the batches waiting on them), those batches' rows and health — with
+//! the full build's steps. Task checkpoints only feed the attention queue, which assembling
+//! derives again every time, so a tip that changed nothing else reuses every row.
 
 use std::collections::BTreeSet;
 use std::collections::HashMap;
@@ -33,9 +35,10 @@ const MAX_ADDED: usize = 64;
 
 /// Updates `prev` (built from `prev_inputs`) for `inputs`, re-deriving only what new events
 /// can change: their items, their batches (and the batches waiting on them), those
-/// batches' rows and health. Returns `None` when the change is not new events alone, or
-/// when the new events name an agent whose machine the previous build did not know; the
-/// caller then builds from scratch.
+/// batches' rows and health. Coordinator task checkpoints may differ in any way (they only
+/// feed the attention queue, which is assembled again). Returns `None` when the change is
+/// not new events (and tasks) alone, or when the new events name an agent whose machine the
+/// previous build did not know; the caller then builds from scratch.
 ///
 /// Rows and batches the events do not touch keep the liveness they were derived with
 /// (the caller re-derives everything periodically, so that staleness is bounded).
@@ -50,6 +53,29 @@ pub fn update(
     let added = added_events(prev_inputs, inputs)?;
     if added.len() > MAX_ADDED || !machines_known(&added, derivation) {
         return None;
+    }
+    if added.is_empty() {
+        // Coordinator tasks (or records the dashboard does not read) changed: rows,
+        // batches, machines and health are the previous ones, assembled again.
+        let DashboardModel {
+            rows,
+            qa,
+            batches,
+            health,
+            machines,
+            ..
+        } = prev;
+        return Some(assemble::assemble(
+            inputs,
+            now,
+            version,
+            assemble::Parts {
+                rows: RowSet { rows, qa },
+                batches,
+                machines,
+                health,
+            },
+        ));
     }
     let srcs = &derivation.srcs;
     let affected = Affected::of(&added, srcs);
@@ -102,14 +128,15 @@ fn same_list<T>(a: &[Arc<T>], b: &[Arc<T>]) -> bool {
     a.len() == b.len() && a.iter().zip(b).all(|(x, y)| Arc::ptr_eq(x, y))
 }
 
-/// Events in `now` that `prev` did not have, when that is the only difference (claims,
-/// heartbeats, manifests and unreadable records are the very same records).
+/// Events in `now` that `prev` did not have (maybe none), when that is the only difference
+/// besides task checkpoints (claims, heartbeats, manifests and unreadable records are the
+/// very same records).
 fn added_events<'a>(prev: &Inputs, now: &'a Inputs) -> Option<Vec<&'a EventIn>> {
     if !same_list(&prev.claims, &now.claims)
         || !same_list(&prev.heartbeats, &now.heartbeats)
         || !same_list(&prev.manifests, &now.manifests)
         || prev.malformed != now.malformed
-        || now.events.len() <= prev.events.len()
+        || now.events.len() < prev.events.len()
     {
         return None;
     }

@@ -1,8 +1,9 @@
-//! A work item's detail: its row and custody timeline.
+//! A work item's detail: its row, custody timeline and coordinator task.
 
 use serde::Deserialize;
 use serde::Serialize;
 
+use super::CoordinatorPanel;
 use super::Row;
 
 /// What a custody timeline entry records.
@@ -79,6 +80,12 @@ pub struct ItemDetail {
     pub holder: Option<String>,
     /// Custody chain, oldest first.
     pub timeline: Vec<TimelineEntry>,
+    /// The coordinator's task for this issue, if it has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub coordinator: Option<CoordinatorPanel>,
+    /// Why this issue's coordinator task record could not be read, if it could not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub coordinator_warning: Option<String>,
     /// Model version this was derived at.
     pub version: String,
 }

@@ -9,13 +9,17 @@ use std::collections::BTreeMap;
 use serde::Deserialize;
 use serde::Serialize;
 
+use crate::coordinator::task::Phase;
+
 mod batches;
+mod coordinator;
 mod detail;
 mod health;
 mod machines;
 mod rows;
 
 pub use batches::*;
+pub use coordinator::*;
 pub use detail::*;
 pub use health::*;
 pub use machines::*;
@@ -84,7 +88,7 @@ pub struct Counts {
     pub malformed: usize,
 }
 
-/// Why a row needs an operator, in priority order (first is most urgent).
+/// Why a row or a coordinator task needs a person, most urgent first within each source.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum AttentionKind {
@@ -100,10 +104,16 @@ pub enum AttentionKind {
     DeadHolder,
     /// No progress for over 15 minutes.
     Wedged,
+    /// A coordinator task published a question or blocker and waits for an authorized reply.
+    TaskWaitingReply,
+    /// A coordinator task's lane outcome is unknown: no model starts until an operator decides.
+    TaskNeedsOperator,
+    /// A coordinator task's pull request is Ready and waits for a human to merge it.
+    TaskAwaitingMerge,
 }
 
 impl AttentionKind {
-    /// The operator-facing reason.
+    /// The person-facing reason.
     pub fn label(self) -> &'static str {
         match self {
             AttentionKind::BatchStopped => "Batch is stopped",
@@ -112,12 +122,60 @@ impl AttentionKind {
             AttentionKind::QaMissing => "QA evidence is missing or failing",
             AttentionKind::DeadHolder => "Holder is no longer live",
             AttentionKind::Wedged => "No progress for over 15 minutes",
+            AttentionKind::TaskWaitingReply => "Waiting on a human reply",
+            AttentionKind::TaskNeedsOperator => "Needs an operator",
+            AttentionKind::TaskAwaitingMerge => "Ready, waiting for a human merge",
         }
     }
 
-    /// 1 for the most urgent.
+    /// 1 for the most urgent, 7 for the least. A coordinator task that waits on a person
+    /// ranks with a lane waiting for operator input; a Ready pull request waiting for its
+    /// merge is nothing wrong, so it comes last.
     pub fn priority(self) -> u8 {
-        self as u8 + 1
+        match self {
+            AttentionKind::BatchStopped => 1,
+            AttentionKind::BatchStopRequested => 2,
+            AttentionKind::BlockedUserInput
+            | AttentionKind::TaskWaitingReply
+            | AttentionKind::TaskNeedsOperator => 3,
+            AttentionKind::QaMissing => 4,
+            AttentionKind::DeadHolder => 5,
+            AttentionKind::Wedged => 6,
+            AttentionKind::TaskAwaitingMerge => 7,
+        }
+    }
+
+    /// How bad it is: a Ready pull request waiting for its merge is information, the rest
+    /// are warnings.
+    pub fn severity(self) -> Severity {
+        match self {
+            AttentionKind::TaskAwaitingMerge => Severity::Info,
+            _ => Severity::Warning,
+        }
+    }
+
+    /// What the entry's outside link opens (the published checkpoint or the pull request).
+    pub fn link_text(self) -> &'static str {
+        match self {
+            AttentionKind::TaskWaitingReply => "Open the question",
+            AttentionKind::TaskNeedsOperator => "Open the blocker",
+            _ => "Open the pull request",
+        }
+    }
+
+    /// The snake_case name used in JSON and the UI.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AttentionKind::BatchStopped => "batch_stopped",
+            AttentionKind::BatchStopRequested => "batch_stop_requested",
+            AttentionKind::BlockedUserInput => "blocked_user_input",
+            AttentionKind::QaMissing => "qa_missing",
+            AttentionKind::DeadHolder => "dead_holder",
+            AttentionKind::Wedged => "wedged",
+            AttentionKind::TaskWaitingReply => "task_waiting_reply",
+            AttentionKind::TaskNeedsOperator => "task_needs_operator",
+            AttentionKind::TaskAwaitingMerge => "task_awaiting_merge",
+        }
     }
 }
 
@@ -125,18 +183,28 @@ impl AttentionKind {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Attention {
-    /// The row this is about.
+    /// The row this is about (`target:owner/repo#N` for a coordinator task, whether or not
+    /// such a row exists).
     pub row_id: String,
     /// Why.
     pub kind: AttentionKind,
-    /// 1 (most urgent) … 6.
+    /// 1 (most urgent) … 7.
     pub priority: u8,
-    /// Operator-facing reason.
+    /// Person-facing reason.
     pub label: String,
     /// `owner/repo#N` or `batch:lane`.
     pub subject: String,
-    /// The row's last activity, if known.
+    /// The row's (or task checkpoint's) last activity, if known.
     pub last_activity: Option<String>,
+    /// What to read: a coordinator task's question or blocker.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+    /// Where to act: the published question or blocker, or the pull request (http(s) only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub link: Option<String>,
+    /// The phase an authorized reply resumes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resume_phase: Option<Phase>,
 }
 
 /// One event, as the UI shows it.
@@ -182,6 +250,32 @@ mod tests {
         assert_eq!(ControlStatus::StopRequested.as_str(), "stop_requested");
         assert_eq!(BatchTier::Archive.as_str(), "archive");
         assert_eq!(Severity::Info.as_str(), "info");
+    }
+
+    #[test]
+    fn attention_kinds_name_rank_and_weigh_themselves() {
+        use AttentionKind::*;
+        let all = [
+            BatchStopped,
+            BatchStopRequested,
+            BlockedUserInput,
+            QaMissing,
+            DeadHolder,
+            Wedged,
+            TaskWaitingReply,
+            TaskNeedsOperator,
+            TaskAwaitingMerge,
+        ];
+        let ranks: Vec<u8> = all.iter().map(|k| k.priority()).collect();
+        assert_eq!(ranks, [1, 2, 3, 4, 5, 6, 3, 3, 7]);
+        for k in all {
+            let wire = serde_json::to_value(k).expect("json");
+            assert_eq!(wire.as_str(), Some(k.as_str()));
+            let info = k == TaskAwaitingMerge;
+            assert_eq!(k.severity() == Severity::Info, info, "{k:?}");
+        }
+        assert_eq!(TaskWaitingReply.link_text(), "Open the question");
+        assert_eq!(TaskNeedsOperator.link_text(), "Open the blocker");
     }
 
     #[test]

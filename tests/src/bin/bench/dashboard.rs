@@ -1,9 +1,12 @@
-//! The dashboard server on a generated fleet: cold, warm and incremental model builds.
+//! The dashboard server on a generated fleet: cold, warm and incremental model builds (after
+//! a new event, and after a coordinator task checkpoint changed).
 
 use std::time::Duration;
 use std::time::Instant;
 
+use agent_coord_tests::env::commit_state_files;
 use agent_coord_tests::server::Server;
+use serde_json::json;
 
 use crate::cli::cli;
 use crate::cli::fixture;
@@ -12,25 +15,30 @@ use crate::cli::ms;
 use crate::cli::run_ok;
 
 /// The dashboard server on a generated fleet: cold model build (first request), warm
-/// (cached by tip ids), after one new event (incremental rebuild), and peak RSS.
+/// (cached by tip ids), after one new event and after one changed coordinator task
+/// checkpoint (incremental rebuilds), and peak RSS.
 pub fn bench_dashboard(scale: usize) {
     use std::io::Read;
     let (fx, records, _) = fixture(scale);
     let server = Server::spawn(cli(&fx, &["serve", "--host", "127.0.0.1", "--port", "0"]));
     let url = format!("{}/api/dashboard", server.url);
-    // (request time, body size, the server's own model-derivation time when it derived one)
+    // (request time, body size, the server's own model-derivation time when it derived one,
+    // and whether it updated or derived)
     let fetch = || {
         let start = Instant::now();
         let mut body = Vec::new();
         let resp = ureq::get(&url).call().expect("dashboard answers");
-        let model_ms = resp.header("server-timing").and_then(|t| {
-            let dur = t.split("model;dur=").nth(1)?.split(';').next()?;
-            dur.parse::<f64>().ok()
-        });
+        let timing = resp.header("server-timing").unwrap_or_default().to_owned();
+        let model_ms = timing
+            .split("model;dur=")
+            .nth(1)
+            .and_then(|t| t.split(';').next())
+            .and_then(|dur| dur.parse::<f64>().ok());
+        let updated = timing.contains("desc=\"updated\"");
         resp.into_reader().read_to_end(&mut body).expect("body");
-        (start.elapsed(), body.len(), model_ms)
+        (start.elapsed(), body.len(), model_ms, updated)
     };
-    let (cold, bytes, cold_model) = fetch();
+    let (cold, bytes, cold_model, _) = fetch();
     let warm = median((0..15).map(|_| fetch().0).collect());
     let mut after = Vec::new();
     let mut after_model = Vec::new();
@@ -47,9 +55,26 @@ pub fn bench_dashboard(scale: usize) {
                 &format!("bench {i}"),
             ],
         );
-        let (took, _, model) = fetch();
+        let (took, _, model, _) = fetch();
         after.push(took);
         after_model.push(Duration::from_secs_f64(model.unwrap_or(f64::NAN) / 1e3));
+    }
+    // A coordinator tick's checkpoint: one task file changes on the state branch.
+    let (mut task_after, mut task_model, mut task_updated) = (Vec::new(), Vec::new(), 0);
+    for i in 0..5u64 {
+        let state = if i % 2 == 0 { "waiting" } else { "active" };
+        let task = json!({"schema_version": 1, "task_id": "bench-task", "worker": "w-bench",
+            "repo": "acme/app", "issue": 1, "title": "bench", "body": "", "state": state,
+            "phase": "implement", "resume_phase": "implement", "blocker": format!("bench {i}"),
+            "assignment": {"event_id": 1, "actor": "octo", "created_at": crate::cli::NOW},
+            "pinned": {}, "branch": "agent/1", "base": "main", "rounds": i,
+            "created_at": crate::cli::NOW, "updated_at": crate::cli::NOW});
+        let text = serde_json::to_string_pretty(&task).expect("json");
+        commit_state_files(&fx.repo, &[("coordinator/tasks/acme/app/1.json", &text)]);
+        let (took, _, model, updated) = fetch();
+        task_after.push(took);
+        task_model.push(Duration::from_secs_f64(model.unwrap_or(f64::NAN) / 1e3));
+        task_updated += usize::from(updated);
     }
     let status =
         std::fs::read_to_string(format!("/proc/{}/status", server.pid())).unwrap_or_default();
@@ -64,6 +89,7 @@ pub fn bench_dashboard(scale: usize) {
          | GET /api/dashboard cold (read + parse + derive + serialise + transfer) | {} (model {:.1} ms) |\n\
          | warm (cached by tip ids), median of 15 | {} |\n\
          | after one new event, median of 5 | {} (model update {}) |\n\
+         | after one coordinator task checkpoint, median of 5 | {} (model {}; updated, not derived, {task_updated} of 5 times) |\n\
          | server peak RSS | {hwm} |",
         bytes as f64 / 1e6,
         ms(cold),
@@ -71,5 +97,7 @@ pub fn bench_dashboard(scale: usize) {
         ms(warm),
         ms(median(after)),
         ms(median(after_model)),
+        ms(median(task_after)),
+        ms(median(task_model)),
     );
 }
