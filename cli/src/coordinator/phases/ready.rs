@@ -28,7 +28,7 @@ enum Recheck {
 
 /// What the formal approval attempt found.
 enum Approval {
-    Verified(FormalApproval, super::super::effects::Posted),
+    Verified(Box<(FormalApproval, super::super::effects::Posted)>),
     /// Dismissed, not APPROVED or bound to another head: needs an authorized reply.
     Revoked(String),
     /// Not visible yet: the same activity is checked again next tick.
@@ -191,8 +191,8 @@ impl Engine<'_> {
         }
     }
 
-    /// The readiness script and the rechecks; `Ok(None)` when the task moved or waits
-    /// (`keep_going` says which).
+    /// The readiness script, the signature and the rechecks; `Err(keep_going)` when the task
+    /// moved (`true`: keep stepping) or waits for the next tick (`false`).
     fn ready_gate(&mut self, task: &mut Task, head: &str) -> Result<Result<Readiness, bool>, Halt> {
         let readiness = match self.run_readiness(task, head)? {
             Ok(r) => r,
@@ -279,7 +279,8 @@ impl Engine<'_> {
         }
         if !task.has_formal_approval() {
             match self.approve(task, &head)? {
-                Approval::Verified(approval, posted) => {
+                Approval::Verified(verified) => {
+                    let (approval, posted) = *verified;
                     let url = approval.url.clone();
                     task.formally_approved(approval);
                     self.save_published(task, &posted, format!("formal approval verified: {url}"))?;
@@ -364,7 +365,7 @@ impl Engine<'_> {
                 url: fresh.html_url.clone(),
             };
             let posted = self.review_done(activity, &fresh);
-            return Ok(Approval::Verified(approval, posted));
+            return Ok(Approval::Verified(Box::new((approval, posted))));
         }
         let void = self.void(activity);
         task.updated_at = self.ledger.now();

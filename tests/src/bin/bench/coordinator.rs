@@ -97,7 +97,6 @@ pub fn bench_coordinator(ticks: usize) {
         c.gh.stats().requests - setup_requests_before
     );
 
-
     // One more tick refreshes the ETags of everything the setup changed (issue lists,
     // comments): it is the first idle tick GitHub-wise. Idle ticks then run POLL apart.
     c.env.at(WARM_UP_AT);
@@ -232,8 +231,14 @@ fn full_workflow() {
     println!("\n## coordinator: one task end to end (assignment → Ready → human merge → done), instant lanes");
     println!("| per task (median of {WORKFLOW_RUNS}) | figure |");
     println!("|---|---|");
-    println!("| wall time, all ticks together (one process each) | {} |", ms(median(walls)));
-    println!("| ticks | {} |", mid(ticks.iter().map(|&t| t as u64).collect()));
+    println!(
+        "| wall time, all ticks together (one process each) | {} |",
+        ms(median(walls))
+    );
+    println!(
+        "| ticks | {} |",
+        mid(ticks.iter().map(|&t| t as u64).collect())
+    );
     println!("| GitHub requests (all) | {} |", mid(requests));
     println!(
         "| of them mutations (accept, draft, approval, evidence comment, Ready, acknowledgement) | {} |",
