@@ -39,8 +39,9 @@ run: web
 	$(BIN) serve --demo
 
 ## Build the front end, agent-coord and the demo driver, then run the issue coordinator
-## against a fake GitHub with scripted lanes: three assigned issues become signed draft pull
-## requests with passing checks while the dashboard at http://127.0.0.1:4320 shows them move
+## against a fake GitHub with scripted lanes: three assigned issues go through checks, PR gates,
+## CI, readiness and approval to Ready pull requests a scripted human merges, while the
+## dashboard at http://127.0.0.1:4320 shows them move
 ## (DEMO_ARGS="--port 0 --delay 2", "--exit-when-done"). Needs git and ssh-keygen.
 demo-coordinator: web
 	$(CARGO) build --release -p agent-coord

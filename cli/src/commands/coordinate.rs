@@ -19,13 +19,16 @@ use crate::coordinator::preflight;
 use crate::coordinator::tick;
 use crate::output::Report;
 
-/// Drive GitHub issues assigned to a worker to signed, tested draft pull requests
+/// Drive assigned GitHub issues to approved, Ready pull requests a human merges
 ///
 /// Each configured worker watches its repositories for open issues a human assigned to its
 /// GitHub login, accepts each with a comment, checks it out under its workspace root, runs
-/// its implementer and reviewer lanes, commits signed, pushes, opens a draft pull request
-/// and runs the repository's checks on the exact head. The coordinator never merges, and
-/// models never touch git or GitHub. Run `coordinate --check-config --worker ID` first.
+/// its implementer and reviewer lanes, commits signed, pushes, opens a draft pull request,
+/// runs the repository's checks, the four PR gate reviewers (Grok, then Codex), observes
+/// GitHub CI and runs the trusted readiness script, all on the exact head; then the review
+/// account approves it and the pull request leaves draft. A task is done after a verified
+/// human merge. The coordinator never merges, and models never touch git or GitHub. Run
+/// `coordinate --check-config --worker ID` first.
 ///
 /// The configuration (default $XDG_CONFIG_HOME/agent-coord/coordinator.json) holds the
 /// `workers` of the coordinator spec plus explicit `sessions` bindings (GitHub account and

@@ -2,7 +2,7 @@
 //! `agent_coord_shared::coordinator`; this module runs processes, git and GitHub for them.
 //!
 //! - `tick`: one bounded tick of one worker (lock, preflight, discovery, admission);
-//! - `phases`: advancing one task through the phases this release drives;
+//! - `phases`: advancing one task through every phase, from acceptance to the human merge;
 //! - `effects`: GitHub effects as activity records, discovered before they are posted;
 //! - `ledger`: the coordination-state writes (claims, checkpoints, manifest, events);
 //! - `preflight`, `accounts`: the checks before any work, tokens and secrets;
@@ -18,9 +18,11 @@ pub(crate) mod process;
 pub(crate) mod tick;
 
 /// The environment variable naming a point where the coordinator kills itself with SIGKILL
-/// (`intent:accept`, `posted:accept`, `committed`, `pushed`, `intent:pull_request`,
-/// `posted:pull_request`, `lane-finished`): end-to-end tests use it to prove that a crash
-/// at every effect boundary resumes without a second comment, branch, pull request or model.
+/// (`intent:<kind>` and `posted:<kind>` around every GitHub effect — `accept`,
+/// `pull_request`, `gate_review`, `approve`, `ready_comment`, `ready`, `ack`, … — and
+/// `committed`, `pushed`, `lane-finished`, `before-leave-draft`): end-to-end tests use it to
+/// prove that a crash at every effect boundary resumes without a second comment, review,
+/// branch, pull request, Ready mutation or model.
 const KILL_AT: &str = "AGENT_COORD_TEST_KILL_AT";
 
 /// Dies here, uncleanly, if the test hook names this point.

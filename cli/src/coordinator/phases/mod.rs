@@ -1,7 +1,8 @@
-//! Advancing one task: replies and checkpoints for a waiting task, then the phases this
-//! release drives — accept, checkout, implement, inner review, publish (signed commit, push,
-//! draft pull request) and checks. Every transition is saved (one commit, with an event)
-//! before the next effect starts, so a crash resumes where it stopped.
+//! Advancing one task: replies and checkpoints for a waiting task, then every phase — accept,
+//! checkout, implement, inner review, publish (signed commit, push, draft pull request),
+//! checks, the PR gates (`gates`), CI (`ci_phase`), Ready (`ready`) and the human merge
+//! (`merge`). Every transition is saved (one commit, with an event) before the next effect
+//! starts, so a crash resumes where it stopped.
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
