@@ -2,6 +2,7 @@
 
 use agent_coord_tests::call::run_together;
 use agent_coord_tests::remote::Fleet;
+use agent_coord_tests::env::TestEnv;
 use serde_json::json;
 
 #[test]
@@ -374,4 +375,21 @@ fn a_push_refused_by_the_remote_fails_at_once() {
         out.stderr.contains("a remote cannot start with '-'"),
         "{out}"
     );
+}
+
+#[test]
+fn init_on_a_new_repository_writes_the_root_trees_object_so_fsck_passes() {
+    let env = TestEnv::new();
+    env.run(["init"]).success();
+    let fsck = env.git_output(&["fsck", "--full", "--strict"]);
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&fsck.stdout),
+        String::from_utf8_lossy(&fsck.stderr)
+    );
+    assert!(fsck.status.success() && !said.contains("missing"), "{said}");
+    // Every later write builds on it, and the repository stays whole.
+    env.claim("w", "acme/app", "1").run().success();
+    let fsck = env.git_output(&["fsck", "--full", "--strict"]);
+    assert!(fsck.status.success(), "{}", String::from_utf8_lossy(&fsck.stderr));
 }

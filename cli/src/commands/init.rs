@@ -96,7 +96,13 @@ pub(crate) fn cmd_init(cx: &Context, args: &InitArgs) -> Result<Report, CommandE
     } else if store.tip()?.is_some() {
         "fetched"
     } else {
-        let empty = gix::ObjectId::empty_tree(store.repo.object_hash());
+        // The root commit's tree must exist as an object: git knows the empty tree's id
+        // without it, but `git fsck` and a clone's connectivity check do not.
+        let empty = store
+            .repo
+            .write_object(gix::objs::Tree::empty())
+            .map_err(crate::store::StoreError::git)?
+            .detach();
         let message = format!(
             "init agent-coord state\n\nAgent-Coord-Op: init\nAgent-Coord-Machine: {}\n",
             store.machine
