@@ -11,6 +11,7 @@ pub mod dashboard;
 pub mod ids;
 pub mod manifest;
 pub mod record;
+pub mod repair;
 pub mod rules;
 pub mod snapshot;
 pub mod time;

@@ -12,6 +12,8 @@ mod test_coordinator_gates;
 mod test_coordinator_ready;
 mod test_coordinator_runs;
 mod test_fake_github;
+mod test_faults;
+mod test_faults_remote;
 mod test_gc;
 mod test_info;
 mod test_release;

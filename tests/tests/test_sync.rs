@@ -1,8 +1,8 @@
 //! `sync`, `init` and `--sync`: several clones sharing one bare remote.
 
 use agent_coord_tests::call::run_together;
-use agent_coord_tests::remote::Fleet;
 use agent_coord_tests::env::TestEnv;
+use agent_coord_tests::remote::Fleet;
 use serde_json::json;
 
 #[test]
@@ -391,5 +391,9 @@ fn init_on_a_new_repository_writes_the_root_trees_object_so_fsck_passes() {
     // Every later write builds on it, and the repository stays whole.
     env.claim("w", "acme/app", "1").run().success();
     let fsck = env.git_output(&["fsck", "--full", "--strict"]);
-    assert!(fsck.status.success(), "{}", String::from_utf8_lossy(&fsck.stderr));
+    assert!(
+        fsck.status.success(),
+        "{}",
+        String::from_utf8_lossy(&fsck.stderr)
+    );
 }

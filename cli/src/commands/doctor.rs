@@ -93,9 +93,45 @@ fn deep_problem(store: &Store) -> Result<Option<String>, CommandError> {
     Ok(None)
 }
 
+/// Names each damaged line of the repository's `packed-refs` file (git reports only that a
+/// reference cannot be decoded).
+fn packed_refs_report(cx: &Context) -> Vec<String> {
+    let Ok((path, _)) = cx.repo_path() else {
+        return Vec::new();
+    };
+    let file = [
+        path.join("packed-refs"),
+        path.join(".git").join("packed-refs"),
+    ]
+    .into_iter()
+    .find(|f| f.is_file());
+    let Some(file) = file else {
+        return Vec::new();
+    };
+    let Ok(text) = std::fs::read_to_string(&file) else {
+        return vec![format!("{} is not readable text", file.display())];
+    };
+    agent_coord_shared::repair::packed_refs_problems(&text)
+        .into_iter()
+        .map(|bad| {
+            format!(
+                "{} line {} is damaged ({:?}); remove or repair that line (a ref it named may need `agent-coord sync` or git to restore)",
+                file.display(),
+                bad.number,
+                bad.text
+            )
+        })
+        .collect()
+}
+
 pub(crate) fn cmd_doctor(cx: &Context, args: &DoctorArgs) -> Result<Report, CommandError> {
     if args.stack_json {
         return stack(cx);
+    }
+    // A damaged packed-refs file breaks every ref read after it: name it first.
+    let packed = packed_refs_report(cx);
+    if !packed.is_empty() {
+        return Err(CommandError::operational(packed.join("; ")));
     }
     let (store, notices) = cx.open_store(false)?;
     let mut problems = Vec::new();

@@ -92,13 +92,71 @@ pub(crate) enum StoreError {
     /// The ref name or machine id is unusable.
     #[error("{0}")]
     Config(String),
+    /// The file system holding the repository is full.
+    #[error("no space left on the disk holding the coordination repository ({detail}); nothing was written: free some space and run the command again")]
+    DiskFull {
+        /// What failed.
+        detail: String,
+    },
+    /// The repository cannot be written from here.
+    #[error("the coordination repository cannot be written here ({detail}); nothing was written: make it writable, or use another --repo-dir")]
+    ReadOnly {
+        /// What failed.
+        detail: String,
+    },
 }
 
 impl StoreError {
-    /// Returns a git error caused by `e` (an error, kept as the source, or a sentence).
+    /// Returns a git error caused by `e` (an error, kept as the source, or a sentence); a
+    /// full or read-only file system anywhere in its causes gets its own sentence.
     pub(crate) fn git(e: impl Into<Cause>) -> Self {
-        StoreError::Git { source: e.into() }
+        let source = e.into();
+        match io_cause(source.as_ref()) {
+            Some(IoCause::Full) => StoreError::DiskFull {
+                detail: source.to_string(),
+            },
+            Some(IoCause::ReadOnly) => StoreError::ReadOnly {
+                detail: source.to_string(),
+            },
+            None => StoreError::Git { source },
+        }
     }
+}
+
+/// A file-system condition a user must fix, found among an error's causes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum IoCause {
+    Full,
+    ReadOnly,
+}
+
+/// `ENOSPC`/`EDQUOT` and `EROFS`/`EACCES`, by OS error number, across the cause chain.
+fn io_cause(e: &(dyn std::error::Error + 'static)) -> Option<IoCause> {
+    let mut current = Some(e);
+    while let Some(err) = current {
+        if let Some(io) = err.downcast_ref::<std::io::Error>() {
+            match io.raw_os_error() {
+                Some(code) if code == nix::libc::ENOSPC || code == nix::libc::EDQUOT => {
+                    return Some(IoCause::Full)
+                }
+                Some(code) if code == nix::libc::EROFS || code == nix::libc::EACCES => {
+                    return Some(IoCause::ReadOnly)
+                }
+                _ => {}
+            }
+            match io.kind() {
+                std::io::ErrorKind::StorageFull | std::io::ErrorKind::QuotaExceeded => {
+                    return Some(IoCause::Full)
+                }
+                std::io::ErrorKind::ReadOnlyFilesystem | std::io::ErrorKind::PermissionDenied => {
+                    return Some(IoCause::ReadOnly)
+                }
+                _ => {}
+            }
+        }
+        current = err.source();
+    }
+    None
 }
 
 /// An open coordination repository.

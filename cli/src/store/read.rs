@@ -48,7 +48,16 @@ fn store_err(e: impl std::fmt::Display) -> ReadError {
 
 /// Reads the blob `id` and parses it as the record at `path`.
 fn parse_object(repo: &gix::Repository, path: &str, id: ObjectId) -> Result<Record, ReadError> {
-    let obj = repo.find_object(id).map_err(store_err)?;
+    let obj = repo.find_object(id).map_err(|e| {
+        if repo.has_object(id) {
+            ReadError::Store(format!("{path}: {e}"))
+        } else {
+            ReadError::Store(format!(
+                "{path}: its object {id} is missing from the repository (pruned or damaged); \
+                 `agent-coord sync` restores it when another clone has it"
+            ))
+        }
+    })?;
     from_bytes(&obj.data).map_err(|e| ReadError::Malformed {
         path: path.to_owned(),
         message: e.to_string(),
