@@ -393,8 +393,11 @@ fn a_read_only_repository_refuses_writes_clearly_and_still_reads() {
         "{out}"
     );
     env.status().run().success();
-    env.run(["doctor", "--deep"]).success();
+    let deep = env.run(["doctor", "--deep"]);
+    assert_eq!(deep.code, 2, "{deep}");
+    assert!(deep.stdout.contains("cannot be written here"), "{deep}");
     mount.remount("rw");
+    env.run(["doctor", "--deep"]).success();
     env.claim("a", "acme/app", "2").run().success();
 }
 

@@ -93,6 +93,23 @@ fn deep_problem(store: &Store) -> Result<Option<String>, CommandError> {
     Ok(None)
 }
 
+/// Probes whether objects and refs can be written here (a read-only mount, a full disk or
+/// missing permissions), with a file that is removed at once.
+fn write_problem(store: &Store) -> Option<String> {
+    let dir = store.repo.git_dir().join("objects");
+    let probe = dir.join(format!("tmp_doctor_probe_{}", std::process::id()));
+    match std::fs::write(&probe, b"probe") {
+        Ok(()) => {
+            let _ = std::fs::remove_file(&probe);
+            None
+        }
+        Err(e) => Some(format!(
+            "the coordination repository cannot be written here ({}: {e}); writes will fail until it is writable",
+            dir.display()
+        )),
+    }
+}
+
 /// Names each damaged line of the repository's `packed-refs` file (git reports only that a
 /// reference cannot be decoded).
 fn packed_refs_report(cx: &Context) -> Vec<String> {
@@ -135,6 +152,9 @@ pub(crate) fn cmd_doctor(cx: &Context, args: &DoctorArgs) -> Result<Report, Comm
     }
     let (store, notices) = cx.open_store(false)?;
     let mut problems = Vec::new();
+    if let Some(p) = write_problem(&store) {
+        problems.push(p);
+    }
     if let Some(p) = layout_problem(&store)? {
         problems.push(p);
     }
