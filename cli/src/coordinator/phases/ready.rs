@@ -50,6 +50,20 @@ impl Engine<'_> {
         true
     }
 
+    /// Where Ready's GitHub effects start: no new effect once the assignment is revoked
+    /// (`Err(false)`: wait), and only on the exact clean signed head (`Err(true)` after
+    /// sending the task back to publish what the worktree holds).
+    fn effect_head(
+        &mut self,
+        task: &mut Task,
+        assigned: &BTreeSet<(String, u64)>,
+    ) -> Result<Result<String, bool>, Halt> {
+        if self.revoked(task, assigned) {
+            return Ok(Err(false));
+        }
+        Ok(self.current_head(task)?.ok_or(true))
+    }
+
     /// Runs `readiness_argv` in the worktree (tokens cleared) and checks its JSON against
     /// the head and the pinned base; `Err` is the blocker text (fail closed).
     fn run_readiness(
@@ -252,11 +266,9 @@ impl Engine<'_> {
         task: &mut Task,
         assigned: &BTreeSet<(String, u64)>,
     ) -> Result<bool, Halt> {
-        if self.revoked(task, assigned) {
-            return Ok(false);
-        }
-        let Some(head) = self.current_head(task)? else {
-            return Ok(true);
+        let head = match self.effect_head(task, assigned)? {
+            Ok(head) => head,
+            Err(keep_going) => return Ok(keep_going),
         };
         if task
             .evidence
@@ -384,11 +396,9 @@ impl Engine<'_> {
         task: &mut Task,
         assigned: &BTreeSet<(String, u64)>,
     ) -> Result<bool, Halt> {
-        if self.revoked(task, assigned) {
-            return Ok(false);
-        }
-        let Some(head) = self.current_head(task)? else {
-            return Ok(true);
+        let head = match self.effect_head(task, assigned)? {
+            Ok(head) => head,
+            Err(keep_going) => return Ok(keep_going),
         };
         if !task.has_formal_approval() {
             return self.back_to(
