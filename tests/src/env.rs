@@ -146,6 +146,36 @@ pub struct TestEnv {
     pub repo: PathBuf,
     now: RefCell<Option<String>>,
     machine: RefCell<Option<String>>,
+    /// Whether the repository must pass `git fsck` when the test ends (a fault test that
+    /// damages it on purpose turns this off).
+    fsck_at_end: std::cell::Cell<bool>,
+}
+
+impl Drop for TestEnv {
+    /// Every test that made a repository ends with `git fsck`: whatever the commands did,
+    /// they must have left it whole (not checked while a test is already failing).
+    fn drop(&mut self) {
+        if std::thread::panicking() || !self.fsck_at_end.get() || !self.repo.join("HEAD").exists() {
+            return;
+        }
+        let out = git(
+            self.root(),
+            &[
+                "--git-dir",
+                self.repo.to_str().unwrap_or_default(),
+                "fsck",
+                "--full",
+                "--no-dangling",
+                "--no-progress",
+            ],
+        );
+        assert!(
+            out.status.success(),
+            "git fsck failed on the test repository:\n{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
 }
 
 impl Default for TestEnv {
@@ -166,7 +196,13 @@ impl TestEnv {
             repo,
             now: RefCell::new(Some(START.to_owned())),
             machine: RefCell::new(Some("box-1".into())),
+            fsck_at_end: std::cell::Cell::new(true),
         }
+    }
+
+    /// Says the test damages the repository on purpose: no `git fsck` at the end.
+    pub fn damaged_on_purpose(&self) {
+        self.fsck_at_end.set(false);
     }
 
     /// Returns the temporary root folder.

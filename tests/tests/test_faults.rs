@@ -406,6 +406,7 @@ fn a_missing_object_is_named_by_its_record_and_doctor_deep_finds_it() {
     let env = TestEnv::new();
     env.claim("a", "acme/app", "1").run().success();
     env.claim("a", "acme/app", "2").run().success();
+    env.damaged_on_purpose();
     let blob = env.git(&["rev-parse", "refs/heads/agent-coord:claims/acme/app/1.json"]);
     std::fs::remove_file(env.repo.join("objects").join(&blob[..2]).join(&blob[2..])).unwrap();
     let status = env.status().run();
@@ -428,6 +429,7 @@ fn a_missing_object_is_named_by_its_record_and_doctor_deep_finds_it() {
 fn a_corrupt_packed_refs_line_is_a_clear_error_and_doctor_names_the_line() {
     let env = TestEnv::new();
     env.claim("a", "acme/app", "1").run().success();
+    env.damaged_on_purpose();
     let out = env.git_output(&["pack-refs", "--all"]);
     assert!(out.status.success());
     let packed = env.repo.join("packed-refs");
