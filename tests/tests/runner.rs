@@ -14,6 +14,7 @@ mod test_coordinator_runs;
 mod test_fake_github;
 mod test_gc;
 mod test_info;
+mod test_regressions;
 mod test_release;
 mod test_serve;
 mod test_status;

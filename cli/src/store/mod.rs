@@ -12,6 +12,7 @@ use agent_coord_shared::snapshot::ReadError;
 
 mod cas;
 mod machine;
+pub(crate) mod maintain;
 pub(crate) mod read;
 pub(crate) mod tree;
 pub(crate) mod write;
