@@ -97,6 +97,12 @@ impl Context {
             })?,
             None => chrono::Utc::now(),
         };
+        if !time::is_writable(now) {
+            // Every write stamps the clock; a year past 9999 would be a timestamp no reader accepts.
+            return Err(CommandError::operational(format!(
+                "the clock reads {now}, outside the years 0000 to 9999 a record can hold; set the system clock"
+            )));
+        }
         Ok(Context {
             globals,
             direct_repo_dir: false,

@@ -157,9 +157,22 @@ impl Git {
         Ok(())
     }
 
+    /// Returns the git command `args` run (after any `-c key=value`), for messages.
+    fn command_name(args: &[&str]) -> String {
+        let mut rest = args.iter().copied();
+        while let Some(arg) = rest.next() {
+            if arg == "-c" {
+                rest.next();
+            } else {
+                return arg.to_owned();
+            }
+        }
+        String::new()
+    }
+
     /// Runs `git --git-dir <dir> <args>`, returning (exit ok, stdout, stderr).
     fn run(&self, args: &[&str]) -> Result<(bool, String, String), GitError> {
-        let command = args.first().copied().unwrap_or_default().to_owned();
+        let command = Self::command_name(args);
         let mut child = Command::new("git")
             .arg("--git-dir")
             .arg(&self.git_dir)
@@ -220,7 +233,7 @@ impl Git {
         if ok {
             Ok(stdout)
         } else {
-            let command = args.first().copied().unwrap_or_default().to_owned();
+            let command = Self::command_name(args);
             Err(GitError::Failed {
                 command,
                 message: first_error_line(&stderr),
@@ -311,6 +324,15 @@ impl Git {
             vec!["config", key, value]
         };
         self.run_ok(&args).map(|_| ())
+    }
+
+    /// Packs the loose objects the refs reach into a new pack (unreachable ones stay for
+    /// `gc`'s grace period), then lets `git gc --auto` consolidate packs once there are
+    /// many. In the foreground: a detached gc would outlive the command.
+    pub(crate) fn pack_loose(&self) -> Result<(), GitError> {
+        self.run_ok(&["repack", "-d", "-q"])?;
+        self.run_ok(&["-c", "gc.autoDetach=false", "gc", "--auto", "--quiet"])
+            .map(|_| ())
     }
 
     /// Packs loose objects when git thinks it is worth it (after syncs).

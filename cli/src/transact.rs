@@ -56,6 +56,9 @@ pub(crate) fn write_synced<T>(
     let committed = store.transact(&trailer, |snap| -> Result<_, CommandError> {
         Ok(decide(snap, &cx.rule_ctx(&store))?)
     })?;
+    if committed.commit.is_some() || !committed.plan.heartbeats.is_empty() {
+        store.keep_packed();
+    }
     notices.extend(store.take_warnings());
     let report = match &remote {
         Some(remote) => Some(sync::run_sync(cx, &store, remote).map_err(|e| {

@@ -40,6 +40,12 @@ pub trait Snapshot {
     /// Returns every `.json` record below the folder `prefix`, sorted by path.
     fn list(&self, prefix: &str) -> Result<Vec<(String, Record)>, ReadError>;
 
+    /// Returns the paths of every `.json` record below the folder `prefix`, sorted, without
+    /// reading the records (implementations that can list names cheaply should).
+    fn paths(&self, prefix: &str) -> Result<Vec<String>, ReadError> {
+        Ok(self.list(prefix)?.into_iter().map(|(p, _)| p).collect())
+    }
+
     /// Calls `f` with every `.json` record below `prefix`, in path order, without holding
     /// them all at once (implementations may stream; this default lists first).
     fn for_each(&self, prefix: &str, f: &mut dyn FnMut(String, Record)) -> Result<(), ReadError> {
@@ -104,5 +110,15 @@ impl Snapshot for MemorySnapshot {
             .filter(|(p, _)| p.starts_with(&dir) && p.ends_with(".json"))
             .map(|(p, b)| Ok((p.clone(), parse(p, b)?)))
             .collect()
+    }
+
+    fn paths(&self, prefix: &str) -> Result<Vec<String>, ReadError> {
+        let dir = format!("{}/", prefix.trim_end_matches('/'));
+        Ok(self
+            .files
+            .keys()
+            .filter(|p| p.starts_with(&dir) && p.ends_with(".json"))
+            .cloned()
+            .collect())
     }
 }

@@ -11,6 +11,47 @@ use chrono::Utc;
 /// A point in time, always UTC.
 pub type Instant = DateTime<Utc>;
 
+/// Seconds from the Unix epoch to 0000-01-01T00:00:00Z, the earliest record time.
+const EARLIEST_UNIX: i64 = -62_167_219_200;
+/// Seconds from the Unix epoch to 9999-12-31T23:59:59Z, the latest record time.
+const LATEST_UNIX: i64 = 253_402_300_799;
+
+/// Returns the earliest time a record can hold, `0000-01-01T00:00:00Z`.
+///
+/// RFC 3339 has four-digit years, so [`parse`] reads nothing outside
+/// [`earliest`]..=[`latest`]; writers check against these bounds so that they never
+/// store a time their own reader rejects.
+pub fn earliest() -> Instant {
+    DateTime::from_timestamp(EARLIEST_UNIX, 0).expect("year 0 is within chrono's range")
+}
+
+/// Returns the latest time a record can hold, `9999-12-31T23:59:59Z`.
+pub fn latest() -> Instant {
+    DateTime::from_timestamp(LATEST_UNIX, 0).expect("year 9999 is within chrono's range")
+}
+
+/// Reports whether `t` formats as a timestamp that [`parse`] reads back.
+pub fn is_writable(t: Instant) -> bool {
+    (earliest()..=latest()).contains(&t)
+}
+
+/// Returns `t` moved by `secs` seconds (negative moves back), or `None` when the result
+/// is not a writable record time (or not representable at all).
+pub fn offset_seconds(t: Instant, secs: i64) -> Option<Instant> {
+    let moved = t.checked_add_signed(chrono::TimeDelta::try_seconds(secs)?)?;
+    is_writable(moved).then_some(moved)
+}
+
+/// Returns `t` plus `days` days, or `None` when that is not a writable record time.
+pub fn days_after(t: Instant, days: i64) -> Option<Instant> {
+    offset_seconds(t, days.checked_mul(86_400)?)
+}
+
+/// Returns `t` minus `days` days, or `None` when that is not a writable record time.
+pub fn days_before(t: Instant, days: i64) -> Option<Instant> {
+    offset_seconds(t, days.checked_mul(86_400)?.checked_neg()?)
+}
+
 /// Formats `t` as a record timestamp: UTC, second precision, `Z` suffix.
 pub fn format(t: Instant) -> String {
     t.to_rfc3339_opts(SecondsFormat::Secs, true)
@@ -39,8 +80,13 @@ pub fn is_rfc3339(s: &str) -> bool {
 }
 
 /// Returns an ordinary event id: `YYYYMMDDTHHMMSS.ffffffZ-<8 lowercase hex>`.
-pub fn event_id(now: Instant, random: u32) -> String {
-    format!("{}-{random:08x}", now.format("%Y%m%dT%H%M%S.%6fZ"))
+pub fn event_id(now: Instant, suffix: u32) -> String {
+    format!("{}-{suffix:08x}", event_stamp(now))
+}
+
+/// Returns the time part of an event id, `YYYYMMDDTHHMMSS.ffffffZ` (the part before `-`).
+pub fn event_stamp(now: Instant) -> String {
+    now.format("%Y%m%dT%H%M%S.%6fZ").to_string()
 }
 
 #[cfg(test)]
@@ -76,6 +122,26 @@ mod tests {
         ] {
             assert!(!is_rfc3339(bad), "{bad}");
         }
+    }
+
+    #[test]
+    fn regression_unreadable_expiry_bounds_round_trip() {
+        for t in [earliest(), latest()] {
+            assert_eq!(parse(&format(t)), Some(t), "{}", format(t));
+        }
+        assert_eq!(format(latest()), "9999-12-31T23:59:59Z");
+        assert_eq!(format(earliest()), "0000-01-01T00:00:00Z");
+        let now = parse("2026-06-13T12:00:00Z").unwrap();
+        assert_eq!(offset_seconds(now, i64::MAX), None);
+        assert_eq!(offset_seconds(now, i64::MIN), None);
+        assert_eq!(offset_seconds(now, 300_000_000_000), None);
+        assert_eq!(offset_seconds(latest(), 1), None);
+        assert_eq!(offset_seconds(latest(), 0), Some(latest()));
+        assert_eq!(days_after(now, i64::MAX), None);
+        assert_eq!(days_before(now, i64::MAX), None);
+        assert_eq!(days_before(now, i64::MIN), None);
+        assert_eq!(format(days_after(now, 1).unwrap()), "2026-06-14T12:00:00Z");
+        assert_eq!(format(days_before(now, 1).unwrap()), "2026-06-12T12:00:00Z");
     }
 
     #[test]

@@ -16,6 +16,7 @@ mod test_faults;
 mod test_faults_remote;
 mod test_gc;
 mod test_info;
+mod test_regressions;
 mod test_release;
 mod test_serve;
 mod test_status;

@@ -142,7 +142,12 @@ pub(crate) fn cmd_import(cx: &Context, args: &ImportArgs) -> Result<Report, Comm
         }
     }
     let total = records.len();
-    let Written { done, notices, .. } = write(cx, |snap, _| {
+    let Written {
+        done,
+        mut notices,
+        store,
+        ..
+    } = write(cx, |snap, _| {
         let mut existing: BTreeMap<String, Record> = BTreeMap::new();
         for family in FAMILIES {
             existing.extend(snap.list(family)?);
@@ -178,6 +183,15 @@ pub(crate) fn cmd_import(cx: &Context, args: &ImportArgs) -> Result<Report, Comm
         Ok(plan)
     })?;
     let written = done.plan.outcome;
+    // An import writes thousands of loose objects at once; pack them now rather than
+    // leave every read to open them one by one.
+    if written > 0 {
+        if let Err(e) = store.pack() {
+            notices.push(format!(
+                "warning: imported, but could not pack the repository: {e}"
+            ));
+        }
+    }
     let mut counts = serde_json::Map::new();
     for family in FAMILIES {
         let n = records

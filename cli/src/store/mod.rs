@@ -12,6 +12,7 @@ use agent_coord_shared::snapshot::ReadError;
 
 mod cas;
 mod machine;
+pub(crate) mod maintain;
 pub(crate) mod read;
 pub(crate) mod tree;
 pub(crate) mod write;
@@ -88,6 +89,19 @@ pub(crate) enum StoreError {
     Locked {
         /// The lock files.
         locks: Vec<PathBuf>,
+    },
+    /// A write would put a file where the state tree has a folder, or a folder where it
+    /// has a file; gix's tree editor would silently delete what is there.
+    #[error("cannot write {path}: the state tree has a {found} at {at} where a {wanted} belongs; nothing was written and the {found} is kept (move it aside to continue)")]
+    Shape {
+        /// The path the write was for.
+        path: String,
+        /// The path of the entry in the way.
+        at: String,
+        /// What is there: `file` or `folder`.
+        found: &'static str,
+        /// What the write needs there.
+        wanted: &'static str,
     },
     /// The ref name or machine id is unusable.
     #[error("{0}")]

@@ -314,6 +314,18 @@ impl Snapshot for TipSnapshot<'_> {
         }
     }
 
+    fn paths(&self, prefix: &str) -> Result<Vec<String>, ReadError> {
+        if Self::is_heartbeat_path(prefix) {
+            return Ok(self.list(prefix)?.into_iter().map(|(p, _)| p).collect());
+        }
+        let Some(tree) = self.tree else {
+            return Ok(Vec::new());
+        };
+        let mut entries = self.blobs_below(tree, prefix)?;
+        entries.retain(|(p, _)| p.ends_with(".json"));
+        Ok(entries.into_iter().map(|(p, _)| p).collect())
+    }
+
     fn list(&self, prefix: &str) -> Result<Vec<(String, Record)>, ReadError> {
         if Self::is_heartbeat_path(prefix) {
             let copies = self.heartbeat_copies(prefix, false)?;

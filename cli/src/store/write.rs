@@ -238,6 +238,8 @@ impl Store {
             let tree = self.repo.find_tree(base).map_err(StoreError::git)?;
             tree.decode().map_err(StoreError::git)?.into()
         };
+        let files: Vec<(&str, Option<&[u8]>)> = files.into_iter().collect();
+        self.check_shapes(base, files.iter().filter(|f| f.1.is_some()).map(|f| f.0))?;
         let mut editor =
             gix::objs::tree::Editor::new(root, &self.repo.objects, self.repo.object_hash());
         for (path, bytes) in files {
@@ -260,6 +262,46 @@ impl Store {
         editor
             .write(|tree| self.repo.write_object(tree).map(|id| id.detach()))
             .map_err(StoreError::git)
+    }
+}
+
+impl Store {
+    /// Refuses to write `paths` over `base` when one would replace a file with a folder
+    /// (an ancestor is a blob) or a folder with a file: the tree editor does either
+    /// silently, deleting content nobody asked to delete.
+    fn check_shapes<'a>(
+        &self,
+        base: ObjectId,
+        paths: impl Iterator<Item = &'a str>,
+    ) -> Result<(), StoreError> {
+        if base == ObjectId::empty_tree(self.repo.object_hash()) {
+            return Ok(());
+        }
+        let tree = self.repo.find_tree(base).map_err(StoreError::git)?;
+        let mut folders_seen = std::collections::HashSet::new();
+        let shape = |path: &str, at: &str, found, wanted| StoreError::Shape {
+            path: path.to_owned(),
+            at: at.to_owned(),
+            found,
+            wanted,
+        };
+        for path in paths {
+            for (end, _) in path.match_indices('/') {
+                let folder = &path[..end];
+                if !folders_seen.insert(folder) {
+                    continue;
+                }
+                let entry = tree.lookup_entry_by_path(folder).map_err(StoreError::git)?;
+                if entry.is_some_and(|e| !e.mode().is_tree()) {
+                    return Err(shape(path, folder, "file", "folder"));
+                }
+            }
+            let entry = tree.lookup_entry_by_path(path).map_err(StoreError::git)?;
+            if entry.is_some_and(|e| e.mode().is_tree()) {
+                return Err(shape(path, path, "folder", "file"));
+            }
+        }
+        Ok(())
     }
 }
 

@@ -135,16 +135,24 @@ pub fn takeover_allowed(
         HolderBeat::Seen(Liveness::Live) => refuse("heartbeat live".into()),
         HolderBeat::Seen(Liveness::Stale) => refuse("heartbeat stale".into()),
         HolderBeat::Seen(Liveness::Dead) => Ok(()),
-        _ => {
-            let expires = claim.expires_at().unwrap_or_default();
-            match time::parse(expires) {
+        // Without a heartbeat verdict the claim's own expiry decides. An expiry that is
+        // present but unreadable (a newer writer's format, a hand edit, a year past 9999)
+        // keeps the claim held: reading it as expired would hand the target to anyone.
+        _ => match f::EXPIRES_AT.present(claim) {
+            None => Ok(()),
+            Some(raw) => match raw.as_str().and_then(time::parse) {
                 Some(t) if t > now => refuse(format!(
-                    "heartbeat {}; fallback claim expires at {expires}",
+                    "heartbeat {}; fallback claim expires at {}",
+                    beat.label(),
+                    raw.as_str().unwrap_or_default()
+                )),
+                Some(_) => Ok(()),
+                None => refuse(format!(
+                    "heartbeat {}; fallback claim expiry {raw} is unreadable, so the claim stays held until its holder releases it",
                     beat.label()
                 )),
-                _ => Ok(()),
-            }
-        }
+            },
+        },
     }
 }
 
@@ -211,7 +219,8 @@ pub fn decide(
         f::CLAIMED_AT.set(&mut record, now.as_str());
     }
     f::UPDATED_AT.set(&mut record, now);
-    let expires = ctx.now + Duration::seconds(req.ttl_seconds);
+    let expires = time::offset_seconds(ctx.now, req.ttl_seconds)
+        .ok_or_else(|| super::ttl_out_of_range("claim", req.ttl_seconds))?;
     f::EXPIRES_AT.set(&mut record, time::format(expires));
     record.extend(req.metadata.clone());
     ctx.identity.stamp(&mut record);

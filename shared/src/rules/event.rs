@@ -27,6 +27,11 @@ use crate::time;
 
 /// Picks a fresh event id for `batch` (re-drawing on the rare collision) and returns the
 /// stored `(path, event)` with `schema_version`, `event_id`, `batch_id`, `type` and `at` set.
+///
+/// Readers order events by `(at, event_id)`. The id's random suffix keeps writers on
+/// different machines apart; so that events written one after another in the same instant
+/// (a pinned `AGENT_COORD_NOW`, a replay) keep their order, the suffix is drawn above
+/// every suffix the batch already has for that instant.
 pub fn new_event(
     snap: &impl Snapshot,
     ctx: &Ctx,
@@ -34,11 +39,17 @@ pub fn new_event(
     kind: &str,
     mut fields: Record,
 ) -> Result<(String, Record), RuleError> {
+    let stamp = time::event_stamp(ctx.now);
+    let last = last_suffix(snap, batch, &stamp)?;
     for attempt in 0..16u32 {
-        let id = time::event_id(
-            ctx.now,
-            ctx.nonce.wrapping_add(attempt.wrapping_mul(0x9E37_79B9)),
-        );
+        let draw = ctx.nonce.wrapping_add(attempt.wrapping_mul(0x9E37_79B9));
+        let suffix = match last {
+            None => draw,
+            Some(u32::MAX) => break,
+            // A random step (keeping machines apart) that leaves room for thousands more.
+            Some(last) => last + 1 + draw % ((u32::MAX - last) / 4096).clamp(1, 1 << 24),
+        };
+        let id = time::event_id(ctx.now, suffix);
         let path = paths::event(batch, &id);
         if snap.read(&path)?.is_none() {
             f::SCHEMA_VERSION.set(&mut fields, 1);
@@ -53,6 +64,23 @@ pub fn new_event(
     Err(RuleError::Operational(format!(
         "event id collision while recording event for {batch}"
     )))
+}
+
+/// Returns the largest id suffix among `batch`'s events stamped `stamp`, if any.
+fn last_suffix(
+    snap: &impl Snapshot,
+    batch: &BatchId,
+    stamp: &str,
+) -> Result<Option<u32>, RuleError> {
+    let folder = format!("events/{batch}");
+    let lead = format!("{folder}/{stamp}-");
+    Ok(snap
+        .paths(&folder)?
+        .iter()
+        .filter_map(|p| p.strip_prefix(&lead)?.strip_suffix(".json"))
+        .filter(|hex| hex.len() == 8)
+        .filter_map(|hex| u32::from_str_radix(hex, 16).ok())
+        .max())
 }
 
 /// Builds a best-effort lifecycle event: `Ok(None)` when the record has no batch, a warning
@@ -396,6 +424,35 @@ mod tests {
             keys[..4],
             ["schema_version", "event_id", "batch_id", "type"]
         );
+    }
+
+    #[test]
+    fn regression_pinned_clock_event_order() {
+        // Events written one after another in one pinned instant sort in write order,
+        // whatever the random draw, after events already stored for that instant.
+        for nonce in [0, 1, 0x7fff_ffff, 0xdead_beef, u32::MAX] {
+            let mut snap = MemorySnapshot::default();
+            snap.put("events/b/20260613T004200.000000Z-fffe0000.json", &json!({}));
+            snap.put("events/b/20260613T004159.000000Z-ffffffff.json", &json!({}));
+            let mut ids = vec!["20260613T004200.000000Z-fffe0000".to_owned()];
+            for n in 0..8u32 {
+                let c = Ctx {
+                    nonce: nonce.wrapping_add(n.wrapping_mul(0x1234_5678)),
+                    ..ctx()
+                };
+                let (path, event) =
+                    new_event(&snap, &c, &"b".parse().unwrap(), "x", Record::new()).unwrap();
+                ids.push(event["event_id"].as_str().unwrap().to_owned());
+                snap.put(&path, &Value::Object(event));
+            }
+            let mut sorted = ids.clone();
+            sorted.sort();
+            assert_eq!(ids, sorted, "nonce {nonce:#x}");
+        }
+        // A full instant is an error, never a reordering or an overwrite.
+        let mut snap = MemorySnapshot::default();
+        snap.put("events/b/20260613T004200.000000Z-ffffffff.json", &json!({}));
+        assert!(new_event(&snap, &ctx(), &"b".parse().unwrap(), "x", Record::new()).is_err());
     }
 
     #[test]

@@ -9,7 +9,6 @@
 use std::collections::BTreeMap;
 use std::collections::BTreeSet;
 
-use chrono::Duration;
 use serde_json::json;
 use serde_json::Value;
 use sha2::Digest;
@@ -40,26 +39,8 @@ pub const MAX_ENVELOPE_BYTES: usize = 1_048_576;
 /// The families `--prefix` can select.
 pub const FAMILIES: [&str; 4] = ["claims", "heartbeats", "batches", "events"];
 
-/// Retention windows in days.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Policy {
-    /// How long finished records stay hot.
-    pub hot_days: i64,
-    /// How long archives are kept.
-    pub archive_days: i64,
-    /// How long finished synthetic records stay hot.
-    pub synthetic_hot_days: i64,
-}
-
-impl Default for Policy {
-    fn default() -> Self {
-        Policy {
-            hot_days: 7,
-            archive_days: 30,
-            synthetic_hot_days: 1,
-        }
-    }
-}
+mod policy;
+pub use policy::Policy;
 
 /// One planned retention action.
 #[derive(Debug, Clone, PartialEq)]
@@ -133,8 +114,15 @@ fn op(msg: String) -> RuleError {
     RuleError::Operational(msg)
 }
 
-fn days(n: i64) -> Duration {
-    Duration::days(n)
+/// Returns the instant `n` days before `now` (a window's cutoff); [`Policy::check`] has
+/// made sure it exists, and the earliest record time stands in for one that does not.
+fn cutoff(now: Instant, n: i64) -> Instant {
+    time::days_before(now, n).unwrap_or_else(time::earliest)
+}
+
+/// Returns an archive's `delete_after`; [`Policy::check`] has made sure it is writable.
+fn keep_until(now: Instant, policy: &Policy) -> String {
+    time::format(time::days_after(now, policy.archive_days).unwrap_or_else(time::latest))
 }
 
 /// Returns the first present of the record-time fields (`updated_at, at, released_at,
@@ -225,7 +213,7 @@ fn envelope(source: &str, reason: &str, data: &Record, now: Instant, policy: &Po
         reason,
         is_synthetic(data),
         time::format(now),
-        time::format(now + days(policy.archive_days)),
+        keep_until(now, policy),
     )
 }
 
@@ -268,6 +256,7 @@ pub fn plan(
     own_heartbeats: &BTreeSet<String>,
     now: Instant,
 ) -> Result<Plan<GcOutcome>, RuleError> {
+    policy.check(now)?;
     let mut plan = Plan::nothing(
         "gc",
         GcOutcome {
@@ -297,7 +286,7 @@ pub fn plan(
             let Some((reason, at)) = finished(family, &path, &record, now)? else {
                 continue;
             };
-            if at > now - days(window(policy, &record)) {
+            if at > cutoff(now, window(policy, &record)) {
                 continue;
             }
             let archive_path = format!("archive/{path}");
@@ -479,12 +468,12 @@ fn compact_events(
         } else {
             policy.hot_days
         };
-        if eligible > now - days(group_window) {
+        if eligible > cutoff(now, group_window) {
             continue;
         }
         // Every event must itself have passed its window; a fresh one defers the group.
         let all_cold = evs.iter().all(|e| {
-            e.at.is_some_and(|at| at <= now - days(window(policy, &e.data)))
+            e.at.is_some_and(|at| at <= cutoff(now, window(policy, &e.data)))
         });
         if !all_cold {
             continue;
@@ -519,7 +508,7 @@ fn compact_events(
             reason,
             evs.iter().all(|e| is_synthetic(&e.data)),
             time::format(now),
-            time::format(now + days(policy.archive_days)),
+            keep_until(now, policy),
         );
         match archive.get(&archive_path) {
             Some(old)

@@ -4,8 +4,6 @@
 //! Heartbeats live on the writing machine's heartbeat ref, not on the state branch, so a
 //! beat never adds a commit to the audit trail; only the `phase.changed` event does.
 
-use chrono::Duration;
-
 use super::event;
 use super::vocab;
 use super::Ctx;
@@ -120,7 +118,8 @@ pub fn decide(
     f::STATUS.set(&mut record, status.status);
     let now = time::format(ctx.now);
     f::UPDATED_AT.set(&mut record, now);
-    let expires = ctx.now + Duration::seconds(req.ttl_seconds);
+    let expires = time::offset_seconds(ctx.now, req.ttl_seconds)
+        .ok_or_else(|| super::ttl_out_of_range("heartbeat", req.ttl_seconds))?;
     f::EXPIRES_AT.set(&mut record, time::format(expires));
     record.extend(req.metadata.clone());
     ctx.identity.stamp(&mut record);
@@ -257,6 +256,23 @@ mod tests {
                     "thread_handle": "t1", "machine_id": "m1", "status_raw": "Blocked"}),
         );
         snap
+    }
+
+    #[test]
+    fn regression_huge_heartbeat_ttl_panics() {
+        for ttl in [i64::MAX, 300_000_000_000] {
+            let r = HeartbeatRequest {
+                ttl_seconds: ttl,
+                ..req()
+            };
+            let Err(RuleError::Usage(msg)) = decide(&prior(), &r, &ctx()) else {
+                panic!("ttl {ttl} was accepted");
+            };
+            assert!(
+                msg.starts_with(&format!("--ttl {ttl} is too large")),
+                "{msg}"
+            );
+        }
     }
 
     #[test]

@@ -103,6 +103,14 @@ pub enum RuleError {
     NotFound(String),
 }
 
+/// Returns the usage error for a `--ttl` whose expiry no record can hold.
+pub(crate) fn ttl_out_of_range(what: &str, ttl_seconds: i64) -> RuleError {
+    usage(format!(
+        "--ttl {ttl_seconds} is too large: the {what} would expire after {}, the latest time a record can hold",
+        crate::time::format(crate::time::latest())
+    ))
+}
+
 /// Shorthand for a usage error.
 pub(crate) fn usage(msg: impl Into<String>) -> RuleError {
     RuleError::Usage(msg.into())

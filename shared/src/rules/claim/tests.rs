@@ -316,3 +316,60 @@ fn adding_a_batch_or_branch_the_claim_lacked_is_still_a_renewal() {
     assert_eq!(rec["batch_id"], json!("b1"));
     assert_eq!(plan.state.len(), 1, "no claim.acquired for a renewal");
 }
+
+#[test]
+fn regression_huge_ttl_panics() {
+    // New claims and renewals alike: a TTL no record can hold is a usage error naming --ttl.
+    let mut renewal = MemorySnapshot::default();
+    held_by_a(&mut renewal, 30);
+    for snap in [MemorySnapshot::default(), renewal] {
+        for ttl in [i64::MAX, 300_000_000_000] {
+            let r = ClaimRequest {
+                ttl_seconds: ttl,
+                ..req("a")
+            };
+            let Err(RuleError::Usage(msg)) = decide(&snap, &r, &ctx()) else {
+                panic!("ttl {ttl} was accepted");
+            };
+            assert!(
+                msg.starts_with(&format!("--ttl {ttl} is too large")),
+                "{msg}"
+            );
+        }
+    }
+}
+
+#[test]
+fn regression_unreadable_expiry_counts_as_expired() {
+    // Past year 9999, wrong type, or garbage: none of these lets another agent take over.
+    for expiry in [json!("+11533-01-26T17:20:00Z"), json!("soon"), json!(3)] {
+        for beat in [Beat::Missing, Beat::Invalid, Beat::Unknown] {
+            let mut snap = MemorySnapshot::default();
+            held_by_a(&mut snap, 30);
+            let mut claim: Value = json!({"schema_version": 1, "repo": "acme/app", "target": "7",
+                "agent_id": "a", "status": "active", "updated_at": at(-60)});
+            claim["expires_at"] = expiry.clone();
+            snap.put("claims/acme/app/7.json", &claim);
+            put_beat(&mut snap, beat);
+            let Err(RuleError::Refused(msg)) = decide(&snap, &req("b"), &ctx()) else {
+                panic!("{expiry} {beat:?} was taken over");
+            };
+            assert!(
+                msg.contains(&format!("fallback claim expiry {expiry} is unreadable")),
+                "{msg}"
+            );
+        }
+    }
+    // A dead heartbeat still frees the claim: liveness decides before the expiry.
+    let mut snap = MemorySnapshot::default();
+    snap.put(
+        "claims/acme/app/7.json",
+        &json!({"repo": "acme/app", "target": "7",
+        "agent_id": "a", "status": "active", "expires_at": "+11533-01-26T17:20:00Z"}),
+    );
+    put_beat(&mut snap, Beat::Dead);
+    assert_eq!(
+        decide(&snap, &req("b"), &ctx()).unwrap().outcome.kind,
+        ClaimKind::Takeover
+    );
+}

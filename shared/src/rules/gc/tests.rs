@@ -1,5 +1,6 @@
 //! Unit tests for retention planning.
 
+use chrono::Duration;
 use serde_json::json;
 
 use super::*;
@@ -227,4 +228,63 @@ fn canonical_json_sorts_keys_without_whitespace() {
         canonical_json(&json!({"b": [1, {"d": 1, "c": null}], "a": "x"})),
         r#"{"a":"x","b":[1,{"c":null,"d":1}]}"#
     );
+}
+
+#[test]
+fn regression_huge_retention_days_panic() {
+    let snap = MemorySnapshot::default();
+    let base = Policy::default();
+    let cases = [
+        (
+            "--hot-days",
+            Policy {
+                hot_days: i64::MAX,
+                ..base
+            },
+        ),
+        (
+            "--hot-days",
+            Policy {
+                hot_days: 1_000_000,
+                ..base
+            },
+        ),
+        (
+            "--synthetic-hot-days",
+            Policy {
+                synthetic_hot_days: i64::MAX,
+                ..base
+            },
+        ),
+        (
+            "--archive-days",
+            Policy {
+                archive_days: i64::MAX,
+                ..base
+            },
+        ),
+        (
+            "--archive-days",
+            Policy {
+                archive_days: 3_000_000,
+                ..base
+            },
+        ),
+    ];
+    for (flag, policy) in cases {
+        let Err(RuleError::Usage(msg)) = run(&snap, policy, &[]) else {
+            panic!("{policy:?} was accepted");
+        };
+        assert!(msg.starts_with(&format!("{flag} ")), "{msg}");
+    }
+    assert!(run(
+        &snap,
+        Policy {
+            hot_days: 700_000,
+            archive_days: 2_000_000,
+            ..base
+        },
+        &[]
+    )
+    .is_ok());
 }

@@ -165,14 +165,12 @@ pub fn rss_child(args: &[String]) -> ! {
     std::process::exit(if status.success() { 0 } else { 1 });
 }
 
-/// Generates a fleet of `scale`, imports it into a fresh fixture and packs it; returns the
-/// fixture, its record count and the import's wall time.
+/// Generates a fleet of `scale` and imports it (which packs it) into a fresh fixture;
+/// returns the fixture, its record count and the import's wall time.
 pub fn fixture(scale: usize) -> (Fixture, usize, Duration) {
     let fx = Fixture::empty();
     let src = fx.dir.join("legacy");
     let counts = fleet::generate(&src, scale, NOW_UNIX);
     let took = run_ok(&fx, &["import", "--from", src.to_str().expect("utf-8")]);
-    // Pack what the import wrote, as `git maintenance` would on a long-lived repository.
-    fx.git(&["gc", "--quiet"]);
     (fx, counts.total(), took)
 }

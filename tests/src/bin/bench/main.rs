@@ -2,7 +2,8 @@
 //!
 //! Usage: `bench [--scales 1,10] [--runs N] [--no-day]` (the Makefile's `make bench`),
 //! `bench dashboard 10,100`, `bench coordinator [--ticks N]` (idle coordinator ticks against
-//! the fake GitHub), or `bench fleet DIR SCALE` to only write a generated state root. Prints median
+//! the fake GitHub), `bench packing [SCALE]` (`status --json` on an unpacked store and once a
+//! write has packed it), or `bench fleet DIR SCALE` to only write a generated state root. Prints median
 //! wall times per command, peak memory (max RSS) of `status --json`, import time, and the
 //! throughput of 16 concurrent writers × 50 claims. Figures, not assertions: these machines
 //! are noisy, so compare within one run.
@@ -10,6 +11,7 @@
 mod cli;
 mod coordinator;
 mod dashboard;
+mod packing;
 mod scale;
 mod sync;
 
@@ -22,6 +24,7 @@ use crate::cli::rss_child;
 use crate::cli::NOW_UNIX;
 use crate::coordinator::bench_coordinator;
 use crate::dashboard::bench_dashboard;
+use crate::packing::bench_packing;
 use crate::scale::bench_concurrency;
 use crate::scale::bench_scale;
 use crate::sync::bench_day;
@@ -50,6 +53,11 @@ fn main() {
             std::process::exit(1);
         }
         bench_coordinator(ticks);
+        return;
+    }
+    if args.first().map(String::as_str) == Some("packing") {
+        let scale = args.get(1).and_then(|n| n.parse().ok()).unwrap_or(10);
+        bench_packing(scale, 10);
         return;
     }
     if args.first().map(String::as_str) == Some("rss") {
@@ -92,9 +100,10 @@ fn main() {
             .map(|n| n.get())
             .unwrap_or(1)
     );
-    for scale in scales {
-        bench_scale(scale, runs);
+    for scale in &scales {
+        bench_scale(*scale, runs);
     }
+    bench_packing(scales.iter().copied().max().unwrap_or(1), runs.min(10));
     bench_concurrency();
     bench_sync();
     if !args.iter().any(|a| a == "--no-day") {

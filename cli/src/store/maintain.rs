@@ -1,0 +1,87 @@
+//! Keeping the object store packed: every write adds a few loose objects, and a read that
+//! finds its records in thousands of loose files (one open and inflate each) is several
+//! times slower than one that finds them in a pack. Writes count the loose objects and,
+//! once enough new ones have piled up since the last packing, pack them with the git CLI
+//! (`git repack -d`, then `git gc --auto` to consolidate packs), so nobody has to run git
+//! by hand; `import` packs at once.
+
+use std::path::PathBuf;
+
+use super::Store;
+use crate::git_subprocess::Git;
+use crate::git_subprocess::GitError;
+
+/// New loose objects (about 170 writes' worth) past which a write packs them; the git
+/// config key `agent-coord.looseObjectLimit` overrides it.
+pub(crate) const DEFAULT_LOOSE_LIMIT: u64 = 1024;
+
+/// The config key that overrides [`DEFAULT_LOOSE_LIMIT`].
+const LIMIT_KEY: &str = "agent-coord.looseObjectLimit";
+
+/// The file (in the git directory) holding how many loose objects the last packing left:
+/// unreachable ones (replaced heartbeat commits) stay loose until `git gc` prunes them,
+/// and must not make every later write pack again.
+const BASELINE_FILE: &str = "agent-coord-loose-baseline";
+
+impl Store {
+    /// Returns the objects folder (of the common directory, for linked worktrees).
+    fn objects_dir(&self) -> PathBuf {
+        self.repo.common_dir().join("objects")
+    }
+
+    /// Estimates the loose objects, to within about an eighth at `limit`, from the first
+    /// fan-out folders (objects spread evenly over all 256): as many folders as hold 64
+    /// objects at the limit, all of them (an exact count) for a small limit. Reading all
+    /// 256 folders would cost a claim a noticeable part of its few milliseconds.
+    pub(crate) fn loose_objects(&self, limit: u64) -> u64 {
+        let folders = (64 * 256 / limit.max(1)).clamp(1, 256);
+        let objects = self.objects_dir();
+        let seen: u64 = (0..folders)
+            .filter_map(|b| std::fs::read_dir(objects.join(format!("{b:02x}"))).ok())
+            .map(|dir| dir.count() as u64)
+            .sum();
+        seen * 256 / folders
+    }
+
+    /// Returns the configured limit of new loose objects.
+    fn loose_limit(&self) -> u64 {
+        self.repo
+            .config_snapshot()
+            .integer(LIMIT_KEY)
+            .and_then(|n| u64::try_from(n).ok())
+            .unwrap_or(DEFAULT_LOOSE_LIMIT)
+    }
+
+    fn baseline_path(&self) -> PathBuf {
+        self.repo.common_dir().join(BASELINE_FILE)
+    }
+
+    /// Packs loose objects when more than the limit have appeared since the last packing;
+    /// a failure is a warning (the write it follows has committed).
+    pub(crate) fn keep_packed(&self) {
+        let limit = self.loose_limit();
+        let baseline = std::fs::read_to_string(self.baseline_path())
+            .ok()
+            .and_then(|s| s.trim().parse::<u64>().ok())
+            .unwrap_or(0);
+        if self.loose_objects(limit) <= baseline.saturating_add(limit) {
+            return;
+        }
+        if let Err(e) = self.pack_counting(limit) {
+            self.warn(format!("warning: could not pack loose objects: {e}"));
+        }
+    }
+
+    /// Packs the loose objects the refs reach and records what stays loose.
+    pub(crate) fn pack(&self) -> Result<(), GitError> {
+        self.pack_counting(self.loose_limit())
+    }
+
+    fn pack_counting(&self, limit: u64) -> Result<(), GitError> {
+        Git::new(self.repo.git_dir()).pack_loose()?;
+        // Best effort: without the file the next write simply checks against zero.
+        let left = self.loose_objects(limit);
+        let _ = std::fs::write(self.baseline_path(), format!("{left}\n"));
+        Ok(())
+    }
+}
