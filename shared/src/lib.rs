@@ -8,9 +8,13 @@
 
 pub mod coordinator;
 pub mod dashboard;
+#[cfg(any(test, feature = "fuzzing"))]
+pub mod fuzz_checks;
+pub mod git_porcelain;
 pub mod ids;
 pub mod manifest;
 pub mod record;
 pub mod rules;
 pub mod snapshot;
 pub mod time;
+pub mod transfer;
