@@ -16,7 +16,8 @@ summary=()
 for t in "${targets[@]}"; do
     mkdir -p "corpus/$t" "artifacts/$t"
     log="logs/$t.log"
-    cargo +nightly fuzz run "$t" "corpus/$t" $( [ -d "seeds/$t" ] && echo "seeds/$t" ) -- -max_total_time="$seconds" \
+    dict=(); [ -f "dicts/$t.dict" ] && dict=(-dict="dicts/$t.dict")
+    cargo +nightly fuzz run "$t" "corpus/$t" $( [ -d "seeds/$t" ] && echo "seeds/$t" ) -- "${dict[@]}" -max_total_time="$seconds" \
         -rss_limit_mb=2048 -max_len=8192 -print_final_stats=1 >"$log" 2>&1
     rc=$?
     runs=$(grep -Eo 'stat::number_of_executed_units: *[0-9]+' "$log" | grep -Eo '[0-9]+$' | tail -1)

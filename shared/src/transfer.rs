@@ -11,7 +11,6 @@
 //! export can write the file back: lines at their original line numbers (the dashboard's
 //! `<path>:<line>` event identities stay stable), elements in order.
 
-use crate::ids::is_repo_part;
 use crate::record::from_bytes;
 use crate::record::Record;
 
@@ -150,11 +149,6 @@ pub fn join_files(blobs: Vec<(String, Vec<u8>)>) -> Result<Vec<(String, Vec<u8>)
     }
     out.sort();
     Ok(out)
-}
-
-/// Reports whether every segment of a root-relative path is safe to import.
-pub fn is_safe_path(path: &str) -> bool {
-    path.split('/').all(is_repo_part)
 }
 
 #[cfg(test)]
