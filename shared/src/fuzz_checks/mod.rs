@@ -20,9 +20,10 @@ pub use parsers::readiness;
 pub use records::ids_paths;
 pub use records::record_parse;
 pub use records::record_round_trip;
+pub use records::transfer_files;
 
 /// Every target by name, as `fuzz/fuzz_targets/<name>.rs` and `fuzz/regressions/<name>/`.
-pub const TARGETS: [(&str, fn(&[u8])); 9] = [
+pub const TARGETS: [(&str, fn(&[u8])); 10] = [
     ("record_parse", record_parse),
     ("record_round_trip", record_round_trip),
     ("ids_paths", ids_paths),
@@ -32,6 +33,7 @@ pub const TARGETS: [(&str, fn(&[u8])); 9] = [
     ("readiness", readiness),
     ("git_porcelain", git_porcelain),
     ("dashboard_search", dashboard_search),
+    ("transfer_files", transfer_files),
 ];
 
 /// Splits fuzzer bytes into a selector byte and the rest as (lossy) text.

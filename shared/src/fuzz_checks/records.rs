@@ -188,3 +188,48 @@ pub fn ids_paths(data: &[u8]) {
         assert_eq!(x == y, paths::claim(&x, &t) == paths::claim(&y, &t));
     }
 }
+
+/// Root-relative files of a state root the `transfer_files` selector byte chooses from.
+const FILES: [&str; 5] = [
+    "events/batches/b1.jsonl",
+    "history/b1.jsonl",
+    "events/b1/pair.json",
+    "history/all.json",
+    "claims/acme/app/7.json",
+];
+
+/// A state-root file that imports comes back from export as the same records at the same
+/// stored paths (JSONL lines at their line numbers), and every stored path stays below
+/// the file's own path.
+pub fn transfer_files(data: &[u8]) {
+    use crate::transfer::join_files;
+    use crate::transfer::split_file;
+    let (sel, _) = super::split(data);
+    let path = FILES[usize::from(sel) % FILES.len()];
+    let Ok(records) = split_file(path, data.get(1..).unwrap_or_default()) else {
+        return;
+    };
+    for (stored, _) in &records {
+        assert!(
+            stored == path || stored.starts_with(&format!("{path}/")),
+            "{stored} is not below {path}"
+        );
+        assert!(
+            stored.split('/').all(crate::ids::is_repo_part),
+            "{stored} has an unsafe segment"
+        );
+    }
+    let blobs: Vec<(String, Vec<u8>)> = records
+        .iter()
+        .map(|(p, r)| (p.clone(), to_bytes(r)))
+        .collect();
+    let files = join_files(blobs).expect("stored records export");
+    if records.is_empty() {
+        assert!(files.is_empty(), "nothing became a file");
+        return;
+    }
+    assert_eq!(files.len(), 1, "one file comes back");
+    assert_eq!(files[0].0, path, "the file comes back at its path");
+    let again = split_file(path, &files[0].1).expect("an exported file imports");
+    assert_eq!(again, records, "export → import changed the records");
+}
