@@ -247,9 +247,13 @@ fn regression_lane_line_multibyte_char_at_fifth_byte() {
         lane_line("- ab€d: PR #1"),
         Some(("ab€d".into(), None, "PR #1".into()))
     );
-    assert_eq!(lane_line("- lané x: PR #1").map(|l| l.0), Some("lané x".into()));
+    assert_eq!(
+        lane_line("- lané x: PR #1").map(|l| l.0),
+        Some("lané x".into())
+    );
     assert_eq!(lane_line("- LANE é: PR #1").map(|l| l.0), Some("é".into()));
-    let prompt = "Repository: acme/app\nBatch id: b-1\nItems:\n- PR #7\nSuggested lanes:\n- ab€d: PR #7\n";
+    let prompt =
+        "Repository: acme/app\nBatch id: b-1\nItems:\n- PR #7\nSuggested lanes:\n- ab€d: PR #7\n";
     let draft = parse_launch_prompt(prompt, Some(NOW)).expect("parses");
     assert_eq!(draft.lanes.len(), 1);
 }

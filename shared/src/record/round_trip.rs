@@ -131,7 +131,10 @@ fn wrong_typed_known_fields_read_as_absent_and_stay_stored() {
 /// of the record changed the value. serde_json's `float_roundtrip` parses exactly.
 #[test]
 fn regression_long_number_drifts_on_rewrite() {
-    let text = format!("{{\"n\":21{},\"f\":0.30000000000000004}}", "5".repeat(83 - 2));
+    let text = format!(
+        "{{\"n\":21{},\"f\":0.30000000000000004}}",
+        "5".repeat(83 - 2)
+    );
     let once = from_bytes(text.as_bytes()).unwrap();
     let twice = from_bytes(&to_bytes(&once)).unwrap();
     assert_eq!(once, twice);
