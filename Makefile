@@ -4,7 +4,7 @@
 CARGO ?= cargo
 BIN := target/release/agent-coord
 
-.PHONY: run demo-coordinator test bench tools web browser-tools lint fmt clean man
+.PHONY: run demo-coordinator test bench tools web browser-tools lint fmt clean man fuzz fuzz-tools
 
 TRUNK_VERSION := 0.21.14
 # wasm-bindgen-cli must equal the wasm-bindgen crate the lock file pins.
@@ -65,6 +65,18 @@ bench: tools web
 	target/release/bench dashboard 10,100
 	target/release/bench coordinator --ticks 10
 	@echo "front-end bundle, gzip -9: wasm $$(gzip -9 -c web/dist/*.wasm | wc -c) bytes, js $$(gzip -9 -c web/dist/*.js | wc -c) bytes"
+
+## Nightly and cargo-fuzz, for `make fuzz` only (the rest of the build stays on stable).
+fuzz-tools:
+	@rustup toolchain list | grep -q '^nightly' || rustup toolchain install nightly --profile minimal
+	@command -v cargo-fuzz >/dev/null || $(CARGO) install cargo-fuzz --locked
+
+FUZZ_SECONDS ?= 60
+## Coverage-guided fuzzing (cargo-fuzz, nightly): runs each target in fuzz/fuzz_targets for
+## FUZZ_SECONDS, prints executions per target; a crash is saved to fuzz/regressions/<target>/,
+## which `make test` replays on stable (FUZZ_TARGETS="a b" runs only those).
+fuzz: fuzz-tools
+	FUZZ_SECONDS=$(FUZZ_SECONDS) fuzz/run.sh $(FUZZ_TARGETS)
 
 ## The man page, generated from the same clap definitions as --help: target/man/agent-coord.1
 ## (read it with `man target/man/agent-coord.1`).

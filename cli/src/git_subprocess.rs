@@ -11,6 +11,11 @@ use std::process::Stdio;
 use std::time::Duration;
 use std::time::Instant;
 
+use agent_coord_shared::git_porcelain::first_error_line;
+pub(crate) use agent_coord_shared::git_porcelain::parse_ls_remote;
+pub(crate) use agent_coord_shared::git_porcelain::parse_push_porcelain;
+use agent_coord_shared::git_porcelain::PushedRef;
+
 /// How long one git network command may take before it is killed.
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(120);
 
@@ -53,84 +58,6 @@ pub(crate) struct PushUpdate {
     pub(crate) new: String,
     /// What the remote ref must be now (`None`: it must not exist).
     pub(crate) expected: Option<String>,
-}
-
-/// How the remote answered for one ref (`git push --porcelain`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct PushedRef {
-    /// The porcelain flag: ' ' fast-forward, '+' forced, '*' new, '=' up to date, '!' rejected.
-    pub(crate) flag: char,
-    /// The remote ref.
-    pub(crate) refname: String,
-    /// git's summary, e.g. `[rejected] (stale info)`.
-    pub(crate) summary: String,
-}
-
-impl PushedRef {
-    /// Reports whether the remote accepted (or already had) this update.
-    pub(crate) fn accepted(&self) -> bool {
-        self.flag != '!'
-    }
-
-    /// Reports whether a rejection means the remote moved first (fetch and try again), as
-    /// opposed to a refusal (a hook, a protected branch) that retrying cannot fix.
-    pub(crate) fn lost_race(&self) -> bool {
-        [
-            "stale info",
-            "fetch first",
-            "non-fast-forward",
-            "atomic push failed",
-            "atomic transaction failed",
-            "failed to update ref",
-            "failed to lock",
-        ]
-        .iter()
-        .any(|s| self.summary.contains(s))
-    }
-}
-
-/// Parses `git push --porcelain` output into per-ref results.
-pub(crate) fn parse_push_porcelain(stdout: &str) -> Vec<PushedRef> {
-    stdout
-        .lines()
-        .filter_map(|line| {
-            let mut chars = line.chars();
-            let flag = chars.next()?;
-            let rest = line.get(flag.len_utf8()..)?.strip_prefix('\t')?;
-            let (spec, summary) = rest.split_once('\t').unwrap_or((rest, ""));
-            let refname = spec.rsplit_once(':').map_or(spec, |(_, to)| to);
-            Some(PushedRef {
-                flag,
-                refname: refname.to_owned(),
-                summary: summary.to_owned(),
-            })
-        })
-        .collect()
-}
-
-/// Parses `git ls-remote` output into `(ref, object id)` pairs.
-pub(crate) fn parse_ls_remote(stdout: &str) -> Vec<(String, String)> {
-    stdout
-        .lines()
-        .filter_map(|line| {
-            let (oid, name) = line.split_once('\t')?;
-            Some((name.trim().to_owned(), oid.trim().to_owned()))
-        })
-        .collect()
-}
-
-fn first_error_line(stderr: &str) -> String {
-    stderr
-        .lines()
-        .map(str::trim)
-        .find(|l| !l.is_empty())
-        .map(|l| {
-            l.strip_prefix("fatal: ")
-                .or_else(|| l.strip_prefix("error: "))
-                .unwrap_or(l)
-        })
-        .unwrap_or("no error output")
-        .to_owned()
 }
 
 impl Git {
@@ -338,59 +265,5 @@ impl Git {
     /// Packs loose objects when git thinks it is worth it (after syncs).
     pub(crate) fn maintenance_auto(&self) {
         let _ = self.run(&["gc", "--auto", "--quiet"]);
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn push_porcelain_samples() {
-        // Captured from git 2.47: a new branch and ref, then an atomic push with a stale lease.
-        let created = "To /tmp/pp/r.git\n*\tb90347a8f9a7e04f1c9b2929e390a9191a4b8e7b:refs/heads/agent-coord\t[new branch]\n*\tb90347a8f9a7e04f1c9b2929e390a9191a4b8e7b:refs/agent-coord/heartbeats/m1\t[new reference]\nDone\n";
-        let parsed = parse_push_porcelain(created);
-        assert_eq!(parsed.len(), 2);
-        assert!(parsed.iter().all(PushedRef::accepted));
-        assert_eq!(parsed[1].refname, "refs/agent-coord/heartbeats/m1");
-
-        let rejected = "To /tmp/pp/r.git\n!\t28adfec5f4fe7ef0ed7b3207adf3ad0e990a16b1:refs/agent-coord/heartbeats/m1\t[rejected] (atomic push failed)\n!\t28adfec5f4fe7ef0ed7b3207adf3ad0e990a16b1:refs/heads/agent-coord\t[rejected] (stale info)\nDone\n";
-        let parsed = parse_push_porcelain(rejected);
-        assert_eq!(parsed.len(), 2);
-        assert!(parsed.iter().all(|r| !r.accepted()));
-        assert_eq!(parsed[1].summary, "[rejected] (stale info)");
-
-        let forced = "To /tmp/pp/r.git\n+\t28adfec5f4fe7ef0ed7b3207adf3ad0e990a16b1:refs/agent-coord/heartbeats/m1\tb90347a...28adfec (forced update)\nDone\n";
-        assert_eq!(parse_push_porcelain(forced)[0].flag, '+');
-        let same = "To /tmp/pp/r.git\n=\tb90347a8f9a7e04f1c9b2929e390a9191a4b8e7b:refs/heads/agent-coord\t[up to date]\nDone\n";
-        assert!(parse_push_porcelain(same)[0].accepted());
-        assert!(parse_push_porcelain("").is_empty());
-    }
-
-    #[test]
-    fn ls_remote_samples() {
-        let out = "b90347a8f9a7e04f1c9b2929e390a9191a4b8e7b\trefs/agent-coord/heartbeats/m1\nb90347a8f9a7e04f1c9b2929e390a9191a4b8e7b\trefs/heads/agent-coord\n";
-        assert_eq!(
-            parse_ls_remote(out),
-            [
-                (
-                    "refs/agent-coord/heartbeats/m1".to_owned(),
-                    "b90347a8f9a7e04f1c9b2929e390a9191a4b8e7b".to_owned()
-                ),
-                (
-                    "refs/heads/agent-coord".to_owned(),
-                    "b90347a8f9a7e04f1c9b2929e390a9191a4b8e7b".to_owned()
-                ),
-            ]
-        );
-    }
-
-    #[test]
-    fn error_lines() {
-        let stderr = "fatal: '/tmp/pp/nope.git' does not appear to be a git repository\nfatal: Could not read from remote repository.\n";
-        assert_eq!(
-            first_error_line(stderr),
-            "'/tmp/pp/nope.git' does not appear to be a git repository"
-        );
     }
 }

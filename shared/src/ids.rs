@@ -35,14 +35,18 @@ pub fn is_segment(s: &str) -> bool {
 }
 
 /// Reports whether `s` is a safe owner or repository name (`[A-Za-z0-9_.-]+`, never `.`,
-/// `..` or `.git`).
+/// `..` or a name git reads as `.git`).
+///
+/// git treats `.git` followed by dots as `.git` (fsck's `hasDotgit`, `core.protectNTFS`):
+/// such a tree entry aliases the repository's own folder on checkout and fails a
+/// receiving side's `fsck`, so `.git.` and `.git..` are refused like `.git`.
 pub fn is_repo_part(s: &str) -> bool {
     !s.is_empty()
         && s.bytes()
             .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'))
         && s != "."
         && s != ".."
-        && !s.eq_ignore_ascii_case(".git")
+        && !s.trim_end_matches('.').eq_ignore_ascii_case(".git")
 }
 
 macro_rules! segment_id {
@@ -307,6 +311,17 @@ mod tests {
             let err = bad.parse::<RepoSlug>().unwrap_err();
             assert_eq!(err.to_string(), format!("invalid target repo: {bad}"));
         }
+    }
+
+    /// Found by `make fuzz` (fuzz/regressions/ids_paths/): `p/.git..` was a valid slug, so a
+    /// claim wrote the tree entry `claims/p/.git../`, which git's fsck flags as `.git`.
+    #[test]
+    fn regression_repo_slug_dotgit_with_trailing_dots() {
+        for bad in ["p/.git.", "p/.git..", "p/.GIT.", ".git./app"] {
+            assert!(bad.parse::<RepoSlug>().is_err(), "{bad}");
+        }
+        assert!("p/.git.x".parse::<RepoSlug>().is_ok());
+        assert!("p/.gitignore".parse::<RepoSlug>().is_ok());
     }
 
     #[test]

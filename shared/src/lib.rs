@@ -8,6 +8,9 @@
 
 pub mod coordinator;
 pub mod dashboard;
+#[cfg(any(test, feature = "fuzzing"))]
+pub mod fuzz_checks;
+pub mod git_porcelain;
 pub mod ids;
 pub mod manifest;
 pub mod record;
@@ -15,3 +18,4 @@ pub mod repair;
 pub mod rules;
 pub mod snapshot;
 pub mod time;
+pub mod transfer;

@@ -222,3 +222,195 @@ fn imported_half_finished_closeout_is_repaired_idempotently() {
     [exit status: 0]
     ");
 }
+
+/// Every file form the telemetry contract names, as the predecessors write them.
+fn contract_root(src: &Path) -> Vec<(&'static str, String)> {
+    let pretty =
+        |v: Value| String::from_utf8(serde_json::to_vec_pretty(&v).unwrap()).unwrap() + "\n";
+    let stop = |at: &str| {
+        json!({"schema_version": 1, "event_id": format!("b1:stop-requested:{at}"),
+               "type": "batch.stop_requested", "batch_id": "b1", "repo": "acme/app",
+               "status": "stop_requested", "timestamp": at, "machine_id": "box",
+               "message": "Stop requested from dashboard so this batch can be restarted."})
+        .to_string()
+    };
+    let event = |ty: &str, at: &str| {
+        json!({"schema_version": 1, "event_id": format!("b1:lane-a:{ty}:{at}"), "type": ty,
+               "batch_id": "b1", "lane": "lane-a", "agent_id": "worker-a", "repo": "acme/app",
+               "target": "7", "at": at, "x_future": {"kept": [1, "two"]}})
+    };
+    let files = vec![
+        (
+            "claims/acme/app/7.json",
+            pretty(json!({"schema_version": 1, "repo": "acme/app",
+            "target": "7", "agent_id": "worker-a", "status": "active", "x_future": true})),
+        ),
+        (
+            "heartbeats/worker-a.json",
+            pretty(json!({"schema_version": 1, "agent_id": "worker-a",
+            "machine_id": "box", "status": "in_progress", "updated_at": "2026-06-19T20:00:00Z"})),
+        ),
+        (
+            "batches/b1.json",
+            pretty(json!({"schema_version": 1, "batch_id": "b1",
+            "repo": "acme/app", "lanes": [{"name": "lane-a", "owner": "worker-a", "targets": ["7"]}]})),
+        ),
+        // One object per file, in the batch's folder (agent-coord's own form).
+        (
+            "events/b1/e1.json",
+            pretty(event("lane.started", "2026-06-19T19:00:00Z")),
+        ),
+        // An array-valued event file, and one with a single element.
+        (
+            "events/b1/pair.json",
+            pretty(json!([
+                event("blocked", "2026-06-19T19:10:00Z"),
+                event("continued", "2026-06-19T19:20:00Z")
+            ])),
+        ),
+        (
+            "events/one.json",
+            pretty(json!([event("ready", "2026-06-19T19:30:00Z")])),
+        ),
+        // The dashboard's stop requests: appended compact lines (a blank line kept in place).
+        (
+            "events/batches/b1.jsonl",
+            format!(
+                "{}\n\n{}\n",
+                stop("2026-06-19T20:05:00Z"),
+                stop("2026-06-19T20:06:00Z")
+            ),
+        ),
+        (
+            "events/b1-history.jsonl",
+            format!("{}\n", event("done", "2026-06-19T21:00:00Z")),
+        ),
+        // history/: JSONL, single objects and arrays.
+        (
+            "history/b1.jsonl",
+            format!(
+                "{}\n{}\n",
+                event("token_limit_pause", "2026-06-19T18:00:00Z"),
+                event("continued", "2026-06-19T18:30:00Z")
+            ),
+        ),
+        (
+            "history/b1/qa.json",
+            pretty(event("qa.validation_passed", "2026-06-19T22:00:00Z")),
+        ),
+        (
+            "history/all.json",
+            pretty(json!([event("heartbeat", "2026-06-19T18:10:00Z")])),
+        ),
+        (
+            "archive/events/b0/old.json",
+            pretty(event("done", "2026-06-01T00:00:00Z")),
+        ),
+    ];
+    for (path, text) in &files {
+        let p = src.join(path);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+    files
+}
+
+#[test]
+fn import_then_export_round_trips_every_contract_file_form() {
+    let env = TestEnv::new();
+    let src = env.root().join("legacy");
+    let files = contract_root(&src);
+    let out = env.import(&src).json().run().success().json();
+    // 3 + 1 + 2 + 1 + 2 + 1 + 2 + 1 + 1 + 1 records; nothing skipped.
+    assert_eq!(out["records"], json!(15), "{out}");
+    assert_eq!(out["skipped_files"], json!(0), "{out}");
+    assert_eq!(out["families"]["history"], json!(4), "{out}");
+    assert_eq!(env.commit_count(), 1, "an import is one commit");
+    let again = env.import(&src).json().run().success().json();
+    assert_eq!(again["written"], json!(0), "re-import is a no-op: {again}");
+
+    let dst = env.root().join("exported");
+    let out = env
+        .run(["export", "--to", dst.to_str().unwrap(), "--json"])
+        .success()
+        .json();
+    assert_eq!(out["files"], json!(files.len()), "{out}");
+    for (path, text) in &files {
+        let back = std::fs::read_to_string(dst.join(path))
+            .unwrap_or_else(|e| panic!("{path} not exported: {e}"));
+        if path.ends_with(".jsonl") {
+            // Byte for byte: the same lines at the same line numbers (the dashboard's
+            // `<path>:<line>` identities).
+            assert_eq!(&back, text, "{path}");
+        } else {
+            let a: Value = serde_json::from_str(text).unwrap();
+            let b: Value = serde_json::from_str(&back).unwrap();
+            assert_eq!(a, b, "{path}: same JSON value, same form");
+        }
+    }
+    let exported: Vec<String> = walk(&dst);
+    let mut expected: Vec<String> = files.iter().map(|(p, _)| p.to_string()).collect();
+    expected.sort();
+    assert_eq!(exported, expected, "exactly the source files");
+
+    // The export imports again into an identical state (a second machine migrating).
+    let env2 = TestEnv::new();
+    env2.import(&dst).run().success();
+    let dst2 = env2.root().join("exported");
+    env2.run(["export", "--to", dst2.to_str().unwrap()])
+        .success();
+    for path in &expected {
+        assert_eq!(
+            std::fs::read(dst.join(path)).unwrap(),
+            std::fs::read(dst2.join(path)).unwrap(),
+            "{path} is stable across a second round trip"
+        );
+    }
+}
+
+fn walk(root: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                out.push(
+                    path.strip_prefix(root)
+                        .unwrap()
+                        .to_string_lossy()
+                        .into_owned(),
+                );
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn import_names_the_line_of_a_malformed_jsonl_record() {
+    let env = TestEnv::new();
+    let src = env.root().join("legacy");
+    std::fs::create_dir_all(src.join("events/batches")).unwrap();
+    std::fs::write(
+        src.join("events/batches/b1.jsonl"),
+        "{\"type\":\"a\"}\n\n{broken\n",
+    )
+    .unwrap();
+    insta::assert_snapshot!(env.import(&src).run(), @r"
+    ------- stderr -------
+    import: events/batches/b1.jsonl:3 is not a JSON object record: key must be a string at line 1 column 2
+    [exit status: 1]
+    ");
+    std::fs::write(src.join("events/batches/b1.jsonl"), "").unwrap();
+    std::fs::write(src.join("events/arr.json"), "[{\"type\":\"a\"}, 7]").unwrap();
+    insta::assert_snapshot!(env.import(&src).run(), @r"
+    ------- stderr -------
+    import: events/arr.json element 2 is not a JSON object
+    [exit status: 1]
+    ");
+    assert_eq!(env.state_tip(), None, "nothing written");
+}

@@ -7,12 +7,15 @@ use std::path::PathBuf;
 
 use agent_coord_shared::ids::is_repo_part;
 use agent_coord_shared::ids::AgentId;
-use agent_coord_shared::record::from_bytes;
 use agent_coord_shared::record::to_bytes;
 use agent_coord_shared::record::Record;
 use agent_coord_shared::rules::Plan;
 use agent_coord_shared::rules::RuleError;
 use agent_coord_shared::snapshot::Snapshot;
+use agent_coord_shared::transfer::is_container_name;
+use agent_coord_shared::transfer::is_event_path;
+use agent_coord_shared::transfer::join_files;
+use agent_coord_shared::transfer::split_file;
 use serde_json::json;
 
 use crate::command_error::CommandError;
@@ -22,18 +25,21 @@ use crate::transact::write;
 use crate::transact::Written;
 
 /// Top-level folders that hold records, in the order counts are reported.
-const FAMILIES: [&str; 6] = [
+const FAMILIES: [&str; 7] = [
     "claims",
     "heartbeats",
     "batches",
     "events",
+    "history",
     "archive",
     "coordinator",
 ];
 
-/// Import a predecessor state root (claims/, heartbeats/, batches/, events/, archive/)
+/// Import a predecessor state root (claims/, heartbeats/, batches/, events/, history/, archive/)
 ///
-/// Everything lands in one commit (heartbeats on this machine's heartbeat ref). A record
+/// Under events/ and history/, a `.jsonl` file is one record per line and a `.json` file
+/// may hold an array of records; each line or element is stored on its own, and export
+/// writes the file back. Everything lands in one commit (heartbeats on this machine's heartbeat ref). A record
 /// that exists with different content is a conflict unless --overwrite. Malformed files
 /// abort the import before anything is written.
 #[derive(clap::Args, Debug)]
@@ -58,6 +64,11 @@ pub(crate) struct ExportArgs {
     /// Print the result as JSON
     #[arg(long)]
     json: bool,
+}
+
+/// Reports whether the file at root-relative `path` holds records.
+fn is_record_file(path: &str) -> bool {
+    path.ends_with(".json") || (is_event_path(path) && path.ends_with(".jsonl"))
 }
 
 /// Reads every record file below `root`, validating paths and JSON before anything is written.
@@ -102,8 +113,13 @@ fn read_root(root: &Path) -> Result<(BTreeMap<String, Record>, usize), CommandEr
                         "import: unsafe path segment in {path}"
                     )));
                 }
+                if is_event_path(&path) && is_container_name(&name) {
+                    return Err(CommandError::usage(format!(
+                        "import: folder {path} is named like a record file; rename it"
+                    )));
+                }
                 stack.push((entry.path(), path));
-            } else if kind.is_file() && !rel.is_empty() && name.ends_with(".json") {
+            } else if kind.is_file() && !rel.is_empty() && is_record_file(&path) {
                 if !is_repo_part(&name) {
                     return Err(CommandError::usage(format!(
                         "import: unsafe path segment in {path}"
@@ -111,10 +127,9 @@ fn read_root(root: &Path) -> Result<(BTreeMap<String, Record>, usize), CommandEr
                 }
                 let bytes = std::fs::read(entry.path())
                     .map_err(|e| CommandError::operational(format!("cannot read {path}: {e}")))?;
-                let record = from_bytes(&bytes).map_err(|e| {
-                    CommandError::usage(format!("import: {path} is not a JSON object record: {e}"))
-                })?;
-                records.insert(path, record);
+                let split = split_file(&path, &bytes)
+                    .map_err(|e| CommandError::usage(format!("import: {e}")))?;
+                records.extend(split);
             } else {
                 skipped += 1;
             }
@@ -238,6 +253,8 @@ pub(crate) fn cmd_export(cx: &Context, args: &ExportArgs) -> Result<Report, Comm
     for (path, record) in snap.list("heartbeats")? {
         files.push((path, to_bytes(&record)));
     }
+    let records = files.len();
+    let files = join_files(files).map_err(|e| CommandError::operational(format!("export: {e}")))?;
     for (path, bytes) in &files {
         let dest = args.to.join(path);
         if let Some(parent) = dest.parent() {
@@ -251,11 +268,11 @@ pub(crate) fn cmd_export(cx: &Context, args: &ExportArgs) -> Result<Report, Comm
     }
     let report = if args.json {
         Report::json(
-            &json!({"result": "exported", "records": files.len(), "to": args.to.display().to_string()}),
+            &json!({"result": "exported", "records": records, "files": files.len(), "to": args.to.display().to_string()}),
         )
     } else {
         Report::line(format!(
-            "exported {} records to {}",
+            "exported {records} records in {} files to {}",
             files.len(),
             args.to.display()
         ))

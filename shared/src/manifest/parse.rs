@@ -178,10 +178,10 @@ fn is_section_heading(t: &str) -> bool {
 /// Parses a `- [Lane ]<name> [(owner|agent: <owner>)]: <text>` lane line.
 pub(super) fn lane_line(line: &str) -> Option<(String, Option<String>, String)> {
     let rest = line.trim_start().strip_prefix('-')?.trim_start();
-    let rest = if rest.len() >= 5 && rest[..5].eq_ignore_ascii_case("lane ") {
-        rest[5..].trim_start()
-    } else {
-        rest
+    // `get`, not `[..5]`: the fifth byte may sit inside a multi-byte character.
+    let rest = match (rest.get(..5), rest.get(5..)) {
+        (Some(head), Some(tail)) if head.eq_ignore_ascii_case("lane ") => tail.trim_start(),
+        _ => rest,
     };
     let name_end = rest.find(['(', ':'])?;
     let name = rest[..name_end].trim().to_owned();

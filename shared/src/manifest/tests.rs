@@ -237,6 +237,27 @@ fn lane_lines_follow_the_reference_grammar() {
     assert_eq!(lane_line("no dash: PR #1"), None);
 }
 
+/// Found by `make fuzz` (fuzz/regressions/launch_prompt/): a lane line whose fifth byte
+/// after `- ` falls inside a multi-byte character panicked (byte slicing): the browser's
+/// preview, the server's import request, and every dashboard build whose health check
+/// re-parses a stored manifest's launch prompt.
+#[test]
+fn regression_lane_line_multibyte_char_at_fifth_byte() {
+    assert_eq!(
+        lane_line("- ab€d: PR #1"),
+        Some(("ab€d".into(), None, "PR #1".into()))
+    );
+    assert_eq!(
+        lane_line("- lané x: PR #1").map(|l| l.0),
+        Some("lané x".into())
+    );
+    assert_eq!(lane_line("- LANE é: PR #1").map(|l| l.0), Some("é".into()));
+    let prompt =
+        "Repository: acme/app\nBatch id: b-1\nItems:\n- PR #7\nSuggested lanes:\n- ab€d: PR #7\n";
+    let draft = parse_launch_prompt(prompt, Some(NOW)).expect("parses");
+    assert_eq!(draft.lanes.len(), 1);
+}
+
 fn to36(mut n: u32) -> String {
     let mut out = Vec::new();
     while n > 0 {

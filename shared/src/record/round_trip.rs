@@ -126,6 +126,21 @@ fn wrong_typed_known_fields_read_as_absent_and_stay_stored() {
     assert_eq!(c.into_record(), r);
 }
 
+/// Found by `make fuzz` (fuzz/regressions/record_round_trip/): an 83-digit integer parsed
+/// to 2.1555555555555553e82, which serialised and parsed again as …557e82, so each rewrite
+/// of the record changed the value. serde_json's `float_roundtrip` parses exactly.
+#[test]
+fn regression_long_number_drifts_on_rewrite() {
+    let text = format!(
+        "{{\"n\":21{},\"f\":0.30000000000000004}}",
+        "5".repeat(83 - 2)
+    );
+    let once = from_bytes(text.as_bytes()).unwrap();
+    let twice = from_bytes(&to_bytes(&once)).unwrap();
+    assert_eq!(once, twice);
+    assert_eq!(to_bytes(&twice), to_bytes(&once));
+}
+
 #[test]
 fn claim_renewal_and_release_keep_unknown_fields() {
     let mut snap = MemorySnapshot::default();
