@@ -71,7 +71,11 @@ impl Server {
 
     /// The port the server listens on.
     pub fn port(&self) -> u16 {
-        self.url.rsplit(':').next().and_then(|p| p.parse().ok()).expect("port")
+        self.url
+            .rsplit(':')
+            .next()
+            .and_then(|p| p.parse().ok())
+            .expect("port")
     }
 
     /// The server's process id.

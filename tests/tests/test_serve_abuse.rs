@@ -78,7 +78,10 @@ fn regression_host_guard_passes_suffixed_listed_and_duplicate_hosts() {
     // An absolute-form target is judged by its own authority, not by the Host header.
     assert_eq!(get("http://evil.com/api/dashboard", &own), 403);
     assert_eq!(
-        get(&format!("http://127.0.0.1:{port}/api/dashboard"), "Host: evil.com\r\n"),
+        get(
+            &format!("http://127.0.0.1:{port}/api/dashboard"),
+            "Host: evil.com\r\n"
+        ),
         200
     );
     // A write's Origin must be the request's own origin: scheme, host and port.
@@ -92,7 +95,11 @@ fn regression_host_guard_passes_suffixed_listed_and_duplicate_hosts() {
     };
     assert_eq!(post("http://127.0.0.1:9999"), 403);
     assert_eq!(post(&format!("https://127.0.0.1:{port}")), 403);
-    assert_eq!(post(&format!("http://127.0.0.1:{port}")), 404, "own origin: judged on");
+    assert_eq!(
+        post(&format!("http://127.0.0.1:{port}")),
+        404,
+        "own origin: judged on"
+    );
 }
 
 #[test]
@@ -108,7 +115,10 @@ fn regression_slowloris_takes_the_health_probe_down() {
             continue;
         };
         if i % 2 == 0 {
-            let _ = s.write_all(format!("GET /api/health HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nX-Slow: ").as_bytes());
+            let _ = s.write_all(
+                format!("GET /api/health HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nX-Slow: ")
+                    .as_bytes(),
+            );
         }
         held.push(s);
     }
@@ -116,7 +126,11 @@ fn regression_slowloris_takes_the_health_probe_down() {
     let started = Instant::now();
     let (code, body) = server.get("/api/health");
     assert_eq!(code, 200, "{body}");
-    assert!(started.elapsed() < Duration::from_secs(3), "{:?}", started.elapsed());
+    assert!(
+        started.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        started.elapsed()
+    );
     assert_eq!(server.get("/api/dashboard").0, 200);
     assert!(
         server.stderr().contains("notice: connection cap reached"),
@@ -127,7 +141,8 @@ fn regression_slowloris_takes_the_health_probe_down() {
     let deadline = Instant::now() + Duration::from_secs(16);
     for mut s in held {
         let left = deadline.saturating_duration_since(Instant::now());
-        s.set_read_timeout(Some(left.max(Duration::from_millis(10)))).unwrap();
+        s.set_read_timeout(Some(left.max(Duration::from_millis(10))))
+            .unwrap();
         let mut buf = Vec::new();
         match s.read_to_end(&mut buf) {
             Ok(_) => {}
@@ -166,7 +181,10 @@ fn never_reading_stream_clients_are_bounded() {
         if code == 429 {
             break;
         }
-        assert!(Instant::now() < deadline, "never refused (last answer {code})");
+        assert!(
+            Instant::now() < deadline,
+            "never refused (last answer {code})"
+        );
         std::thread::sleep(Duration::from_millis(100));
     }
     // The others still get answers.
@@ -217,14 +235,36 @@ fn bad_bodies_on_every_write_route_are_refused_and_write_nothing() {
                 let cl = |n: usize| format!("Content-Length: {n}\r\n");
                 let cases: Vec<(&str, String, &[u8], bool, u16)> = vec![
                     ("oversized", cl(big.len()), big, false, 413),
-                    ("oversized, chunked", "Transfer-Encoding: chunked\r\n".into(), chunked, false, 413),
+                    (
+                        "oversized, chunked",
+                        "Transfer-Encoding: chunked\r\n".into(),
+                        chunked,
+                        false,
+                        413,
+                    ),
                     ("truncated", cl(100), br#"{"batch_id": "#, true, 400),
                     ("not UTF-8", cl(NOT_UTF8.len()), NOT_UTF8, false, 400),
-                    ("nested 100,000 deep", cl(nested.len()), nested.as_bytes(), false, 400),
-                    ("never finished (10 s)", cl(100), br#"{"batch_id": "#, false, 408),
+                    (
+                        "nested 100,000 deep",
+                        cl(nested.len()),
+                        nested.as_bytes(),
+                        false,
+                        400,
+                    ),
+                    (
+                        "never finished (10 s)",
+                        cl(100),
+                        br#"{"batch_id": "#,
+                        false,
+                        408,
+                    ),
                 ];
                 for (what, head, body, close, want) in cases {
-                    assert_eq!(post_raw(port, path, &head, body, close), want, "{path}: {what}");
+                    assert_eq!(
+                        post_raw(port, path, &head, body, close),
+                        want,
+                        "{path}: {what}"
+                    );
                 }
             });
         }

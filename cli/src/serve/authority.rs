@@ -187,10 +187,7 @@ mod tests {
     #[test]
     fn one_valid_host_line_and_the_absolute_target_wins() {
         let ok = Some("127.0.0.1:4319");
-        assert_eq!(
-            of_request(&[ok], None),
-            Ok(auth("127.0.0.1", Some(4319)))
-        );
+        assert_eq!(of_request(&[ok], None), Ok(auth("127.0.0.1", Some(4319))));
         assert_eq!(of_request(&[], None), Err(BadAuthority::Missing));
         assert_eq!(
             of_request(&[ok, Some("evil.com")], None),
@@ -215,11 +212,23 @@ mod tests {
     #[test]
     fn allowed_hosts_on_the_bound_port() {
         let list = ["127.0.0.1".to_owned(), "localhost".to_owned()];
-        assert!(is_allowed(&auth("127.0.0.1", Some(4319)), &list, Some(4319)));
+        assert!(is_allowed(
+            &auth("127.0.0.1", Some(4319)),
+            &list,
+            Some(4319)
+        ));
         assert!(is_allowed(&auth("localhost", None), &list, Some(4319)));
         assert!(is_allowed(&auth("localhost", Some(1)), &list, None));
-        assert!(!is_allowed(&auth("127.0.0.1", Some(9999)), &list, Some(4319)));
-        assert!(!is_allowed(&auth("evil.com", Some(4319)), &list, Some(4319)));
+        assert!(!is_allowed(
+            &auth("127.0.0.1", Some(9999)),
+            &list,
+            Some(4319)
+        ));
+        assert!(!is_allowed(
+            &auth("evil.com", Some(4319)),
+            &list,
+            Some(4319)
+        ));
         assert!(!is_allowed(&auth("", None), &list, Some(4319)));
     }
 

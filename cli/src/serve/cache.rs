@@ -238,7 +238,10 @@ impl ModelCache {
             inputs.push(parsed.clone());
         }
         let beats = self.beats.as_ref().map(|b| &b.roots);
-        let keep: Vec<&Roots<Parsed>> = [Some(&self.state_roots), beats].into_iter().flatten().collect();
+        let keep: Vec<&Roots<Parsed>> = [Some(&self.state_roots), beats]
+            .into_iter()
+            .flatten()
+            .collect();
         self.trees.trim(&keep);
         inputs.finish();
         Ok(inputs)

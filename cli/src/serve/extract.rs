@@ -83,25 +83,24 @@ impl<T: DeserializeOwned> FromRequest<AppState> for ApiJson<T> {
             return Err(too_large());
         }
         let reading = axum::body::to_bytes(req.into_body(), BODY_LIMIT);
-        let bytes = match tokio::time::timeout(timeout, reading).await {
-            Err(_) => {
-                return Err(ApiError::new(
-                    StatusCode::REQUEST_TIMEOUT,
-                    format!(
-                        "Request body was not received within {} s.",
-                        timeout.as_secs()
-                    ),
-                ))
-            }
-            Ok(Err(e)) if is_over_limit(&e) => return Err(too_large()),
-            Ok(Err(_)) => {
-                return Err(ApiError::new(
+        let bytes =
+            match tokio::time::timeout(timeout, reading).await {
+                Err(_) => {
+                    return Err(ApiError::new(
+                        StatusCode::REQUEST_TIMEOUT,
+                        format!(
+                            "Request body was not received within {} s.",
+                            timeout.as_secs()
+                        ),
+                    ))
+                }
+                Ok(Err(e)) if is_over_limit(&e) => return Err(too_large()),
+                Ok(Err(_)) => return Err(ApiError::new(
                     StatusCode::BAD_REQUEST,
                     "Request body was cut short (the connection ended before all of it arrived).",
-                ))
-            }
-            Ok(Ok(bytes)) => bytes,
-        };
+                )),
+                Ok(Ok(bytes)) => bytes,
+            };
         serde_json::from_slice(&bytes).map(ApiJson).map_err(|e| {
             ApiError::new(
                 StatusCode::BAD_REQUEST,

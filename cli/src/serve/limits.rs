@@ -95,7 +95,9 @@ pub(crate) fn admit(open: &[Open], peer: IpAddr, limits: &Limits) -> Admission {
             .min_by_key(|o| o.id)
             .map(|o| Admission::Evict(o.id))
     };
-    if !is_local(peer) && open.iter().filter(|o| o.peer == peer).count() >= limits.connections_per_remote {
+    if !is_local(peer)
+        && open.iter().filter(|o| o.peer == peer).count() >= limits.connections_per_remote
+    {
         return oldest_idle(true).unwrap_or(Admission::Refuse);
     }
     if open.len() >= limits.connections {
@@ -130,12 +132,19 @@ mod tests {
     fn caps_follow_the_descriptor_limit() {
         let small = Limits::for_fd_limit(256);
         assert_eq!(
-            (small.connections, small.streams, small.connections_per_remote),
+            (
+                small.connections,
+                small.streams,
+                small.connections_per_remote
+            ),
             (192, 96, 24)
         );
         assert_eq!(Limits::for_fd_limit(1_000_000).connections, MAX_CONNECTIONS);
         assert_eq!(Limits::for_fd_limit(10).connections, 8);
-        assert!(Limits::for_fd_limit(20_000).streams >= 500, "the load test's 500 streams fit");
+        assert!(
+            Limits::for_fd_limit(20_000).streams >= 500,
+            "the load test's 500 streams fit"
+        );
     }
 
     #[test]
@@ -147,9 +156,17 @@ mod tests {
         let local = "127.0.0.1";
         let two = [open(1, local, true), open(2, local, false)];
         assert_eq!(admit(&two, ip(local), &limits), Admission::Admit);
-        let full = [open(1, local, true), open(5, local, false), open(3, local, false)];
+        let full = [
+            open(1, local, true),
+            open(5, local, false),
+            open(3, local, false),
+        ];
         assert_eq!(admit(&full, ip(local), &limits), Admission::Evict(3));
-        let busy = [open(1, local, true), open(2, local, true), open(3, local, true)];
+        let busy = [
+            open(1, local, true),
+            open(2, local, true),
+            open(3, local, true),
+        ];
         assert_eq!(admit(&busy, ip(local), &limits), Admission::Refuse);
     }
 
@@ -168,7 +185,14 @@ mod tests {
         assert_eq!(admit(&open, ip("10.0.0.9"), &limits), Admission::Evict(3));
         assert_eq!(admit(&open, ip("10.0.0.8"), &limits), Admission::Admit);
         assert_eq!(admit(&open, ip("127.0.0.1"), &limits), Admission::Admit);
-        let busy = [open[0], open[1], Open { busy: true, ..open[2] }];
+        let busy = [
+            open[0],
+            open[1],
+            Open {
+                busy: true,
+                ..open[2]
+            },
+        ];
         assert_eq!(admit(&busy, ip("10.0.0.9"), &limits), Admission::Refuse);
     }
 

@@ -57,6 +57,8 @@ impl Deref for AppState {
 }
 
 impl AppState {
+    /// Returns the state of a server with the default limits (tests drive it in process).
+    #[cfg(test)]
     pub(crate) fn new(globals: GlobalArgs, env: Env, allowed_hosts: Vec<String>) -> AppState {
         AppState::with_limits(globals, env, allowed_hosts, Limits::default())
     }

@@ -345,13 +345,33 @@ async fn regression_host_guard_reads_only_the_first_host_up_to_a_colon() {
     let _ = h.state.bound_port.set(4319);
     for (uri, hosts, want) in [
         ("/api/dashboard", &["127.0.0.1:4319"][..], StatusCode::OK),
-        ("/api/dashboard", &["127.0.0.1:4319.evil.com"], StatusCode::BAD_REQUEST),
-        ("/api/dashboard", &["127.0.0.1:4319, evil.com"], StatusCode::BAD_REQUEST),
-        ("/api/dashboard", &["127.0.0.1:4319", "evil.com"], StatusCode::BAD_REQUEST),
+        (
+            "/api/dashboard",
+            &["127.0.0.1:4319.evil.com"],
+            StatusCode::BAD_REQUEST,
+        ),
+        (
+            "/api/dashboard",
+            &["127.0.0.1:4319, evil.com"],
+            StatusCode::BAD_REQUEST,
+        ),
+        (
+            "/api/dashboard",
+            &["127.0.0.1:4319", "evil.com"],
+            StatusCode::BAD_REQUEST,
+        ),
         ("/api/dashboard", &[], StatusCode::BAD_REQUEST),
         ("/api/dashboard", &["127.0.0.1:9999"], StatusCode::FORBIDDEN),
-        ("http://evil.com/api/dashboard", &["127.0.0.1:4319"], StatusCode::FORBIDDEN),
-        ("http://localhost:4319/api/health", &["evil.com"], StatusCode::OK),
+        (
+            "http://evil.com/api/dashboard",
+            &["127.0.0.1:4319"],
+            StatusCode::FORBIDDEN,
+        ),
+        (
+            "http://localhost:4319/api/health",
+            &["evil.com"],
+            StatusCode::OK,
+        ),
     ] {
         let (s, _) = h.call(with_hosts(uri, hosts), "127.0.0.1:5000").await;
         assert_eq!(s, want, "{uri} {hosts:?}");
@@ -364,10 +384,18 @@ async fn regression_host_guard_reads_only_the_first_host_up_to_a_colon() {
             .body(Body::from(json!({"batch_id": "nope"}).to_string()))
             .expect("req")
     };
-    let (s, _) = h.call(post("http://localhost:9999"), "127.0.0.1:5000").await;
+    let (s, _) = h
+        .call(post("http://localhost:9999"), "127.0.0.1:5000")
+        .await;
     assert_eq!(s, StatusCode::FORBIDDEN, "another port is another origin");
-    let (s, _) = h.call(post("http://localhost:4319"), "127.0.0.1:5000").await;
-    assert_eq!(s, StatusCode::NOT_FOUND, "the own origin passes to the handler");
+    let (s, _) = h
+        .call(post("http://localhost:4319"), "127.0.0.1:5000")
+        .await;
+    assert_eq!(
+        s,
+        StatusCode::NOT_FOUND,
+        "the own origin passes to the handler"
+    );
 }
 
 #[tokio::test]
@@ -400,19 +428,29 @@ async fn regression_truncated_body_is_answered_413() {
     };
     let cut = Body::from_stream(tokio_stream::iter(vec![
         Ok(axum::body::Bytes::from_static(b"{\"batch_id\":")),
-        Err(std::io::Error::other("connection closed before message completed")),
+        Err(std::io::Error::other(
+            "connection closed before message completed",
+        )),
     ]));
     let (s, v) = h.call(request(cut), "127.0.0.1:5000").await;
     assert_eq!(s, StatusCode::BAD_REQUEST, "{v}");
-    let never = Body::from_stream(tokio_stream::pending::<Result<axum::body::Bytes, std::io::Error>>());
+    let never = Body::from_stream(tokio_stream::pending::<
+        Result<axum::body::Bytes, std::io::Error>,
+    >());
     let (s, _) = h.call(request(never), "127.0.0.1:5000").await;
     assert_eq!(s, StatusCode::REQUEST_TIMEOUT);
     let mut declared = request(Body::from("{}"));
     declared
         .headers_mut()
         .insert("content-length", "300000".parse().expect("value"));
-    assert_eq!(h.call(declared, "127.0.0.1:5000").await.0, StatusCode::PAYLOAD_TOO_LARGE);
-    for bad in [b"{\"batch_id\": \"\xff\"}".to_vec(), "[".repeat(100_000).into_bytes()] {
+    assert_eq!(
+        h.call(declared, "127.0.0.1:5000").await.0,
+        StatusCode::PAYLOAD_TOO_LARGE
+    );
+    for bad in [
+        b"{\"batch_id\": \"\xff\"}".to_vec(),
+        "[".repeat(100_000).into_bytes(),
+    ] {
         let (s, _) = h.call(request(Body::from(bad)), "127.0.0.1:5000").await;
         assert_eq!(s, StatusCode::BAD_REQUEST);
     }

@@ -51,7 +51,11 @@ async fn get(port: u16, path: &str) -> std::io::Result<(u16, usize)> {
     let mut reader = BufReader::new(s);
     let mut line = String::new();
     reader.read_line(&mut line).await?;
-    let status = line.split(' ').nth(1).and_then(|c| c.parse().ok()).unwrap_or(0);
+    let status = line
+        .split(' ')
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(0);
     let mut body = Vec::new();
     reader.read_to_end(&mut body).await?;
     Ok((status, body.len()))
@@ -62,7 +66,10 @@ async fn get(port: u16, path: &str) -> std::io::Result<(u16, usize)> {
 pub fn bench_serve_memory(cycles: usize) {
     let (fx, server, port) = serve_fleet(10);
     let rt = runtime();
-    let fetch = || rt.block_on(get(port, "/api/dashboard")).expect("dashboard answers");
+    let fetch = || {
+        rt.block_on(get(port, "/api/dashboard"))
+            .expect("dashboard answers")
+    };
     assert_eq!(fetch().0, 200);
     let before = proc_mib(server.pid(), "VmRSS");
     let started = Instant::now();
@@ -70,7 +77,15 @@ pub fn bench_serve_memory(cycles: usize) {
     for i in 0..cycles {
         run_ok(
             &fx,
-            &["claim", "--agent-id", &format!("mem-{i}"), "--repo", "acme/mem", "--target", &i.to_string()],
+            &[
+                "claim",
+                "--agent-id",
+                &format!("mem-{i}"),
+                "--repo",
+                "acme/mem",
+                "--target",
+                &i.to_string(),
+            ],
         );
         assert_eq!(fetch().0, 200);
         if i % 50 == 49 {
@@ -108,13 +123,19 @@ fn percentile(v: &[Duration], p: usize) -> Duration {
 /// fleet for `seconds`, while the CLI claims once a second.
 pub fn bench_serve_load(clients: usize, streams: usize, seconds: u64) {
     // Hundreds of connections: lift this process's soft limit on open files to the hard one.
-    if let Ok((_, hard)) = nix::sys::resource::getrlimit(nix::sys::resource::Resource::RLIMIT_NOFILE) {
-        let _ = nix::sys::resource::setrlimit(nix::sys::resource::Resource::RLIMIT_NOFILE, hard, hard);
+    if let Ok((_, hard)) =
+        nix::sys::resource::getrlimit(nix::sys::resource::Resource::RLIMIT_NOFILE)
+    {
+        let _ =
+            nix::sys::resource::setrlimit(nix::sys::resource::Resource::RLIMIT_NOFILE, hard, hard);
     }
     let (fx, server, port) = serve_fleet(10);
     let pid = server.pid();
     let rt = runtime();
-    assert_eq!(rt.block_on(get(port, "/api/dashboard")).expect("warm").0, 200);
+    assert_eq!(
+        rt.block_on(get(port, "/api/dashboard")).expect("warm").0,
+        200
+    );
     let rss_before = proc_mib(pid, "VmRSS");
     let stop = Arc::new(AtomicBool::new(false));
     let errors = Arc::new(Mutex::new(Vec::<String>::new()));
@@ -123,8 +144,12 @@ pub fn bench_serve_load(clients: usize, streams: usize, seconds: u64) {
     // The event streams: each reads (and counts) `version` events until the end.
     let mut tasks = Vec::new();
     for _ in 0..streams {
-        let (stop, errors, announced, open) =
-            (stop.clone(), errors.clone(), announced.clone(), open_streams.clone());
+        let (stop, errors, announced, open) = (
+            stop.clone(),
+            errors.clone(),
+            announced.clone(),
+            open_streams.clone(),
+        );
         tasks.push(rt.spawn(async move {
             let fail = |e: String| errors.lock().map(|mut v| v.push(e)).ok();
             let Ok(mut s) = TcpStream::connect(("127.0.0.1", port)).await else {
@@ -163,8 +188,12 @@ pub fn bench_serve_load(clients: usize, streams: usize, seconds: u64) {
     let latencies = Arc::new(Mutex::new(Vec::<Duration>::new()));
     let bytes = Arc::new(AtomicUsize::new(0));
     for _ in 0..clients {
-        let (stop, errors, latencies, bytes) =
-            (stop.clone(), errors.clone(), latencies.clone(), bytes.clone());
+        let (stop, errors, latencies, bytes) = (
+            stop.clone(),
+            errors.clone(),
+            latencies.clone(),
+            bytes.clone(),
+        );
         tasks.push(rt.spawn(async move {
             while !stop.load(Ordering::SeqCst) {
                 let started = Instant::now();
@@ -191,7 +220,15 @@ pub fn bench_serve_load(clients: usize, streams: usize, seconds: u64) {
     while started.elapsed() < Duration::from_secs(seconds) {
         run_ok(
             &fx,
-            &["claim", "--agent-id", &format!("load-{writes}"), "--repo", "acme/load", "--target", &writes.to_string()],
+            &[
+                "claim",
+                "--agent-id",
+                &format!("load-{writes}"),
+                "--repo",
+                "acme/load",
+                "--target",
+                &writes.to_string(),
+            ],
         );
         writes += 1;
         rss_peak = rss_peak.max(proc_mib(pid, "VmRSS"));
