@@ -64,6 +64,8 @@ bench: tools web
 	target/release/bench --scales 1,10 --runs 30
 	target/release/bench dashboard 10,100
 	target/release/bench coordinator --ticks 10
+	target/release/bench serve-memory 700
+	target/release/bench serve-load --clients 200 --streams 500 --seconds 20
 	@echo "front-end bundle, gzip -9: wasm $$(gzip -9 -c web/dist/*.wasm | wc -c) bytes, js $$(gzip -9 -c web/dist/*.js | wc -c) bytes"
 
 ## Nightly and cargo-fuzz, for `make fuzz` only (the rest of the build stays on stable).

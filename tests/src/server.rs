@@ -11,6 +11,8 @@ use crate::env::TestEnv;
 /// A running dashboard server.
 pub struct Server {
     child: Child,
+    /// Everything the server printed to stderr so far.
+    stderr: std::sync::Arc<std::sync::Mutex<String>>,
     /// `http://127.0.0.1:<port>` (no trailing slash).
     pub url: String,
 }
@@ -27,9 +29,21 @@ impl Server {
     pub fn spawn(mut command: Command) -> Server {
         let mut child = command
             .stdout(Stdio::piped())
-            .stderr(Stdio::null())
+            .stderr(Stdio::piped())
             .spawn()
             .expect("spawn serve");
+        let stderr = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+        let mut err = BufReader::new(child.stderr.take().expect("stderr"));
+        let sink = stderr.clone();
+        std::thread::spawn(move || {
+            let mut line = String::new();
+            while err.read_line(&mut line).is_ok_and(|n| n > 0) {
+                if let Ok(mut s) = sink.lock() {
+                    s.push_str(&line);
+                }
+                line.clear();
+            }
+        });
         let stdout = child.stdout.take().expect("stdout");
         let mut reader = BufReader::new(stdout);
         let mut line = String::new();
@@ -47,7 +61,21 @@ impl Server {
             url.starts_with("http://127.0.0.1:"),
             "unexpected first line: {line:?}"
         );
-        Server { child, url }
+        Server { child, stderr, url }
+    }
+
+    /// Returns what the server printed to stderr so far.
+    pub fn stderr(&self) -> String {
+        self.stderr.lock().map(|s| s.clone()).unwrap_or_default()
+    }
+
+    /// The port the server listens on.
+    pub fn port(&self) -> u16 {
+        self.url
+            .rsplit(':')
+            .next()
+            .and_then(|p| p.parse().ok())
+            .expect("port")
     }
 
     /// The server's process id.

@@ -7,6 +7,7 @@ use crate::context::Context;
 use crate::demo::fleet;
 use crate::output::Report;
 use crate::serve::guard;
+use crate::serve::limits::Limits;
 use crate::serve::start;
 use crate::serve::AppState;
 
@@ -58,7 +59,8 @@ pub(crate) fn cmd_serve(cx: &Context, args: &ServeArgs) -> Result<Report, Comman
     } else {
         None
     };
-    let state = AppState::new(globals, env, allowed);
+    let limits = Limits::for_fd_limit(start::raise_fd_limit());
+    let state = AppState::with_limits(globals, env, allowed, limits);
     let opts = start::Options {
         host: &args.host,
         port: args.port,

@@ -25,6 +25,7 @@ use sha2::Digest;
 
 use crate::store::tree;
 use crate::store::tree::Parse;
+use crate::store::tree::Roots;
 use crate::store::tree::TreeCache;
 use crate::store::Store;
 use crate::store::StoreError;
@@ -99,6 +100,8 @@ struct Beats {
     tips: Vec<(String, ObjectId)>,
     /// The copy that counts for each heartbeat path, in path order.
     chosen: Arc<Vec<Parsed>>,
+    /// The heartbeat folders listed (kept in the tree cache while these refs are current).
+    roots: Roots<Parsed>,
 }
 
 /// The model last derived, and the records it was derived from (read through the store's
@@ -106,6 +109,8 @@ struct Beats {
 #[derive(Default)]
 pub(crate) struct ModelCache {
     trees: TreeCache<Parsed>,
+    /// The state tip's folders, as last listed (kept in the tree cache).
+    state_roots: Roots<Parsed>,
     /// The heartbeats chosen at the last read: most new tips move only the state branch
     /// (an event, a claim), and choosing among every heartbeat's copies again was most of
     /// such a read's cost.
@@ -210,7 +215,6 @@ impl ModelCache {
     }
 
     fn read_inputs(&mut self, store: &Store, tips: &Tips) -> Result<Inputs, StoreError> {
-        self.trees.before_read();
         let repo = &store.repo;
         let parse: Parse<'_, Parsed> = &|path, bytes| match bytes {
             Ok(bytes) => parse_record(path, bytes),
@@ -229,10 +233,16 @@ impl ModelCache {
                 )
                 .map_err(StoreError::git)?;
         }
+        self.state_roots = self.trees.take_roots();
         for parsed in self.heartbeats(repo, &tips.heartbeats, parse)?.iter() {
             inputs.push(parsed.clone());
         }
-        self.trees.after_read(inputs.len());
+        let beats = self.beats.as_ref().map(|b| &b.roots);
+        let keep: Vec<&Roots<Parsed>> = [Some(&self.state_roots), beats]
+            .into_iter()
+            .flatten()
+            .collect();
+        self.trees.trim(&keep);
         inputs.finish();
         Ok(inputs)
     }
@@ -291,6 +301,7 @@ impl ModelCache {
         self.beats = Some(Beats {
             tips: tips.to_vec(),
             chosen: chosen.clone(),
+            roots: self.trees.take_roots(),
         });
         Ok(chosen)
     }

@@ -54,13 +54,16 @@ impl<W: LocalWrite> FromRequestParts<AppState> for FromThisMachine<W> {
 }
 
 /// A JSON request body: `Content-Type: application/json` (else 415), at most
-/// [`BODY_LIMIT`] bytes (else 413), valid JSON of `T` (else 400).
+/// [`BODY_LIMIT`] bytes (else 413), received in full (else 400) within the body timeout
+/// (else 408), valid JSON of `T` (else 400: not UTF-8, nested deeper than serde_json's
+/// recursion limit, or not `T`).
 pub(crate) struct ApiJson<T>(pub(crate) T);
 
-impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for ApiJson<T> {
+impl<T: DeserializeOwned> FromRequest<AppState> for ApiJson<T> {
     type Rejection = ApiError;
 
-    async fn from_request(req: Request, _: &S) -> Result<Self, ApiError> {
+    async fn from_request(req: Request, s: &AppState) -> Result<Self, ApiError> {
+        let timeout = s.limits.body_timeout;
         let content_type = req
             .headers()
             .get(header::CONTENT_TYPE)
@@ -71,14 +74,33 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for ApiJson<T> {
                 "Writes require Content-Type: application/json.",
             ));
         }
-        let bytes = axum::body::to_bytes(req.into_body(), BODY_LIMIT)
-            .await
-            .map_err(|_| {
-                ApiError::new(
-                    StatusCode::PAYLOAD_TOO_LARGE,
-                    format!("Request body is larger than {} KiB.", BODY_LIMIT / 1024),
-                )
-            })?;
+        let declared = req
+            .headers()
+            .get(header::CONTENT_LENGTH)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.parse::<u64>().ok());
+        if declared.is_some_and(|n| n > BODY_LIMIT as u64) {
+            return Err(too_large());
+        }
+        let reading = axum::body::to_bytes(req.into_body(), BODY_LIMIT);
+        let bytes =
+            match tokio::time::timeout(timeout, reading).await {
+                Err(_) => {
+                    return Err(ApiError::new(
+                        StatusCode::REQUEST_TIMEOUT,
+                        format!(
+                            "Request body was not received within {} s.",
+                            timeout.as_secs()
+                        ),
+                    ))
+                }
+                Ok(Err(e)) if is_over_limit(&e) => return Err(too_large()),
+                Ok(Err(_)) => return Err(ApiError::new(
+                    StatusCode::BAD_REQUEST,
+                    "Request body was cut short (the connection ended before all of it arrived).",
+                )),
+                Ok(Ok(bytes)) => bytes,
+            };
         serde_json::from_slice(&bytes).map(ApiJson).map_err(|e| {
             ApiError::new(
                 StatusCode::BAD_REQUEST,
@@ -86,4 +108,24 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for ApiJson<T> {
             )
         })
     }
+}
+
+fn too_large() -> ApiError {
+    ApiError::new(
+        StatusCode::PAYLOAD_TOO_LARGE,
+        format!("Request body is larger than {} KiB.", BODY_LIMIT / 1024),
+    )
+}
+
+/// Reports whether reading a body failed because it passed the limit (rather than being
+/// cut short).
+fn is_over_limit(e: &axum::Error) -> bool {
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(e);
+    while let Some(err) = source {
+        if err.is::<http_body_util::LengthLimitError>() {
+            return true;
+        }
+        source = err.source();
+    }
+    false
 }

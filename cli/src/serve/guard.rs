@@ -1,5 +1,5 @@
 //! Who may talk to the dashboard: the Host allow-list (DNS-rebinding defence) for every
-//! request ([`host_guard`]), cross-origin writes refused, and the same-machine peer rule
+//! request ([`host_guard`], judged by `authority.rs`), cross-origin writes refused, and the same-machine peer rule
 //! for the two writes.
 
 use std::net::IpAddr;
@@ -15,20 +15,9 @@ use axum::middleware::Next;
 use axum::response::IntoResponse;
 use axum::response::Response;
 
+use super::authority;
 use super::error::ApiError;
 use super::state::AppState;
-
-/// The Host header's host part: first value, trimmed, lowercased, brackets and port
-/// removed. `None` when missing or empty.
-pub(crate) fn host_of(header: Option<&str>) -> Option<String> {
-    let first = header?.split(',').next()?.trim().to_lowercase();
-    let host = if let Some(rest) = first.strip_prefix('[') {
-        rest.split(']').next().unwrap_or_default().to_owned()
-    } else {
-        first.split(':').next().unwrap_or_default().to_owned()
-    };
-    (!host.is_empty()).then_some(host)
-}
 
 /// Reports whether `host` is a loopback name.
 pub(crate) fn is_loopback_name(host: &str) -> bool {
@@ -112,48 +101,46 @@ pub(crate) fn is_json_content_type(value: Option<&str>) -> bool {
     })
 }
 
-/// Rejects requests whose Host header is not allowed (DNS-rebinding defence), and
-/// cross-origin writes.
+/// Rejects requests whose authority is malformed (400: a missing, duplicate or invalid Host
+/// header, see [`authority::of_request`]) or not allowed (403, DNS-rebinding defence), and
+/// writes whose `Origin` is not the request's own.
 pub(crate) async fn host_guard(State(s): State<AppState>, req: Request, next: Next) -> Response {
-    let host = host_of(
-        req.headers()
-            .get(header::HOST)
-            .and_then(|v| v.to_str().ok()),
-    );
+    let hosts: Vec<Option<&str>> = req
+        .headers()
+        .get_all(header::HOST)
+        .iter()
+        .map(|v| v.to_str().ok())
+        .collect();
+    let target = req.uri().authority().map(|a| a.as_str());
+    let judged = match authority::of_request(&hosts, target) {
+        Ok(judged) => judged,
+        Err(bad) => return ApiError::new(StatusCode::BAD_REQUEST, bad.message()).into_response(),
+    };
     let peer = req
         .extensions()
         .get::<ConnectInfo<SocketAddr>>()
         .map(|c| c.0.ip());
-    let allowed = match &host {
-        None => false,
-        Some(h) if s.allowed_hosts.iter().any(|a| a == h) => true,
+    let allowed = authority::is_allowed(&judged, &s.allowed_hosts, s.bound_port.get().copied())
         // A lifecycle probe over loopback still works when the list names only LAN hosts.
-        Some(h) => {
-            req.uri().path() == "/api/health"
-                && is_loopback_name(h)
-                && peer.is_some_and(|p| canonical(p).is_loopback())
-        }
-    };
+        || (req.uri().path() == "/api/health"
+            && is_loopback_name(&judged.host)
+            && peer.is_some_and(|p| canonical(p).is_loopback()));
     if !allowed {
         return ApiError::new(StatusCode::FORBIDDEN, "Forbidden host").into_response();
     }
     if req.method() != axum::http::Method::GET && req.method() != axum::http::Method::HEAD {
-        let origin = req
-            .headers()
-            .get(header::ORIGIN)
-            .and_then(|v| v.to_str().ok());
-        if let Some(origin) = origin {
-            let origin_host = origin
-                .split("://")
-                .nth(1)
-                .and_then(|rest| host_of(Some(rest)));
-            if !origin_host.is_some_and(|h| s.allowed_hosts.contains(&h)) {
-                return ApiError::new(
-                    StatusCode::FORBIDDEN,
-                    "Cross-origin writes are not accepted.",
-                )
-                .into_response();
-            }
+        let origins = req.headers().get_all(header::ORIGIN);
+        let foreign = origins.iter().count() > 1
+            || origins.iter().any(|o| {
+                !o.to_str()
+                    .is_ok_and(|o| authority::is_same_origin(o.trim(), &judged))
+            });
+        if foreign {
+            return ApiError::new(
+                StatusCode::FORBIDDEN,
+                "Cross-origin writes are not accepted.",
+            )
+            .into_response();
         }
     }
     let mut resp = next.run(req).await;
@@ -170,21 +157,6 @@ pub(crate) async fn host_guard(State(s): State<AppState>, req: Request, next: Ne
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn host_header_parsing() {
-        assert_eq!(
-            host_of(Some("LOCALHOST:4319")).as_deref(),
-            Some("localhost")
-        );
-        assert_eq!(host_of(Some("[::1]:4319")).as_deref(), Some("::1"));
-        assert_eq!(
-            host_of(Some(" a.example , b")).as_deref(),
-            Some("a.example")
-        );
-        assert_eq!(host_of(Some("")), None);
-        assert_eq!(host_of(None), None);
-    }
 
     #[test]
     fn allow_list_defaults_and_wildcards() {

@@ -7,10 +7,13 @@
 //! one error type, `guard.rs` who may talk to the server, `assets.rs` the front end.
 
 pub(crate) mod assets;
+pub(crate) mod authority;
 pub(crate) mod cache;
+pub(crate) mod conn;
 pub(crate) mod error;
 pub(crate) mod extract;
 pub(crate) mod guard;
+pub(crate) mod limits;
 pub(crate) mod routes;
 pub(crate) mod start;
 pub(crate) mod state;

@@ -1,12 +1,13 @@
 //! Starting the server: the runtime, the listener, the URL banner on stdout (the first
 //! line; tests and scripts read it), the ref watcher behind `/api/stream`, and the
-//! graceful shutdown on Ctrl-C.
+//! graceful shutdown on Ctrl-C (connections are served by `conn.rs`).
 
 use std::io::Write as _;
 use std::net::SocketAddr;
 use std::time::Duration;
 
 use super::assets;
+use super::conn;
 use super::router;
 use super::state::AppState;
 use crate::command_error::CommandError;
@@ -42,6 +43,7 @@ pub(crate) fn run(state: AppState, opts: &Options<'_>) -> Result<(), CommandErro
         let addr = listener.local_addr().map_err(|e| {
             CommandError::operational(format!("cannot read the bound address: {e}"))
         })?;
+        let _ = state.bound_port.set(addr.port());
         banner(addr, opts.demo);
         tracing::info!(%addr, "dashboard listening");
         let watcher = state.clone();
@@ -52,15 +54,14 @@ pub(crate) fn run(state: AppState, opts: &Options<'_>) -> Result<(), CommandErro
                 tokio::time::sleep(POLL).await;
             }
         });
-        axum::serve(
-            listener,
-            router(state).into_make_service_with_connect_info::<SocketAddr>(),
-        )
-        .with_graceful_shutdown(async {
+        let (stop_tx, stop) = tokio::sync::watch::channel(false);
+        tokio::spawn(async move {
             let _ = tokio::signal::ctrl_c().await;
-        })
-        .await
-        .map_err(|e| CommandError::operational(format!("server failed: {e}")))
+            let _ = stop_tx.send(true);
+        });
+        let limits = state.limits.clone();
+        conn::serve(listener, router(state), limits, stop).await;
+        Ok(())
     })
 }
 
@@ -88,4 +89,20 @@ fn banner(addr: SocketAddr, demo: bool) {
             "notice: built without the web front end; serving the JSON API only (see /)"
         );
     }
+}
+
+/// Raises this process's soft limit on open files to its hard limit (at most 65,536) and
+/// returns the limit now in force, from which the connection cap is derived.
+pub(crate) fn raise_fd_limit() -> u64 {
+    use nix::sys::resource::getrlimit;
+    use nix::sys::resource::setrlimit;
+    use nix::sys::resource::Resource;
+    let Ok((soft, hard)) = getrlimit(Resource::RLIMIT_NOFILE) else {
+        return 1024;
+    };
+    let wanted = hard.min(65_536).max(soft);
+    if wanted > soft && setrlimit(Resource::RLIMIT_NOFILE, wanted, hard).is_ok() {
+        return wanted;
+    }
+    soft
 }

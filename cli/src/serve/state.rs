@@ -4,10 +4,12 @@
 //! No coordination state lives here: the cache only remembers derivations of the refs,
 //! and every write goes through the store's transaction like a CLI write.
 
+use std::collections::HashMap;
 use std::net::IpAddr;
 use std::ops::Deref;
 use std::sync::Arc;
 use std::sync::Mutex;
+use std::sync::OnceLock;
 
 use tokio::sync::watch;
 
@@ -15,6 +17,7 @@ use super::cache;
 use super::error::ApiError;
 use super::error::ApiResult;
 use super::guard;
+use super::limits::Limits;
 use crate::command_error::CommandError;
 use crate::context::Context;
 use crate::context::Env;
@@ -34,7 +37,13 @@ pub(crate) struct Shared {
     store: Mutex<Option<Arc<SharedStore>>>,
     pub(crate) cache: Mutex<cache::ModelCache>,
     pub(crate) allowed_hosts: Vec<String>,
+    /// The port the server listens on, once bound (a Host naming another port is refused).
+    pub(crate) bound_port: OnceLock<u16>,
     pub(crate) version: watch::Sender<String>,
+    /// The connection, stream and timeout limits.
+    pub(crate) limits: Limits,
+    /// The event streams open now, in all and by peer.
+    pub(crate) streams: Mutex<HashMap<IpAddr, usize>>,
     /// The machine's interface addresses (a function so tests can pretend).
     pub(crate) local_addrs: fn() -> Vec<IpAddr>,
 }
@@ -48,14 +57,29 @@ impl Deref for AppState {
 }
 
 impl AppState {
+    /// Returns the state of a server with the default limits (tests drive it in process).
+    #[cfg(test)]
     pub(crate) fn new(globals: GlobalArgs, env: Env, allowed_hosts: Vec<String>) -> AppState {
+        AppState::with_limits(globals, env, allowed_hosts, Limits::default())
+    }
+
+    /// Returns the state of a server with `limits`.
+    pub(crate) fn with_limits(
+        globals: GlobalArgs,
+        env: Env,
+        allowed_hosts: Vec<String>,
+        limits: Limits,
+    ) -> AppState {
         AppState(Arc::new(Shared {
             globals,
             env,
             store: Mutex::new(None),
             cache: Mutex::new(cache::ModelCache::default()),
             allowed_hosts,
+            bound_port: OnceLock::new(),
             version: watch::channel(String::new()).0,
+            limits,
+            streams: Mutex::new(HashMap::new()),
             local_addrs: guard::local_addresses,
         }))
     }

@@ -328,3 +328,130 @@ async fn spa_fallback_or_build_instructions() {
         );
     }
 }
+
+/// A request for `uri` with the given Host header lines.
+fn with_hosts(uri: &str, hosts: &[&str]) -> Request<Body> {
+    let mut req = Request::get(uri).body(Body::empty()).expect("req");
+    for h in hosts {
+        req.headers_mut()
+            .append("host", h.parse().expect("header value"));
+    }
+    req
+}
+
+#[tokio::test]
+async fn regression_host_guard_reads_only_the_first_host_up_to_a_colon() {
+    let h = harness();
+    let _ = h.state.bound_port.set(4319);
+    for (uri, hosts, want) in [
+        ("/api/dashboard", &["127.0.0.1:4319"][..], StatusCode::OK),
+        (
+            "/api/dashboard",
+            &["127.0.0.1:4319.evil.com"],
+            StatusCode::BAD_REQUEST,
+        ),
+        (
+            "/api/dashboard",
+            &["127.0.0.1:4319, evil.com"],
+            StatusCode::BAD_REQUEST,
+        ),
+        (
+            "/api/dashboard",
+            &["127.0.0.1:4319", "evil.com"],
+            StatusCode::BAD_REQUEST,
+        ),
+        ("/api/dashboard", &[], StatusCode::BAD_REQUEST),
+        ("/api/dashboard", &["127.0.0.1:9999"], StatusCode::FORBIDDEN),
+        (
+            "http://evil.com/api/dashboard",
+            &["127.0.0.1:4319"],
+            StatusCode::FORBIDDEN,
+        ),
+        (
+            "http://localhost:4319/api/health",
+            &["evil.com"],
+            StatusCode::OK,
+        ),
+    ] {
+        let (s, _) = h.call(with_hosts(uri, hosts), "127.0.0.1:5000").await;
+        assert_eq!(s, want, "{uri} {hosts:?}");
+    }
+    let post = |origin: &str| {
+        Request::post("/api/batches/stop")
+            .header("host", "localhost:4319")
+            .header("origin", origin)
+            .header("content-type", "application/json")
+            .body(Body::from(json!({"batch_id": "nope"}).to_string()))
+            .expect("req")
+    };
+    let (s, _) = h
+        .call(post("http://localhost:9999"), "127.0.0.1:5000")
+        .await;
+    assert_eq!(s, StatusCode::FORBIDDEN, "another port is another origin");
+    let (s, _) = h
+        .call(post("http://localhost:4319"), "127.0.0.1:5000")
+        .await;
+    assert_eq!(
+        s,
+        StatusCode::NOT_FOUND,
+        "the own origin passes to the handler"
+    );
+}
+
+#[tokio::test]
+async fn regression_truncated_body_is_answered_413() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let repo = dir.path().join("state.git");
+    crate::demo::create_repository(&repo, "box-1").expect("repo");
+    let limits = super::limits::Limits {
+        body_timeout: std::time::Duration::from_millis(200),
+        ..super::limits::Limits::default()
+    };
+    let h = Harness {
+        state: AppState::with_limits(
+            GlobalArgs {
+                repo_dir: Some(repo),
+                state_ref: None,
+            },
+            Env::pinned("2026-11-29T12:00:00Z", "box-1"),
+            super::guard::allowed_hosts("127.0.0.1", &[]).expect("hosts"),
+            limits,
+        ),
+        _dir: dir,
+    };
+    let request = |body: Body| {
+        Request::post("/api/batches/stop")
+            .header("host", "localhost")
+            .header("content-type", "application/json")
+            .body(body)
+            .expect("req")
+    };
+    let cut = Body::from_stream(tokio_stream::iter(vec![
+        Ok(axum::body::Bytes::from_static(b"{\"batch_id\":")),
+        Err(std::io::Error::other(
+            "connection closed before message completed",
+        )),
+    ]));
+    let (s, v) = h.call(request(cut), "127.0.0.1:5000").await;
+    assert_eq!(s, StatusCode::BAD_REQUEST, "{v}");
+    let never = Body::from_stream(tokio_stream::pending::<
+        Result<axum::body::Bytes, std::io::Error>,
+    >());
+    let (s, _) = h.call(request(never), "127.0.0.1:5000").await;
+    assert_eq!(s, StatusCode::REQUEST_TIMEOUT);
+    let mut declared = request(Body::from("{}"));
+    declared
+        .headers_mut()
+        .insert("content-length", "300000".parse().expect("value"));
+    assert_eq!(
+        h.call(declared, "127.0.0.1:5000").await.0,
+        StatusCode::PAYLOAD_TOO_LARGE
+    );
+    for bad in [
+        b"{\"batch_id\": \"\xff\"}".to_vec(),
+        "[".repeat(100_000).into_bytes(),
+    ] {
+        let (s, _) = h.call(request(Body::from(bad)), "127.0.0.1:5000").await;
+        assert_eq!(s, StatusCode::BAD_REQUEST);
+    }
+}

@@ -111,7 +111,11 @@ pub(crate) fn blob(repo: &gix::Repository, id: ObjectId) -> Result<Vec<u8>, Caus
 pub(crate) type Parsed<T> = (Arc<str>, ObjectId, T);
 
 /// One tree, parsed: its blobs and its subtrees' listings, in tree order.
-struct Listing<T> {
+pub(crate) struct Listing<T> {
+    /// The tree's id.
+    id: ObjectId,
+    /// What this listing itself holds, estimated in bytes (its subtrees not included).
+    bytes: usize,
     /// The blobs directly in this tree.
     blobs: Vec<Parsed<T>>,
     /// Each subtree's listing, after how many of `blobs` it comes.
@@ -119,6 +123,16 @@ struct Listing<T> {
 }
 
 impl<T> Listing<T> {
+    /// Adds this listing and every listing below it to `seen` (each once).
+    fn walk(self: &Arc<Self>, seen: &mut HashMap<ObjectId, Arc<Listing<T>>>) {
+        if seen.insert(self.id, self.clone()).is_some() {
+            return;
+        }
+        for (_, subtree) in &self.subtrees {
+            subtree.walk(seen);
+        }
+    }
+
     /// Calls `f` with every blob below this tree, in tree order (as a flat walk lists them).
     fn for_each(&self, f: &mut dyn FnMut(&Parsed<T>)) {
         let mut next = 0;
@@ -135,25 +149,57 @@ impl<T> Listing<T> {
     }
 }
 
-/// Tree listings by tree id and parsed blobs by blob id, kept across reads.
+/// Tree listings by tree id and parsed blobs by blob id, kept across reads, bounded by
+/// bytes: once what the current trees no longer use passes [`STALE_BYTES`], it is dropped
+/// ([`TreeCache::trim`]). Each new tip adds new listings along its changed path (a flat
+/// folder of thousands of records is a listing of thousands of entries), so without the
+/// bound a server taking a write a second grows by megabytes a minute. See issue 12.
 pub(crate) struct TreeCache<T> {
     /// Every tree read (its blobs parsed), by tree id.
     subtrees: HashMap<ObjectId, Arc<Listing<T>>>,
-    /// How many subtrees a clean walk holds (the eviction yardstick).
-    walked: usize,
     /// Parsed blobs by blob id (a record's content names its identity, so one blob is one
-    /// record wherever it sits).
-    blobs: HashMap<ObjectId, T>,
+    /// record wherever it sits), with their estimated size.
+    blobs: HashMap<ObjectId, (T, usize)>,
+    /// The folders listed since the last [`TreeCache::take_roots`].
+    read: Vec<Arc<Listing<T>>>,
+    /// The estimated size of everything held, in bytes.
+    bytes: usize,
+    /// The estimated size right after the last trim (what the trees then in use held).
+    live_bytes: usize,
+    /// How many stale bytes may pile up before a trim drops them.
+    stale_budget: usize,
+}
+
+/// Stale bytes (listings and records no current tree uses) kept before a trim.
+pub(crate) const STALE_BYTES: usize = 16 << 20;
+
+/// The folders one read listed: what a caller keeps (and [`TreeCache::trim`] spares) for as
+/// long as it uses those trees.
+pub(crate) struct Roots<T>(Vec<Arc<Listing<T>>>);
+
+impl<T> Default for Roots<T> {
+    fn default() -> Self {
+        Roots(Vec::new())
+    }
 }
 
 impl<T> Default for TreeCache<T> {
     fn default() -> Self {
         TreeCache {
             subtrees: HashMap::new(),
-            walked: 0,
             blobs: HashMap::new(),
+            read: Vec::new(),
+            bytes: 0,
+            live_bytes: 0,
+            stale_budget: STALE_BYTES,
         }
     }
+}
+
+/// The estimated heap size of a parsed blob of `len` bytes kept in the blob map (the
+/// parsed record is about as big as its JSON, plus the map entry).
+fn blob_bytes<T>(len: usize) -> usize {
+    len + 2 * std::mem::size_of::<(ObjectId, (T, usize))>()
 }
 
 /// Parses a blob at a path: its bytes, or why they could not be read.
@@ -173,9 +219,12 @@ impl<T: Clone> TreeCache<T> {
             return Ok(hit.clone());
         }
         let mut out = Listing {
+            id: tree,
+            bytes: 0,
             blobs: Vec::new(),
             subtrees: Vec::new(),
         };
+        let mut paths = 0;
         for entry in entries(repo, tree)? {
             let len = prefix.len();
             prefix.push_str(&entry.name);
@@ -185,21 +234,30 @@ impl<T: Clone> TreeCache<T> {
                 out.subtrees.push((out.blobs.len(), subtree));
             } else {
                 let parsed = match self.blobs.get(&entry.id) {
-                    Some(parsed) => parsed.clone(),
+                    Some((parsed, _)) => parsed.clone(),
                     None => {
-                        let parsed = match repo.find_object(entry.id) {
-                            Ok(obj) => parse(prefix, Ok(&obj.data)),
-                            Err(e) => parse(prefix, Err(e.to_string())),
+                        let (parsed, len) = match repo.find_object(entry.id) {
+                            Ok(obj) => (parse(prefix, Ok(&obj.data)), obj.data.len()),
+                            Err(e) => (parse(prefix, Err(e.to_string())), 0),
                         };
-                        self.blobs.insert(entry.id, parsed.clone());
+                        let size = blob_bytes::<T>(len);
+                        self.bytes += size;
+                        self.blobs.insert(entry.id, (parsed.clone(), size));
                         parsed
                     }
                 };
+                paths += prefix.len() + 2 * std::mem::size_of::<usize>();
                 out.blobs
                     .push((Arc::from(prefix.as_str()), entry.id, parsed));
             }
             prefix.truncate(len);
         }
+        out.bytes = std::mem::size_of::<Listing<T>>()
+            + paths
+            + out.blobs.capacity() * std::mem::size_of::<Parsed<T>>()
+            + out.subtrees.capacity() * std::mem::size_of::<(usize, Arc<Listing<T>>)>()
+            + 2 * std::mem::size_of::<(ObjectId, Arc<Listing<T>>)>();
+        self.bytes += out.bytes;
         let out = Arc::new(out);
         self.subtrees.insert(tree, out.clone());
         Ok(out)
@@ -235,30 +293,49 @@ impl<T: Clone> TreeCache<T> {
                 };
                 if let Some(tree) = tree {
                     let mut prefix = format!("{folder}/");
-                    self.subtree(repo, tree, &mut prefix, parse)?.for_each(f);
+                    let listing = self.subtree(repo, tree, &mut prefix, parse)?;
+                    listing.for_each(f);
+                    self.read.push(listing);
                 }
             }
         }
         Ok(())
     }
 
-    /// Forgets stale entries once they dominate: call before a read, with nothing.
-    pub(crate) fn before_read(&mut self) {
-        // Each new tip adds a few subtrees; start afresh once stale ones dominate.
-        if self.subtrees.len() > 2 * self.walked + 1024 {
-            self.subtrees.clear();
-            self.blobs.clear();
-        }
+    /// Returns the folders listed since the last call: keep them for as long as the trees
+    /// they come from are current, and pass them to [`TreeCache::trim`].
+    pub(crate) fn take_roots(&mut self) -> Roots<T> {
+        Roots(std::mem::take(&mut self.read))
     }
 
-    /// Notes the size of a clean read of `records` blobs (the eviction yardstick).
-    pub(crate) fn after_read(&mut self, records: usize) {
-        if self.walked == 0 || self.subtrees.len() < self.walked {
-            self.walked = self.subtrees.len();
+    /// The estimated size of everything the cache holds, in bytes.
+    #[cfg(test)]
+    pub(crate) fn bytes(&self) -> usize {
+        self.bytes
+    }
+
+    /// Drops every listing and record that none of the trees of `keep` uses, once such
+    /// stale entries pass the budget; returns whether it did.
+    pub(crate) fn trim(&mut self, keep: &[&Roots<T>]) -> bool {
+        if self.bytes <= self.live_bytes + self.stale_budget {
+            return false;
         }
-        if self.blobs.len() > 4 * (records + 256) {
-            self.blobs.clear();
+        let mut live = HashMap::new();
+        for roots in keep {
+            for root in &roots.0 {
+                root.walk(&mut live);
+            }
         }
+        let live_blobs: std::collections::HashSet<ObjectId> = live
+            .values()
+            .flat_map(|listing| listing.blobs.iter().map(|(_, id, _)| *id))
+            .collect();
+        self.blobs.retain(|id, _| live_blobs.contains(id));
+        self.subtrees = live;
+        self.bytes = self.subtrees.values().map(|l| l.bytes).sum::<usize>()
+            + self.blobs.values().map(|(_, size)| size).sum::<usize>();
+        self.live_bytes = self.bytes;
+        true
     }
 }
 
@@ -379,5 +456,59 @@ mod tests {
         let paths: Vec<&str> = seen.iter().map(|(p, _)| p.as_str()).collect();
         assert_eq!(paths, ["claims/a.json", "coordinator/tasks/o/r/7.json"]);
         assert!(seen.iter().all(|(path, parsed)| path == parsed));
+    }
+
+    #[test]
+    fn regression_server_memory_grows_with_every_write() {
+        // A flat folder of 300 records, and 200 new tips each changing one of them: every tip
+        // lists the folder again. The cache must drop what no current tree uses once that
+        // passes its budget, instead of keeping every tip's listing.
+        let dir = tempfile::tempdir().unwrap();
+        let repo = gix::init_bare(dir.path()).unwrap();
+        let empty = ObjectId::empty_tree(repo.object_hash());
+        let files: Vec<(String, String)> = (0..300)
+            .map(|i| (format!("a/{i:04}.json"), format!("{{\"n\":{i}}}")))
+            .collect();
+        let refs: Vec<(&str, &str)> = files
+            .iter()
+            .map(|(p, t)| (p.as_str(), t.as_str()))
+            .collect();
+        let mut root = write(&repo, empty, &refs);
+        let mut cache: TreeCache<String> = TreeCache {
+            stale_budget: 64 << 10,
+            ..TreeCache::default()
+        };
+        let first = listed(&mut cache, &repo, root);
+        let live = cache.take_roots();
+        // The first trim only measures what the current tree holds.
+        cache.trim(&[&live]);
+        assert!(!cache.trim(&[&live]), "nothing stale yet");
+        let one_tip = cache.bytes();
+        let mut trims = 0;
+        let mut peak = 0;
+        for i in 0..200 {
+            let text = format!("{{\"n\":{i},\"v\":2}}");
+            root = write(&repo, root, &[("a/0001.json", text.as_str())]);
+            let now = listed(&mut cache, &repo, root);
+            assert_eq!(now.len(), first.len());
+            let live = cache.take_roots();
+            trims += usize::from(cache.trim(&[&live]));
+            peak = peak.max(cache.bytes());
+            assert!(
+                cache.subtrees.len() <= 8,
+                "{} listings kept",
+                cache.subtrees.len()
+            );
+        }
+        assert!(trims > 0);
+        assert!(
+            peak <= one_tip + (64 << 10) + one_tip,
+            "{peak} vs {one_tip}"
+        );
+        // A trim keeps what the current tree uses: the next read parses nothing.
+        let before = cache.blobs.len();
+        let again = listed(&mut cache, &repo, root);
+        assert_eq!(again.len(), first.len());
+        assert_eq!(cache.blobs.len(), before);
     }
 }

@@ -1,18 +1,28 @@
 //! `GET /api/stream`: server-sent `version` events, one each time the refs move (the
-//! watcher in `serve::start` polls them).
+//! watcher in `serve::start` polls them). Open streams are capped in all and per peer on
+//! another machine ([`limits::admit_stream`]); past the cap the answer is 429, and the page
+//! polls instead.
 
 use std::convert::Infallible;
+use std::net::IpAddr;
+use std::net::SocketAddr;
 use std::time::Duration;
 
+use axum::extract::ConnectInfo;
 use axum::extract::State;
+use axum::http::StatusCode;
 use axum::response::sse::Event;
 use axum::response::sse::KeepAlive;
 use axum::response::sse::Sse;
 use axum::routing::get;
+use axum::Extension;
 use axum::Router;
 use tokio_stream::wrappers::WatchStream;
 use tokio_stream::StreamExt;
 
+use crate::serve::error::ApiError;
+use crate::serve::error::ApiResult;
+use crate::serve::limits;
 use crate::serve::state::AppState;
 
 /// The stream route.
@@ -20,11 +30,56 @@ pub(crate) fn router() -> Router<AppState> {
     Router::new().route("/api/stream", get(stream_show))
 }
 
+/// Holds one stream's place in the count until the stream is dropped.
+struct Place(AppState, IpAddr);
+
+impl Place {
+    /// Does nothing: a closure that calls it owns the place.
+    fn hold(&self) {}
+}
+
+impl Drop for Place {
+    fn drop(&mut self) {
+        if let Ok(mut open) = self.0.streams.lock() {
+            if let Some(n) = open.get_mut(&self.1) {
+                *n = n.saturating_sub(1);
+                if *n == 0 {
+                    open.remove(&self.1);
+                }
+            }
+        }
+    }
+}
+
+/// Takes a place for a stream from `peer`, if the caps allow one.
+fn take_place(s: &AppState, peer: IpAddr) -> ApiResult<Place> {
+    let mut open = s
+        .streams
+        .lock()
+        .map_err(|_| ApiError::internal("stream count poisoned"))?;
+    let total = open.values().sum();
+    let from_peer = open.get(&peer).copied().unwrap_or(0);
+    if !limits::admit_stream(total, from_peer, peer, &s.limits) {
+        return Err(ApiError::new(
+            StatusCode::TOO_MANY_REQUESTS,
+            "Too many open event streams; poll /api/dashboard instead.",
+        ));
+    }
+    *open.entry(peer).or_default() += 1;
+    Ok(Place(s.clone(), peer))
+}
+
 async fn stream_show(
     State(s): State<AppState>,
-) -> Sse<impl tokio_stream::Stream<Item = Result<Event, Infallible>>> {
+    peer: Option<Extension<ConnectInfo<SocketAddr>>>,
+) -> ApiResult<Sse<impl tokio_stream::Stream<Item = Result<Event, Infallible>>>> {
+    let peer = peer.map_or(IpAddr::from([127, 0, 0, 1]), |c| c.0 .0.ip());
+    let place = take_place(&s, peer)?;
     let events = WatchStream::new(s.version.subscribe())
         .filter(|v| !v.is_empty())
-        .map(|v| Ok(Event::default().event("version").data(v)));
-    Sse::new(events).keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
+        .map(move |v| {
+            place.hold();
+            Ok(Event::default().event("version").data(v))
+        });
+    Ok(Sse::new(events).keep_alive(KeepAlive::new().interval(Duration::from_secs(15))))
 }

@@ -3,7 +3,10 @@
 //! Usage: `bench [--scales 1,10] [--runs N] [--no-day]` (the Makefile's `make bench`),
 //! `bench dashboard 10,100`, `bench coordinator [--ticks N]` (idle coordinator ticks against
 //! the fake GitHub), `bench packing [SCALE]` (`status --json` on an unpacked store and once a
-//! write has packed it), or `bench fleet DIR SCALE` to only write a generated state root. Prints median
+//! write has packed it), `bench serve-memory [CYCLES]` (the server's memory across cycles of
+//! one claim and one dashboard request), `bench serve-load [--clients N] [--streams N]
+//! [--seconds N]` (concurrent dashboard clients and event streams while the CLI writes), or
+//! `bench fleet DIR SCALE` to only write a generated state root. Prints median
 //! wall times per command, peak memory (max RSS) of `status --json`, import time, and the
 //! throughput of 16 concurrent writers × 50 claims. Figures, not assertions: these machines
 //! are noisy, so compare within one run.
@@ -13,6 +16,7 @@ mod coordinator;
 mod dashboard;
 mod packing;
 mod scale;
+mod serve_load;
 mod sync;
 
 use std::path::Path;
@@ -27,6 +31,8 @@ use crate::dashboard::bench_dashboard;
 use crate::packing::bench_packing;
 use crate::scale::bench_concurrency;
 use crate::scale::bench_scale;
+use crate::serve_load::bench_serve_load;
+use crate::serve_load::bench_serve_memory;
 use crate::sync::bench_day;
 use crate::sync::bench_sync;
 
@@ -58,6 +64,25 @@ fn main() {
     if args.first().map(String::as_str) == Some("packing") {
         let scale = args.get(1).and_then(|n| n.parse().ok()).unwrap_or(10);
         bench_packing(scale, 10);
+        return;
+    }
+    if args.first().map(String::as_str) == Some("serve-memory") {
+        bench_serve_memory(args.get(1).and_then(|n| n.parse().ok()).unwrap_or(700));
+        return;
+    }
+    if args.first().map(String::as_str) == Some("serve-load") {
+        let flag = |name: &str, default: u64| {
+            args.iter()
+                .position(|a| a == name)
+                .and_then(|i| args.get(i + 1))
+                .and_then(|n| n.parse().ok())
+                .unwrap_or(default)
+        };
+        bench_serve_load(
+            flag("--clients", 200) as usize,
+            flag("--streams", 500) as usize,
+            flag("--seconds", 20),
+        );
         return;
     }
     if args.first().map(String::as_str) == Some("rss") {
