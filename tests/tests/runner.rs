@@ -12,6 +12,7 @@ mod test_coordinator_gates;
 mod test_coordinator_ready;
 mod test_coordinator_runs;
 mod test_fake_github;
+mod test_fleet;
 mod test_gc;
 mod test_info;
 mod test_release;
