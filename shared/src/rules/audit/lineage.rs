@@ -278,17 +278,19 @@ pub(super) fn lost_acquisitions(events: &[&Record]) -> BTreeSet<usize> {
             at,
         ))
     };
-    let of_kind = |kind: EventKind| {
+    let of_kind = |kind: EventKind| -> Vec<(usize, (String, String, time::Instant))> {
         events
             .iter()
             .enumerate()
-            .filter(move |(_, e)| type_of(e) == Some(kind.as_str()))
-            .filter_map(|(i, e)| Some((i, key(e)?)))
+            .filter(|(_, e)| type_of(e) == Some(kind.as_str()))
+            .filter_map(|(i, e)| Some((i, key(*e)?)))
+            .collect()
     };
-    let acquired: Vec<(usize, (String, String, time::Instant))> =
-        of_kind(EventKind::ClaimAcquired).collect();
-    let mut losses: Vec<(String, String, time::Instant)> =
-        of_kind(EventKind::ClaimLost).map(|(_, k)| k).collect();
+    let acquired = of_kind(EventKind::ClaimAcquired);
+    let mut losses: Vec<(String, String, time::Instant)> = of_kind(EventKind::ClaimLost)
+        .into_iter()
+        .map(|(_, k)| k)
+        .collect();
     losses.sort_by_key(|(_, _, at)| *at);
     let mut cancelled = BTreeSet::new();
     for (agent, target, lost_at) in losses {
