@@ -124,7 +124,13 @@ fn publish(
                 ));
                     Ok(None)
                 }
-                Err(e) => Err(unpublished(&e.to_string())),
+                Err(e) => {
+                    // A lost claim that sync found before failing is said with the error.
+                    let lines: Vec<String> = std::iter::once(e.to_string())
+                        .chain(store.take_warnings())
+                        .collect();
+                    Err(unpublished(&lines.join("\n")))
+                }
             }
         }
     }
