@@ -4,7 +4,7 @@
 CARGO ?= cargo
 BIN := target/release/agent-coord
 
-.PHONY: run demo-coordinator test bench tools web browser-tools lint fmt clean man fuzz fuzz-tools
+.PHONY: run demo-coordinator test bench soak tools web browser-tools lint fmt clean man fuzz fuzz-tools
 
 TRUNK_VERSION := 0.21.14
 # wasm-bindgen-cli must equal the wasm-bindgen crate the lock file pins.
@@ -79,6 +79,17 @@ FUZZ_SECONDS ?= 60
 ## which `make test` replays on stable (FUZZ_TARGETS="a b" runs only those).
 fuzz: fuzz-tools
 	FUZZ_SECONDS=$(FUZZ_SECONDS) fuzz/run.sh $(FUZZ_TARGETS)
+
+## A fleet of ten under load for a few minutes: ten clones of one bare remote each run
+## SOAK_OPS commands at once (claims racing for shared targets with --sync, releases,
+## heartbeats, events, syncs); prints throughput, convergence rounds and the exit-2 rate, and
+## fails if an acknowledged event is lost, two agents hold one target, a loser is not told,
+## or the tips do not converge within two sync rounds (SOAK_OPS=60, SOAK_SEED=1).
+SOAK_OPS ?= 60
+SOAK_SEED ?= 1
+soak:
+	$(CARGO) build --release -p agent-coord -p agent-coord-tests --bin soak
+	$${CARGO_TARGET_DIR:-target}/release/soak --machines 10 --ops $(SOAK_OPS) --seed $(SOAK_SEED)
 
 ## The man page, generated from the same clap definitions as --help: target/man/agent-coord.1
 ## (read it with `man target/man/agent-coord.1`).

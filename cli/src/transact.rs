@@ -14,6 +14,9 @@ use crate::store::write::Committed;
 use crate::store::Store;
 use crate::store::TipSnapshot;
 use crate::sync;
+use crate::sync::Patience;
+use crate::sync::Publishing;
+use crate::sync::SyncError;
 use crate::sync::SyncFlags;
 use crate::sync::SyncReport;
 
@@ -34,9 +37,11 @@ pub(crate) fn write<T>(
     write_synced(cx, &SyncFlags::default(), decide)
 }
 
-/// Like [`write`], and with `--sync` (or `agent-coord.sync=true`): sync first so the rule
-/// decides on the fleet's latest state, write, then publish. The write counts only once
-/// the remote accepted it; the returned report says what reconciliation decided.
+/// Like [`write`], and with `--sync` (or `agent-coord.sync=true`) published as the flags'
+/// [`Publishing`] says: a verdict write syncs first so the rule decides on the fleet's
+/// latest state, writes, then publishes, and counts only once the remote accepted it (the
+/// returned report says what reconciliation decided); a heartbeat and an append skip the
+/// first sync, and an append that cannot publish soon is left for the next sync.
 pub(crate) fn write_synced<T>(
     cx: &Context,
     flags: &SyncFlags,
@@ -44,9 +49,10 @@ pub(crate) fn write_synced<T>(
 ) -> Result<Written<T>, CommandError> {
     let (store, mut notices) = cx.open_store(true)?;
     let remote = flags.remote(&store);
-    if let (Some(remote), false) = (&remote, flags.publish_only) {
+    if let (Some(remote), Publishing::Verdict) = (&remote, flags.publishing) {
         // Decide on the fleet's latest state, not on what this clone last fetched.
-        sync::run_sync(cx, &store, remote)?;
+        let before = sync::run_sync(cx, &store, remote)?;
+        notices.extend(before.lost_claims.iter().map(sync::lost_claim_line));
     }
     let session = cx.identity(&store).session_id;
     let trailer: Vec<(&str, String)> = session
@@ -61,20 +67,76 @@ pub(crate) fn write_synced<T>(
     }
     notices.extend(store.take_warnings());
     let report = match &remote {
-        Some(remote) => Some(sync::run_sync(cx, &store, remote).map_err(|e| {
-            CommandError::operational(format!(
-                "written locally but not published: {}; run `agent-coord sync` to publish it",
-                e.message
-            ))
-        })?),
+        Some(remote) => publish(cx, &store, remote, flags, &mut notices)?,
         None => None,
     };
+    notices.extend(store.take_warnings());
+    // Whichever write's sync found that a local claim lost to another machine tells its
+    // holder here, not only `sync` (the `claim.lost` event records it as well).
+    if let Some(report) = &report {
+        notices.extend(report.lost_claims.iter().map(sync::lost_claim_line));
+    }
     Ok(Written {
         done: committed,
         notices,
         store,
         synced: report,
     })
+}
+
+/// Publishes a committed write as `flags` say; `Ok(None)` when publishing was left for the
+/// next sync (with a notice saying so).
+fn publish(
+    cx: &Context,
+    store: &Store,
+    remote: &str,
+    flags: &SyncFlags,
+    notices: &mut Vec<String>,
+) -> Result<Option<SyncReport>, CommandError> {
+    let unpublished = |message: &str| {
+        CommandError::operational(format!(
+            "written locally but not published: {message}; run `agent-coord sync` to publish it"
+        ))
+    };
+    match flags.publishing {
+        Publishing::Verdict => sync::run_sync(cx, store, remote)
+            .map(Some)
+            .map_err(|e| unpublished(&e.message)),
+        Publishing::Append if flags.explicit() => sync::run_sync(cx, store, remote)
+            .map(Some)
+            .map_err(|e| unpublished(&e.message)),
+        Publishing::Append => match sync::run_sync_within(cx, store, remote, Patience::brief()) {
+            Ok(report) => Ok(Some(report)),
+            Err(e) => {
+                notices.push(format!(
+                    "recorded locally, not yet published to {remote} ({}); the next `agent-coord sync` publishes it",
+                    e.message
+                ));
+                Ok(None)
+            }
+        },
+        Publishing::Publish => {
+            match sync::sync(store, remote, &|| cx.rule_ctx(store), Patience::brief()) {
+                Ok(report) => Ok(Some(report)),
+                Err(SyncError::Contention { .. }) => {
+                    // Only the branch races; this machine's heartbeat ref has no other writer.
+                    sync::publish_heartbeat(store, remote)
+                        .map_err(|e| unpublished(&e.to_string()))?;
+                    notices.push(format!(
+                    "heartbeat published to {remote}; the state branch is busy and waits for the next `agent-coord sync`"
+                ));
+                    Ok(None)
+                }
+                Err(e) => {
+                    // A lost claim that sync found before failing is said with the error.
+                    let lines: Vec<String> = std::iter::once(e.to_string())
+                        .chain(store.take_warnings())
+                        .collect();
+                    Err(unpublished(&lines.join("\n")))
+                }
+            }
+        }
+    }
 }
 
 /// Adds the plan's warnings to the notices, in order.

@@ -8,3 +8,4 @@ pub mod fake_github;
 pub mod fleet;
 pub mod remote;
 pub mod server;
+pub mod soak;

@@ -14,6 +14,7 @@ mod test_coordinator_runs;
 mod test_fake_github;
 mod test_faults;
 mod test_faults_remote;
+mod test_fleet;
 mod test_gc;
 mod test_info;
 mod test_regressions;

@@ -397,3 +397,71 @@ fn init_on_a_new_repository_writes_the_root_trees_object_so_fsck_passes() {
         String::from_utf8_lossy(&fsck.stderr)
     );
 }
+
+/// With agent-coord.sync=true, `record-event` and `register-batch` synced before writing,
+/// took no `--no-sync`, and recorded nothing when that sync failed (exit 2). They are
+/// appends: written locally first, published now or by the next sync, with a notice.
+#[test]
+fn regression_sync_by_default_dropped_events_when_the_remote_failed() {
+    const MANIFEST: &str = r#"{"batch_id": "b1", "repo": "acme/app", "objective": "ship",
+  "lanes": [{"name": "code", "owner": "w1", "targets": ["7"]}]}"#;
+    let fleet = Fleet::new(1);
+    let m = &fleet.machines[0];
+    m.run(["init", "--sync-by-default"]).success();
+    let remote = fleet.remote.to_str().unwrap().to_owned();
+    m.git(&["config", "remote.origin.url", "/nowhere/gone.git"]);
+    let out = m.event("b1", "note").message("kept").run().success();
+    assert!(
+        out.stderr
+            .contains("recorded locally, not yet published to origin"),
+        "{out}"
+    );
+    assert!(
+        out.stderr
+            .contains("the next `agent-coord sync` publishes it"),
+        "{out}"
+    );
+    let out = m.register("m.json", MANIFEST).run().success();
+    assert!(out.stderr.contains("recorded locally"), "{out}");
+    // An explicit --sync insists on the remote's answer, and still keeps the event.
+    let out = m
+        .event("b1", "note")
+        .message("insisted")
+        .sync()
+        .run()
+        .code(2);
+    assert!(
+        out.stderr.contains("written locally but not published"),
+        "{out}"
+    );
+    m.event("b1", "note")
+        .message("local")
+        .arg("--no-sync")
+        .run()
+        .success();
+    m.register("m.json", MANIFEST)
+        .arg("--no-sync")
+        .run()
+        .success();
+    assert_eq!(m.paths("events/b1").len(), 3, "nothing was dropped");
+    m.git(&["config", "remote.origin.url", &remote]);
+    m.run(["sync"]).success();
+    assert_eq!(fleet.remote_tip("refs/heads/agent-coord"), m.state_tip());
+    assert!(m.record("batches/b1.json").is_some());
+}
+
+/// A claim lost in a merge that a write's own sync made (not `sync`) was recorded as
+/// `claim.lost` but never told to the holder.
+#[test]
+fn regression_claim_lost_in_a_writes_sync_is_told() {
+    let fleet = Fleet::new(2);
+    let (a, b) = (&fleet.machines[0], &fleet.machines[1]);
+    b.claim("wb", "acme/app", "7").run().success();
+    a.claim("wa", "acme/app", "7").sync().run().success();
+    let out = b.beat("wb").sync().run().success();
+    assert!(
+        out.stderr
+            .contains("lost claim acme/app#7: wb no longer holds it; holder on the remote: wa"),
+        "{out}"
+    );
+}

@@ -27,7 +27,7 @@ pub(crate) struct InitArgs {
     /// Name of that remote
     #[arg(long, value_name = "NAME", default_value = "origin")]
     remote_name: String,
-    /// Make claim, release and heartbeat publish through the remote by default (agent-coord.sync=true)
+    /// Make claim, release, heartbeat, record-event and register-batch publish through the remote by default (agent-coord.sync=true)
     #[arg(long)]
     sync_by_default: bool,
     /// Print the result as JSON

@@ -24,8 +24,9 @@ use super::args::TerminalArgs;
 use crate::command_error::CommandError;
 use crate::context::Context;
 use crate::output::Report;
+use crate::sync::SyncFlags;
 use crate::transact::stderr_lines;
-use crate::transact::write;
+use crate::transact::write_synced;
 use crate::transact::Written;
 
 /// Append an event to a batch's history
@@ -33,6 +34,11 @@ use crate::transact::Written;
 /// Four types validate their own fields: help_requested (--reason), escalation_requested
 /// (--from-route, --to-route, --evidence), error (--severity, --category, --message) and
 /// human_intervention (--kind). `--type lane_closed` with --terminal closes a lane.
+///
+/// With --sync (or agent-coord.sync=true) an event is written locally first and then
+/// published; if the remote stays busy or unreachable it is kept and a notice says the
+/// next sync publishes it (exit 0; with an explicit --sync, exit 2). A lane_closed syncs
+/// first, like release.
 #[derive(clap::Args, Debug)]
 pub(crate) struct RecordEventArgs {
     /// The batch the event belongs to
@@ -90,6 +96,8 @@ pub(crate) struct RecordEventArgs {
     terminal: TerminalArgs,
     #[command(flatten)]
     metadata: MetadataArgs,
+    #[command(flatten)]
+    sync: SyncFlags,
 }
 
 pub(crate) fn cmd_record_event(
@@ -145,7 +153,11 @@ pub(crate) fn cmd_record_event(
         &request.typed,
         args.message.as_deref(),
     )?;
-    let Written { done, notices, .. } = write(cx, |snap, ctx| event::decide(snap, &request, ctx))?;
+    // An event is an append: written locally first, published now or by the next sync.
+    let Written { done, notices, .. } =
+        write_synced(cx, &args.sync.for_appending(), |snap, ctx| {
+            event::decide(snap, &request, ctx)
+        })?;
     let out = &done.plan.outcome;
     let report = if args.json {
         let event = done
@@ -199,8 +211,10 @@ fn lane_closed(
         metadata: args.metadata.to_record(),
     };
     closeout::validate_options(&request)?;
-    let Written { done, notices, .. } =
-        write(cx, |snap, ctx| closeout::decide(snap, &request, ctx))?;
+    // A closeout decides on the lane's trail and claim: it syncs first, like release.
+    let Written { done, notices, .. } = write_synced(cx, &args.sync, |snap, ctx| {
+        closeout::decide(snap, &request, ctx)
+    })?;
     let (result, text) = match &done.plan.outcome {
         Closed::Recorded { batch, event_id } => {
             ("recorded", format!("recorded event {batch} {event_id}"))

@@ -10,14 +10,20 @@ use serde_json::json;
 use crate::command_error::CommandError;
 use crate::context::Context;
 use crate::output::Report;
+use crate::sync::SyncFlags;
 use crate::transact::stderr_lines;
-use crate::transact::write;
+use crate::transact::write_synced;
 use crate::transact::Written;
 
 /// Register (or update) a batch manifest from a JSON file
 ///
 /// The manifest needs a batch_id (or --batch-id) and non-empty lanes, each with a name,
 /// an owner and targets. Re-registering keeps lane terminal stamps and batch completion.
+///
+/// With --sync (or agent-coord.sync=true) the manifest is written locally first and then
+/// published (sync merges lane terminal stamps); if the remote stays busy or unreachable
+/// it is kept and a notice says the next sync publishes it (exit 0; with an explicit
+/// --sync, exit 2).
 #[derive(clap::Args, Debug)]
 pub(crate) struct RegisterBatchArgs {
     /// The manifest JSON file
@@ -38,6 +44,8 @@ pub(crate) struct RegisterBatchArgs {
     /// Print the result as JSON
     #[arg(long)]
     json: bool,
+    #[command(flatten)]
+    sync: SyncFlags,
 }
 
 pub(crate) fn cmd_register_batch(
@@ -63,7 +71,9 @@ pub(crate) fn cmd_register_batch(
     // Validate before opening the store so bad input never creates anything.
     batch::validate(&request.manifest, request.batch_id.as_deref())?;
     let Written { done, notices, .. } =
-        write(cx, |snap, ctx| batch::register(snap, &request, ctx))?;
+        write_synced(cx, &args.sync.for_appending(), |snap, ctx| {
+            batch::register(snap, &request, ctx)
+        })?;
     let outcome = &done.plan.outcome;
     let report = if args.json {
         Report::json(

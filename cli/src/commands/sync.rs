@@ -48,16 +48,7 @@ pub(crate) fn report_lines(r: &SyncReport) -> Vec<String> {
             r.remote, r.local_changes, r.remote_changes
         ),
     }];
-    for lost in &r.lost_claims {
-        let winner = lost
-            .remote_holder
-            .as_deref()
-            .unwrap_or("nobody (released on the remote)");
-        lines.push(format!(
-            "lost claim {}: {} no longer holds it; holder on the remote: {winner}",
-            lost.label, lost.local_holder
-        ));
-    }
+    lines.extend(r.lost_claims.iter().map(sync::lost_claim_line));
     for c in &r.conflicts {
         lines.push(format!("conflict {}: {}", c.path, c.detail));
     }

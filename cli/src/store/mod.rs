@@ -11,6 +11,8 @@ use agent_coord_shared::ids::MachineId;
 use agent_coord_shared::snapshot::ReadError;
 
 mod cas;
+mod fence;
+mod hook;
 mod machine;
 pub(crate) mod maintain;
 pub(crate) mod read;

@@ -20,6 +20,8 @@ use gix::refs::Target;
 use gix::ObjectId;
 
 use super::cas;
+use super::fence;
+use super::hook;
 use super::Store;
 use super::StoreError;
 use super::TipSnapshot;
@@ -86,6 +88,9 @@ impl Store {
             let plan = decide(&snap)?;
             if plan.is_empty() {
                 return Ok(Committed { plan, commit: None });
+            }
+            if attempt == 0 {
+                hook::hold("decided");
             }
             match self.try_commit(&snap, &plan, trailer) {
                 Ok(commit) => return Ok(Committed { plan, commit }),
@@ -177,6 +182,12 @@ impl Store {
                 }
                 let expected = PreviousValue::MustExistAndMatch(Target::Object(hb.commit));
                 edits.push(update(&hb.name, expected, hb.commit, "fence")?);
+            }
+            // A holder machine's heartbeat ref that did not exist yet must still not exist.
+            for name in self.absent_holder_refs(snap, plan)? {
+                if !edits.iter().any(|e| e.name.as_bstr() == name.as_str()) {
+                    edits.push(fence::absent(&name, self.repo.object_hash())?);
+                }
             }
         }
         if edits.is_empty() {

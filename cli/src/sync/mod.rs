@@ -8,15 +8,9 @@
 //! remote accepts is the linearisation point.
 
 use std::collections::BTreeMap;
-use std::collections::BTreeSet;
-use std::time::Duration;
 
-use agent_coord_shared::record::from_bytes;
-use agent_coord_shared::record::Record;
-use agent_coord_shared::rules::reconcile;
 use agent_coord_shared::rules::reconcile::Conflict;
 use agent_coord_shared::rules::reconcile::LostClaim;
-use agent_coord_shared::rules::reconcile::PathChange;
 use agent_coord_shared::rules::Ctx;
 use gix::ObjectId;
 
@@ -32,12 +26,21 @@ use crate::store::HEARTBEAT_PREFIX;
 
 pub(crate) mod epoch;
 mod flags;
+mod merge;
+mod patience;
+mod publish;
 mod stamp;
 
 pub(crate) use flags::default_remote;
 pub(crate) use flags::run_sync;
+pub(crate) use flags::run_sync_within;
+pub(crate) use flags::Publishing;
 pub(crate) use flags::SyncFlags;
+pub(crate) use patience::Patience;
+pub(crate) use publish::publish_heartbeat;
 pub(crate) use stamp::last_synced;
+
+use merge::merge;
 
 /// How many times leveling re-merges because local writers keep committing.
 const LEVEL_ATTEMPTS: u32 = 20;
@@ -51,9 +54,6 @@ fn integrated_ref(remote: &str) -> String {
     )
 }
 
-/// How many fetch-merge-push rounds a sync tries before giving up.
-const MAX_ROUNDS: u32 = 12;
-
 /// Why a sync failed.
 #[derive(Debug, thiserror::Error)]
 pub(crate) enum SyncError {
@@ -65,13 +65,15 @@ pub(crate) enum SyncError {
         /// What git said.
         source: GitError,
     },
-    /// Other machines kept publishing first.
-    #[error("sync contention: the remote {remote} moved {rounds} times while pushing; nothing was lost locally, try again")]
+    /// Other machines kept publishing first for the whole time budget.
+    #[error("sync contention: the remote {remote} moved {rounds} times in {secs} s while pushing; nothing was lost locally, try again")]
     Contention {
         /// The remote.
         remote: String,
         /// Rounds tried.
         rounds: u32,
+        /// Seconds spent.
+        secs: u64,
     },
     /// A local store failure.
     #[error(transparent)]
@@ -119,17 +121,27 @@ pub(crate) struct SyncReport {
     pub(crate) rounds: u32,
 }
 
-/// Syncs the store with `remote`; `ctx` gives a fresh rule context (clock, identity).
+/// Returns the line that tells a local holder its claim was lost to the remote's holder.
+pub(crate) fn lost_claim_line(lost: &LostClaim) -> String {
+    let winner = lost
+        .remote_holder
+        .as_deref()
+        .unwrap_or("nobody (released on the remote)");
+    format!(
+        "lost claim {}: {} no longer holds it; holder on the remote: {winner}",
+        lost.label, lost.local_holder
+    )
+}
+
+/// Syncs the store with `remote`, trying for as long as `patience` allows; `ctx` gives a
+/// fresh rule context (clock, identity).
 pub(crate) fn sync(
     store: &Store,
     remote: &str,
     ctx: &dyn Fn() -> Ctx,
+    patience: Patience,
 ) -> Result<SyncReport, SyncError> {
     let git = Git::new(store.repo.git_dir());
-    let remote_err = |source| SyncError::Remote {
-        remote: remote.to_owned(),
-        source,
-    };
     // One sync per repository at a time: concurrent fetches would fight over the tracking
     // refs. The kernel releases the lock if the holder dies; correctness still comes from
     // the leases, so a lock that cannot be taken only means we go without it.
@@ -140,7 +152,6 @@ pub(crate) fn sync(
         .open(store.repo.git_dir().join("agent-coord-sync.lock"))
         .ok()
         .filter(|f| f.lock().is_ok());
-    let own_hb = store.heartbeat_ref();
     let mut report = SyncReport {
         remote: remote.to_owned(),
         outcome: BranchOutcome::Empty,
@@ -152,18 +163,53 @@ pub(crate) fn sync(
         heartbeat_pushed: false,
         rounds: 0,
     };
-    for round in 1..=MAX_ROUNDS {
+    match rounds(store, remote, ctx, patience, &git, &mut report) {
+        Ok(()) => Ok(report),
+        Err(e) => {
+            // Merges this sync committed locally stay; their lost claims must still reach
+            // the holder, whatever went wrong afterwards.
+            for lost in &report.lost_claims {
+                store.warn(lost_claim_line(lost));
+            }
+            Err(e)
+        }
+    }
+}
+
+/// Runs fetch-level-push rounds until one publishes, the time budget runs out, or the
+/// remote fails; `report` collects what the rounds did.
+fn rounds(
+    store: &Store,
+    remote: &str,
+    ctx: &dyn Fn() -> Ctx,
+    patience: Patience,
+    git: &Git,
+    report: &mut SyncReport,
+) -> Result<(), SyncError> {
+    let remote_err = |source| SyncError::Remote {
+        remote: remote.to_owned(),
+        source,
+    };
+    let own_hb = store.heartbeat_ref();
+    // Once the remote has the state branch it keeps it: later rounds skip asking.
+    let mut remote_has_branch = false;
+    let mut round = 0;
+    loop {
+        round += 1;
         report.rounds = round;
-        let advertised: BTreeMap<String, String> = git
-            .ls_remote(remote, &[&store.state_ref, &format!("{HEARTBEAT_PREFIX}*")])
-            .map_err(remote_err)?
-            .into_iter()
-            .collect();
+        if !remote_has_branch {
+            let advertised: BTreeMap<String, String> = git
+                .ls_remote(remote, &[&store.state_ref])
+                .map_err(remote_err)?
+                .into_iter()
+                .collect();
+            remote_has_branch = advertised.contains_key(&store.state_ref);
+        }
         let mut refspecs = vec![format!(
             "+{HEARTBEAT_PREFIX}*:{}*",
             tracking_heartbeat_prefix(remote)
         )];
-        if advertised.contains_key(&store.state_ref) {
+        if remote_has_branch {
             refspecs.push(format!(
                 "+{}:{}",
                 store.state_ref,
@@ -175,7 +221,7 @@ pub(crate) fn sync(
         let last_seen = ref_target(&store.repo, &integrated_ref(remote))?;
         git.fetch(remote, &refspecs).map_err(remote_err)?;
         // What was fetched is what the leases expect, even if the remote moved since ls-remote.
-        let remote_tip = if advertised.contains_key(&store.state_ref) {
+        let remote_tip = if remote_has_branch {
             ref_target(&store.repo, &tracking_state_ref(remote))?
         } else {
             None
@@ -185,8 +231,7 @@ pub(crate) fn sync(
             &format!("{}{}", tracking_heartbeat_prefix(remote), store.machine),
         )?;
 
-        let (local_tip, outcome) =
-            level_with_remote(store, remote_tip, last_seen, &mut report, ctx)?;
+        let (local_tip, outcome) = level_with_remote(store, remote_tip, last_seen, report, ctx)?;
         if let Some(r) = remote_tip {
             // The local branch now contains everything the remote had: the base for any
             // later replay onto a new epoch whose cut never reaches this machine.
@@ -211,8 +256,8 @@ pub(crate) fn sync(
         if updates.is_empty() {
             report.outcome = outcome;
             report.tip = local_tip;
-            finish(store, remote, &git);
-            return Ok(report);
+            finish(store, remote, git);
+            return Ok(());
         }
         let results = git.push(remote, &updates).map_err(remote_err)?;
         if !results.is_empty() && results.iter().all(|r| r.accepted()) {
@@ -236,8 +281,8 @@ pub(crate) fn sync(
                 other => other,
             };
             report.tip = local_tip;
-            finish(store, remote, &git);
-            return Ok(report);
+            finish(store, remote, git);
+            return Ok(());
         }
         if let Some(refused) = results.iter().find(|r| !r.accepted() && !r.lost_race()) {
             return Err(SyncError::Remote {
@@ -249,14 +294,15 @@ pub(crate) fn sync(
             });
         }
         // Someone published first: fetch again and re-level on top of what they pushed.
-        std::thread::sleep(Duration::from_millis(fastrand::u64(
-            5..=20 * u64::from(round),
-        )));
+        if patience.exhausted(round) {
+            return Err(SyncError::Contention {
+                remote: remote.to_owned(),
+                rounds: round,
+                secs: patience.elapsed_secs(),
+            });
+        }
+        patience.back_off(round);
     }
-    Err(SyncError::Contention {
-        remote: remote.to_owned(),
-        rounds: MAX_ROUNDS,
-    })
 }
 
 /// Records the sync time and lets git pack loose objects when it is worth it.
@@ -273,10 +319,13 @@ fn level_with_remote(
     report: &mut SyncReport,
     ctx: &dyn Fn() -> Ctx,
 ) -> Result<(Option<ObjectId>, BranchOutcome), StoreError> {
+    // What earlier rounds merged and committed stays reported (a claim lost in a round
+    // whose push then lost the race is not found again by the next round's merge).
+    let kept = (report.lost_claims.len(), report.conflicts.len());
     for _ in 0..LEVEL_ATTEMPTS {
         // A retry recomputes the merge: forget what the abandoned attempt reported.
-        report.lost_claims.clear();
-        report.conflicts.clear();
+        report.lost_claims.truncate(kept.0);
+        report.conflicts.truncate(kept.1);
         report.local_changes = 0;
         report.remote_changes = 0;
         let local_tip = store.tip()?;
@@ -419,116 +468,6 @@ fn across_epochs(
         )?
     };
     Ok(Some(Across::Replayed(commit)))
-}
-
-/// Returns `path → blob id` of every blob in a commit's tree.
-fn blobs_of(
-    store: &Store,
-    commit: Option<ObjectId>,
-) -> Result<BTreeMap<String, ObjectId>, StoreError> {
-    let Some(commit) = commit else {
-        return Ok(BTreeMap::new());
-    };
-    let snap = store.snapshot()?;
-    let tree = store
-        .repo
-        .find_commit(commit)
-        .map_err(StoreError::git)?
-        .tree_id()
-        .map_err(StoreError::git)?
-        .detach();
-    Ok(snap.blobs_below(tree, "")?.into_iter().collect())
-}
-
-fn read_record(store: &Store, id: Option<&ObjectId>) -> Result<Option<Record>, StoreError> {
-    let Some(id) = id else { return Ok(None) };
-    let obj = store.repo.find_object(*id).map_err(StoreError::git)?;
-    // An unparseable side cannot be merged record by record; treat it as an opaque value.
-    Ok(Some(from_bytes(&obj.data).unwrap_or_else(|e| {
-        let mut r = Record::new();
-        r.insert(
-            "unparseable".into(),
-            serde_json::Value::String(format!("{id}: {e}")),
-        );
-        r
-    })))
-}
-
-/// Writes the record-level merge of `local`'s changes (since `base`) onto `remote` as a
-/// commit with `parents`; `remote` wins clashes.
-fn merge(
-    store: &Store,
-    base: Option<ObjectId>,
-    local: ObjectId,
-    remote: ObjectId,
-    parents: &[ObjectId],
-    report: &mut SyncReport,
-    ctx: &Ctx,
-) -> Result<ObjectId, StoreError> {
-    let (b, l, r) = (
-        blobs_of(store, base)?,
-        blobs_of(store, Some(local))?,
-        blobs_of(store, Some(remote))?,
-    );
-    let paths: BTreeSet<&String> = b.keys().chain(l.keys()).chain(r.keys()).collect();
-    let mut changes = Vec::new();
-    for path in paths {
-        let (bb, lb, rb) = (b.get(path), l.get(path), r.get(path));
-        if lb == rb || (lb == bb && rb == bb) {
-            if lb == rb && lb != bb {
-                report.remote_changes += 1;
-            }
-            continue;
-        }
-        changes.push(PathChange {
-            path: path.clone(),
-            base: read_record(store, bb)?,
-            local: read_record(store, lb)?,
-            remote: read_record(store, rb)?,
-        });
-    }
-    let merged = reconcile::reconcile(changes, ctx);
-    if merged.writes.is_empty() && parents == [remote] {
-        // A replay onto a newer epoch that changes nothing: the remote tip is the result.
-        report.remote_changes += merged.remote_taken;
-        return Ok(remote);
-    }
-    report.local_changes += merged.local_applied;
-    report.remote_changes += merged.remote_taken;
-    report
-        .lost_claims
-        .extend(merged.lost_claims.iter().cloned());
-    report.conflicts.extend(merged.conflicts.iter().cloned());
-    let bytes: Vec<(String, Option<Vec<u8>>)> = merged
-        .writes
-        .iter()
-        .map(|(p, r)| {
-            (
-                p.clone(),
-                r.as_ref().map(agent_coord_shared::record::to_bytes),
-            )
-        })
-        .collect();
-    let remote_tree = store
-        .repo
-        .find_commit(remote)
-        .map_err(StoreError::git)?
-        .tree_id()
-        .map_err(StoreError::git)?
-        .detach();
-    let tree = store.write_tree_bytes(
-        remote_tree,
-        bytes.iter().map(|(p, b)| (p.as_str(), b.as_deref())),
-    )?;
-    let message = format!(
-        "sync: merge {} local and {} remote changes\n\nAgent-Coord-Op: sync-merge\nAgent-Coord-Machine: {}\nAgent-Coord-Lost-Claims: {}\nAgent-Coord-Conflicts: {}\n",
-        merged.local_applied,
-        merged.remote_taken,
-        store.machine,
-        merged.lost_claims.len(),
-        merged.conflicts.len(),
-    );
-    store.commit(&message, tree, parents)
 }
 
 /// Counts commits on the local branch not on the remote's tracking ref, and the reverse.

@@ -220,6 +220,7 @@ impl Lineage {
             authorized.insert(lane.owner.clone());
         }
         let mut ok = vec![false; events.len()];
+        let lost = lost_acquisitions(events);
         let Some(order) = lifecycle_order(events) else {
             return Lineage {
                 ordered: false,
@@ -233,6 +234,9 @@ impl Lineage {
             let event = events[i];
             let agent = f::AGENT_ID.text(event);
             let valid = match type_of(event).and_then(EventKind::parse) {
+                // A claim that lost a cross-machine race admits nobody; it is no fault in
+                // the trail either (sync recorded the loss).
+                Some(EventKind::ClaimAcquired) if lost.contains(&i) => continue,
                 Some(EventKind::ClaimAcquired) => {
                     let valid = lane.admits(event);
                     if let (true, Some(agent)) = (valid, agent) {
@@ -259,6 +263,48 @@ impl Lineage {
             ok,
         }
     }
+}
+
+/// Returns the indices of the `claim.acquired` events that a later `claim.lost` cancelled:
+/// each `claim.lost` (written by sync when the remote kept another holder) cancels the
+/// latest acquisition by the same agent of the same target at or before its `at` that no
+/// other loss cancelled.
+pub(super) fn lost_acquisitions(events: &[&Record]) -> BTreeSet<usize> {
+    let key = |event: &Record| {
+        let at = f::AT.text(event).and_then(time::parse)?;
+        Some((
+            f::AGENT_ID.text(event)?.to_owned(),
+            f::TARGET.text(event)?.to_owned(),
+            at,
+        ))
+    };
+    let of_kind = |kind: EventKind| -> Vec<(usize, (String, String, time::Instant))> {
+        events
+            .iter()
+            .enumerate()
+            .filter(|(_, e)| type_of(e) == Some(kind.as_str()))
+            .filter_map(|(i, e)| Some((i, key(*e)?)))
+            .collect()
+    };
+    let acquired = of_kind(EventKind::ClaimAcquired);
+    let mut losses: Vec<(String, String, time::Instant)> = of_kind(EventKind::ClaimLost)
+        .into_iter()
+        .map(|(_, k)| k)
+        .collect();
+    losses.sort_by_key(|(_, _, at)| *at);
+    let mut cancelled = BTreeSet::new();
+    for (agent, target, lost_at) in losses {
+        let latest = acquired
+            .iter()
+            .filter(|(i, (a, t, at))| {
+                *a == agent && *t == target && *at <= lost_at && !cancelled.contains(i)
+            })
+            .max_by_key(|(i, (_, _, at))| (*at, *i));
+        if let Some((i, _)) = latest {
+            cancelled.insert(*i);
+        }
+    }
+    cancelled
 }
 
 /// Returns the indices of the lifecycle events sorted by `(at, event_id)`, or `None` when
@@ -294,7 +340,10 @@ pub(super) fn missing_signals(events: &[&Record], lane: &Lane) -> Vec<String> {
     let lineage = Lineage::replay(events, lane);
     let mut missing = Vec::new();
     let acquired = EventKind::ClaimAcquired;
-    if !events.iter().any(|e| type_of(e) == Some(acquired.as_str())) {
+    let lost = lost_acquisitions(events);
+    let standing =
+        |(i, e): &(usize, &&Record)| type_of(e) == Some(acquired.as_str()) && !lost.contains(i);
+    if !events.iter().enumerate().any(|p| standing(&p)) {
         missing.push(acquired.to_string());
     }
     if !terminal_signal(events, lane, &lineage) {

@@ -507,3 +507,33 @@ fn lineage() {
 }
 
 mod terminals;
+
+/// A claim that lost a cross-machine race keeps its `claim.acquired` in the merged events,
+/// followed by the `claim.lost` sync recorded: the loser must not join the lane's lineage.
+#[test]
+fn regression_lost_claim_admitted_to_lineage() {
+    let acq = |agent: &str, second| ev("claim.acquired", agent, "1", second);
+    let rel = |agent: &str, second| ev("claim.released", agent, "1", second);
+    let lost = |agent: &str, second| ev("claim.lost", agent, "1", second);
+    let batch = rec(json!({"batch_id": "b1", "lanes": one_lane()}));
+    let raced = [acq("a", 1), acq("b", 2), lost("b", 3)];
+    assert_eq!(
+        lineage_authorized(&batch, "code", &pairs(&raced)),
+        Some(set(&["a"])),
+        "the loser is not authorized"
+    );
+    let loser_releases = [acq("a", 1), acq("b", 2), lost("b", 3), rel("b", 4)];
+    assert_eq!(
+        missing(&run(one_lane(), &loser_releases), 0),
+        ["terminal", "lifecycle"]
+    );
+    // The owner's own trail stays complete around a stranger's lost race.
+    let owner_done = [acq("a", 1), acq("b", 2), lost("b", 3), rel("a", 4)];
+    assert!(missing(&run(one_lane(), &owner_done), 0).is_empty());
+    // Only the acquisition before the loss is cancelled: a later one admits again.
+    let again = [acq("b", 2), lost("b", 3), acq("b", 4), rel("b", 5)];
+    assert!(missing(&run(one_lane(), &again), 0).is_empty());
+    // A lost acquisition is no acquisition at all.
+    let only_lost = [acq("b", 2), lost("b", 3)];
+    assert!(missing(&run(one_lane(), &only_lost), 0).contains(&"claim.acquired"));
+}
