@@ -116,7 +116,7 @@ pub(crate) fn of_request(
 /// the one the server listens on (no port means the scheme's default, as a proxy on port
 /// 80 sends it).
 pub(crate) fn is_allowed(authority: &Authority, allowed: &[String], bound: Option<u16>) -> bool {
-    allowed.iter().any(|a| *a == authority.host)
+    allowed.contains(&authority.host)
         && match (authority.port, bound) {
             (Some(port), Some(bound)) => port == bound,
             _ => true,
