@@ -51,6 +51,23 @@ struct Registry {
     slots: Mutex<BTreeMap<u64, Slot>>,
 }
 
+impl Registry {
+    /// Asks the oldest connection not in a request to close; `false` when there is none.
+    fn evict_oldest_idle(&self) -> bool {
+        let Ok(slots) = self.slots.lock() else {
+            return false;
+        };
+        // Ids grow with each accepted connection: the first idle one is the oldest.
+        match slots.values().find(|s| s.busy.load(Ordering::SeqCst) == 0) {
+            Some(victim) => {
+                victim.evict.notify_one();
+                true
+            }
+            None => false,
+        }
+    }
+}
+
 /// Counts a request in progress for as long as it lives (its response body included).
 struct Busy(Arc<AtomicUsize>);
 
@@ -138,10 +155,21 @@ pub(crate) async fn serve(
         let (stream, peer) = match accepted {
             Ok(accepted) => accepted,
             Err(e) => {
-                // Out of descriptors or a connection reset before accept: wait a little
-                // rather than spin.
-                tracing::warn!(error = %e, "accept failed");
-                tokio::time::sleep(Duration::from_millis(50)).await;
+                // Out of descriptors before the cap (the process holds other files too):
+                // close the oldest idle connection so the next accept succeeds, instead of
+                // waiting for a timeout to free one. Any other error (a connection reset
+                // before accept): wait a little rather than spin.
+                let out_of_files = matches!(
+                    e.raw_os_error(),
+                    Some(code) if code == nix::libc::EMFILE || code == nix::libc::ENFILE
+                );
+                if out_of_files && registry.evict_oldest_idle() {
+                    notice.note(Admission::Evict(0), &limits);
+                    tokio::time::sleep(Duration::from_millis(5)).await;
+                } else {
+                    tracing::warn!(error = %e, "accept failed");
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                }
                 continue;
             }
         };
