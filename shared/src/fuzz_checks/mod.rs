@@ -22,8 +22,11 @@ pub use records::record_parse;
 pub use records::record_round_trip;
 pub use records::transfer_files;
 
+/// A fuzz target's check: panics when an invariant breaks.
+pub type Check = fn(&[u8]);
+
 /// Every target by name, as `fuzz/fuzz_targets/<name>.rs` and `fuzz/regressions/<name>/`.
-pub const TARGETS: [(&str, fn(&[u8])); 10] = [
+pub const TARGETS: [(&str, Check); 10] = [
     ("record_parse", record_parse),
     ("record_round_trip", record_round_trip),
     ("ids_paths", ids_paths),

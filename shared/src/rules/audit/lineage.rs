@@ -283,7 +283,7 @@ pub(super) fn lost_acquisitions(events: &[&Record]) -> BTreeSet<usize> {
             .iter()
             .enumerate()
             .filter(|(_, e)| type_of(e) == Some(kind.as_str()))
-            .filter_map(|(i, e)| Some((i, key(*e)?)))
+            .filter_map(|(i, e)| Some((i, key(e)?)))
             .collect()
     };
     let acquired = of_kind(EventKind::ClaimAcquired);
