@@ -88,7 +88,8 @@ fuzz: fuzz-tools
 SOAK_OPS ?= 60
 SOAK_SEED ?= 1
 soak:
-	$(CARGO) build --release -p agent-coord -p agent-coord-tests --bin soak
+	$(CARGO) build --release -p agent-coord
+	$(CARGO) build --release -p agent-coord-tests --bin soak
 	$${CARGO_TARGET_DIR:-target}/release/soak --machines 10 --ops $(SOAK_OPS) --seed $(SOAK_SEED)
 
 ## The man page, generated from the same clap definitions as --help: target/man/agent-coord.1
