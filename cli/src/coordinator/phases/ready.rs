@@ -50,6 +50,14 @@ impl Engine<'_> {
         true
     }
 
+    /// Reports whether `review` is a standing approval of exactly `head` by the review
+    /// account (what both the post-approval check and leave-draft's fresh read require).
+    fn approves(&self, review: &crate::github::Review, head: &str) -> bool {
+        review.state == "APPROVED"
+            && review.commit_id == head
+            && review.login.eq_ignore_ascii_case(&self.review_login)
+    }
+
     /// Where Ready's GitHub effects start: no new effect once the assignment is revoked
     /// (`Err(false)`: wait), and only on the exact clean signed head (`Err(true)` after
     /// sending the task back to publish what the worktree holds).
@@ -366,10 +374,7 @@ impl Engine<'_> {
                 review.id
             )));
         };
-        let bound = fresh.state == "APPROVED"
-            && fresh.commit_id == head
-            && fresh.id == review.id
-            && fresh.login.eq_ignore_ascii_case(&self.review_login);
+        let bound = fresh.id == review.id && self.approves(&fresh, head);
         if bound {
             let approval = FormalApproval {
                 head: head.to_owned(),
@@ -421,11 +426,7 @@ impl Engine<'_> {
         let still = reviews
             .iter()
             .find(|r| r.id == approval.review_id)
-            .is_some_and(|r| {
-                r.state == "APPROVED"
-                    && r.commit_id == head
-                    && r.login.eq_ignore_ascii_case(&self.review_login)
-            });
+            .is_some_and(|r| self.approves(r, &head));
         if !still {
             let state = reviews
                 .iter()
