@@ -61,6 +61,15 @@ impl CommandError {
         CommandError::new(ErrorKind::Operational, message)
     }
 
+    /// Returns the error with `lines` said after its sentence, one per line.
+    pub(crate) fn with_lines(mut self, lines: impl IntoIterator<Item = String>) -> Self {
+        for line in lines {
+            self.message.push('\n');
+            self.message.push_str(&line);
+        }
+        self
+    }
+
     /// Returns the error with `source` kept as its cause.
     fn caused_by(mut self, source: impl std::error::Error + Send + Sync + 'static) -> Self {
         self.source = Some(Box::new(source));

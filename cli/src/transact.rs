@@ -59,9 +59,13 @@ pub(crate) fn write_synced<T>(
         .into_iter()
         .map(|s| ("Agent-Coord-Session", s))
         .collect();
-    let committed = store.transact(&trailer, |snap| -> Result<_, CommandError> {
-        Ok(decide(snap, &cx.rule_ctx(&store))?)
-    })?;
+    let committed = store
+        .transact(&trailer, |snap| -> Result<_, CommandError> {
+            Ok(decide(snap, &cx.rule_ctx(&store))?)
+        })
+        // A refused write still says what its first sync found (a claim lost to another
+        // machine is recorded by that sync's merge, and its holder must hear of it).
+        .map_err(|e| e.with_lines(notices.iter().cloned().chain(store.take_warnings())))?;
     if committed.commit.is_some() || !committed.plan.heartbeats.is_empty() {
         store.keep_packed();
     }

@@ -465,3 +465,20 @@ fn regression_claim_lost_in_a_writes_sync_is_told() {
         "{out}"
     );
 }
+
+/// Found by the fleet test in CI: a refused write dropped what its first sync found, so a
+/// holder whose `release` merged its claim away was never told it had lost it.
+#[test]
+fn regression_a_refused_write_still_tells_of_the_claim_its_sync_lost() {
+    let fleet = Fleet::new(2);
+    let (a, b) = (&fleet.machines[0], &fleet.machines[1]);
+    b.claim("wb", "acme/app", "7").run().success();
+    a.claim("wa", "acme/app", "7").sync().run().success();
+    let out = b.release("wb", "acme/app", "7").sync().run();
+    assert_ne!(out.code, 0, "wb no longer holds it: {out}");
+    assert!(
+        out.stderr
+            .contains("lost claim acme/app#7: wb no longer holds it; holder on the remote: wa"),
+        "{out}"
+    );
+}
