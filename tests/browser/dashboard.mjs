@@ -45,6 +45,10 @@ try {
   await tid('attention-item').first().waitFor();
   await page.evaluate(() => { window.__sameDocument = true; });
 
+  step('the top bar says how the server syncs (this repository has no remote)');
+  await page.locator('[data-testid="last-synced"]', { hasText: 'not syncing: no remote' }).waitFor();
+  assert.match(await tid('last-synced').getAttribute('title'), /no remote/);
+
   step('a health warning is shown');
   await page.click('nav a[href="/health"]');
   await page.locator('[data-testid="health-item"][data-signal="H2"]').first().waitFor();

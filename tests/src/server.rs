@@ -140,12 +140,18 @@ impl Server {
             let Ok(resp) = ureq::get(&url).call() else {
                 return;
             };
+            // Only `version` events: the stream also carries `sync` events.
+            let mut event = String::new();
             for line in BufReader::new(resp.into_reader()).lines() {
                 let Ok(line) = line else { return };
-                if let Some(v) = line.strip_prefix("data: ") {
-                    if tx.send(v.to_owned()).is_err() {
+                if let Some(name) = line.strip_prefix("event: ") {
+                    name.clone_into(&mut event);
+                } else if let Some(v) = line.strip_prefix("data: ") {
+                    if event == "version" && tx.send(v.to_owned()).is_err() {
                         return;
                     }
+                } else if line.is_empty() {
+                    event.clear();
                 }
             }
         });

@@ -7,6 +7,7 @@ use std::cell::RefCell;
 use std::sync::Arc;
 use std::time::Duration;
 
+use agent_coord_shared::dashboard::freshness::SyncView;
 use agent_coord_shared::dashboard::model::DashboardModel;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -33,6 +34,8 @@ pub struct Store {
     pub live: RwSignal<bool>,
     /// The browser clock (Unix ms), ticking every few seconds for ages.
     pub now_ms: RwSignal<f64>,
+    /// The server's own syncing with the remote, once known.
+    pub sync: RwSignal<Option<SyncView>>,
 }
 
 /// Reads the store from context.
@@ -50,6 +53,7 @@ thread_local! {
 /// The stream callbacks, made once and attached to every `EventSource` we open.
 struct Handlers {
     version: js_sys::Function,
+    sync: js_sys::Function,
     open: js_sys::Function,
     error: js_sys::Function,
 }
@@ -62,6 +66,7 @@ fn create() -> Store {
         error: RwSignal::new(None),
         live: RwSignal::new(false),
         now_ms: RwSignal::new(js_sys::Date::now()),
+        sync: RwSignal::new(None),
     }
 }
 
@@ -70,6 +75,7 @@ pub fn start() -> Store {
     let store = create();
     provide_context(store);
     refresh(store);
+    load_sync(store);
     connect(store);
     set_interval(move || tick(store), POLL);
     store
@@ -82,6 +88,7 @@ fn tick(store: Store) {
     let empty = store.model.with_untracked(Option::is_none);
     if !store.live.get_untracked() || failed || empty {
         refresh(store);
+        load_sync(store);
     }
     if stream_closed() {
         connect(store);
@@ -121,6 +128,22 @@ async fn load(store: Store) {
     }
 }
 
+/// The part of `/api/health` the page reads.
+#[derive(serde::Deserialize)]
+struct Health {
+    #[serde(default)]
+    sync: Option<SyncView>,
+}
+
+/// Fetches the server's sync status (the stream pushes it while it is open).
+fn load_sync(store: Store) {
+    spawn_local(async move {
+        if let Ok(health) = api::get_json::<Health>("/api/health").await {
+            store.sync.set(health.sync);
+        }
+    });
+}
+
 fn stream_closed() -> bool {
     SOURCE.with(|s| {
         s.borrow()
@@ -140,6 +163,7 @@ fn connect(store: Store) {
         let handlers = h.get_or_insert_with(|| handlers(store));
         // Named `version` events do not reach `onmessage`; listen for them by name.
         let _ = source.add_event_listener_with_callback("version", &handlers.version);
+        let _ = source.add_event_listener_with_callback("sync", &handlers.sync);
         source.set_onmessage(Some(&handlers.version));
         source.set_onopen(Some(&handlers.open));
         source.set_onerror(Some(&handlers.error));
@@ -161,10 +185,20 @@ fn handlers(store: Store) -> Handlers {
             refresh(store);
         }
     });
+    let sync = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
+        let view = event
+            .data()
+            .as_string()
+            .and_then(|data| serde_json::from_str::<SyncView>(&data).ok());
+        if view.is_some() {
+            store.sync.set(view);
+        }
+    });
     let open = Closure::<dyn FnMut()>::new(move || store.live.set(true));
     let error = Closure::<dyn FnMut()>::new(move || store.live.set(false));
     Handlers {
         version: version.into_js_value().unchecked_into(),
+        sync: sync.into_js_value().unchecked_into(),
         open: open.into_js_value().unchecked_into(),
         error: error.into_js_value().unchecked_into(),
     }

@@ -1,6 +1,8 @@
 //! `agent-coord serve`: the live dashboard over this machine's coordination state (the
 //! server itself is `crate::serve`).
 
+use std::time::Duration;
+
 use super::run_argv;
 use crate::command_error::CommandError;
 use crate::context::Context;
@@ -22,6 +24,7 @@ use crate::serve::AppState;
   agent-coord serve                          # http://127.0.0.1:4319
   agent-coord serve --port 0                 # any free port (the first stdout line is the URL)
   agent-coord serve --demo                   # a simulated fleet in a temporary repository
+  agent-coord serve --sync-every 10          # sync with the remote every 10 s (0: never)
   agent-coord serve --host 0.0.0.0 --allowed-hosts box.lan   # LAN viewers, read-only")]
 pub(crate) struct ServeArgs {
     /// Address to bind
@@ -37,6 +40,11 @@ pub(crate) struct ServeArgs {
     /// Serve a simulated, moving fleet in a temporary repository instead of the real state
     #[arg(long)]
     demo: bool,
+    /// Sync with the remote (agent-coord.remote, else origin) every SECS seconds, the first
+    /// at start, so the page stays current without a cron `agent-coord sync`; 0 never syncs.
+    /// Without a remote, the page says so
+    #[arg(long, value_name = "SECS", default_value_t = 30)]
+    sync_every: u64,
 }
 
 /// Runs `serve`.
@@ -61,10 +69,13 @@ pub(crate) fn cmd_serve(cx: &Context, args: &ServeArgs) -> Result<Report, Comman
     };
     let limits = Limits::for_fd_limit(start::raise_fd_limit());
     let state = AppState::with_limits(globals, env, allowed, limits);
+    // The demo's repository is temporary and has no remote to sync with.
+    let sync_every = if args.demo { 0 } else { args.sync_every };
     let opts = start::Options {
         host: &args.host,
         port: args.port,
         demo: args.demo,
+        sync_every: (sync_every > 0).then(|| Duration::from_secs(sync_every)),
     };
     start::run(state, &opts)?;
     Ok(Report::text(String::new()))

@@ -17,6 +17,7 @@ pub(crate) mod limits;
 pub(crate) mod routes;
 pub(crate) mod start;
 pub(crate) mod state;
+pub(crate) mod sync_loop;
 #[cfg(test)]
 mod tests;
 

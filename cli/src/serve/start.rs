@@ -1,6 +1,7 @@
 //! Starting the server: the runtime, the listener, the URL banner on stdout (the first
-//! line; tests and scripts read it), the ref watcher behind `/api/stream`, and the
-//! graceful shutdown on Ctrl-C (connections are served by `conn.rs`).
+//! line; tests and scripts read it), the ref watcher behind `/api/stream`, the interval
+//! sync (`--sync-every`), and the graceful shutdown on Ctrl-C (connections are served by
+//! `conn.rs`).
 
 use std::io::Write as _;
 use std::net::SocketAddr;
@@ -23,6 +24,8 @@ pub(crate) struct Options<'a> {
     pub(crate) port: u16,
     /// Whether a simulated fleet is serving (the banner says so).
     pub(crate) demo: bool,
+    /// How often the server syncs with the remote (`None`: never).
+    pub(crate) sync_every: Option<Duration>,
 }
 
 /// Serves `state` until Ctrl-C.
@@ -54,6 +57,10 @@ pub(crate) fn run(state: AppState, opts: &Options<'_>) -> Result<(), CommandErro
                 tokio::time::sleep(POLL).await;
             }
         });
+        if let Some(every) = opts.sync_every {
+            state.sync.send_modify(|v| v.every_secs = every.as_secs());
+            tokio::spawn(super::sync_loop::run(state.clone(), every));
+        }
         let (stop_tx, stop) = tokio::sync::watch::channel(false);
         tokio::spawn(async move {
             let _ = tokio::signal::ctrl_c().await;

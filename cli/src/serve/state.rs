@@ -11,6 +11,7 @@ use std::sync::Arc;
 use std::sync::Mutex;
 use std::sync::OnceLock;
 
+use agent_coord_shared::dashboard::freshness::SyncView;
 use tokio::sync::watch;
 
 use super::cache;
@@ -40,6 +41,8 @@ pub(crate) struct Shared {
     /// The port the server listens on, once bound (a Host naming another port is refused).
     pub(crate) bound_port: OnceLock<u16>,
     pub(crate) version: watch::Sender<String>,
+    /// The server's own syncing with the remote (`--sync-every`), as last observed.
+    pub(crate) sync: watch::Sender<SyncView>,
     /// The connection, stream and timeout limits.
     pub(crate) limits: Limits,
     /// The event streams open now, in all and by peer.
@@ -78,6 +81,7 @@ impl AppState {
             allowed_hosts,
             bound_port: OnceLock::new(),
             version: watch::channel(String::new()).0,
+            sync: watch::channel(super::sync_loop::initial(0)).0,
             limits,
             streams: Mutex::new(HashMap::new()),
             local_addrs: guard::local_addresses,

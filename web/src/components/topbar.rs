@@ -1,7 +1,10 @@
-//! The top bar: brand, navigation, live indicator, model time and warnings.
+//! The top bar: brand, navigation, live indicator, model time, the server's last sync and
+//! warnings.
 
 use leptos::prelude::*;
 use leptos_router::components::A;
+
+use agent_coord_shared::dashboard::freshness::sync_line;
 
 use crate::format;
 use crate::live::use_store;
@@ -36,6 +39,12 @@ pub fn TopBar() -> impl IntoView {
         })
     };
     let version = move || store.version.get().unwrap_or_default();
+    let sync = move || {
+        let now = agent_coord_shared::time::from_unix_millis(store.now_ms.get() as i64)?;
+        store
+            .sync
+            .with(|v| v.as_ref().and_then(|v| sync_line(v, now)))
+    };
     let warnings = move || {
         store.model.with(|m| {
             m.as_ref()
@@ -57,6 +66,17 @@ pub fn TopBar() -> impl IntoView {
                     {live_text}
                 </span>
                 <span class="generated" title="Model generated at">{generated}</span>
+                {move || {
+                    sync()
+                        .map(|line| {
+                            let class = if line.failed { "last-synced failed" } else { "last-synced" };
+                            view! {
+                                <span class=class title=line.title data-testid="last-synced">
+                                    {line.text}
+                                </span>
+                            }
+                        })
+                }}
                 <a class="warnings-link" href="/health" data-testid="warnings-link">
                     {move || format!("{} warnings", warnings())}
                 </a>

@@ -1,5 +1,5 @@
 //! `GET /api/health`: the lifecycle probe (is the server up, which version of the refs it
-//! last saw, whether the front end is built in).
+//! last saw, whether the front end is built in, how its own syncing with the remote stands).
 
 use axum::extract::State;
 use axum::routing::get;
@@ -17,5 +17,11 @@ pub(crate) fn router() -> Router<AppState> {
 }
 
 async fn health_show(State(s): State<AppState>) -> Json<Value> {
-    Json(json!({"ok": true, "version": *s.version.borrow(), "bundled": assets::bundled()}))
+    let sync = serde_json::to_value(&*s.sync.borrow()).unwrap_or(Value::Null);
+    Json(json!({
+        "ok": true,
+        "version": *s.version.borrow(),
+        "bundled": assets::bundled(),
+        "sync": sync,
+    }))
 }

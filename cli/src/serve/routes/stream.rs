@@ -1,7 +1,7 @@
 //! `GET /api/stream`: server-sent `version` events, one each time the refs move (the
-//! watcher in `serve::start` polls them). Open streams are capped in all and per peer on
-//! another machine ([`limits::admit_stream`]); past the cap the answer is 429, and the page
-//! polls instead.
+//! watcher in `serve::start` polls them), and `sync` events, one per sync the server ran.
+//! Open streams are capped in all and per peer on another machine
+//! ([`limits::admit_stream`]); past the cap the answer is 429, and the page polls instead.
 
 use std::convert::Infallible;
 use std::net::IpAddr;
@@ -75,11 +75,19 @@ async fn stream_show(
 ) -> ApiResult<Sse<impl tokio_stream::Stream<Item = Result<Event, Infallible>>>> {
     let peer = peer.map_or(IpAddr::from([127, 0, 0, 1]), |c| c.0 .0.ip());
     let place = take_place(&s, peer)?;
-    let events = WatchStream::new(s.version.subscribe())
+    let versions = WatchStream::new(s.version.subscribe())
         .filter(|v| !v.is_empty())
-        .map(move |v| {
-            place.hold();
-            Ok(Event::default().event("version").data(v))
+        .map(|v| Event::default().event("version").data(v));
+    // The server's own syncing (`--sync-every`), so the page's "synced 12s ago" stays true.
+    let syncs = WatchStream::new(s.sync.subscribe())
+        .filter(|view| view.every_secs > 0)
+        .map(|view| {
+            let data = serde_json::to_string(&view).unwrap_or_default();
+            Event::default().event("sync").data(data)
         });
+    let events = versions.merge(syncs).map(move |event| {
+        place.hold();
+        Ok(event)
+    });
     Ok(Sse::new(events).keep_alive(KeepAlive::new().interval(Duration::from_secs(15))))
 }
