@@ -56,8 +56,11 @@ try {
   step('search operator rows for a target');
   await page.click('nav a[href="/operator"]');
   await tid('operator-search').fill('#2');
+  // The server answers the search; the table is marked busy until its answer arrives.
+  await page.locator('[data-testid="operator-table"][aria-busy="false"]').waitFor();
   await page.locator('[data-testid="operator-row"][data-row-id="target:acme/app#2"]').waitFor();
   assert.equal(await tid('operator-row').count(), 1, 'exactly the one row for #2');
+  assert.match(await tid('operator-summary').innerText(), /of 1 rows \(1 match the search/);
 
   step('open a batch');
   await page.click('nav a[href="/batches"]');

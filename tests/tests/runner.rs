@@ -22,6 +22,7 @@ mod test_release;
 mod test_serve;
 mod test_serve_abuse;
 mod test_serve_sync;
+mod test_serve_views;
 mod test_status;
 mod test_sync;
 mod test_transfer;

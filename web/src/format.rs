@@ -3,17 +3,16 @@
 //! Nothing here touches the browser, so it compiles (and is tested) on every target.
 
 use agent_coord_shared::coordinator::task::TaskState;
-use agent_coord_shared::dashboard::model::BatchTier;
-use agent_coord_shared::dashboard::model::BatchView;
 use agent_coord_shared::dashboard::model::ChecklistRow;
 use agent_coord_shared::dashboard::model::Row;
-use agent_coord_shared::dashboard::model::RowState;
 
-/// Rows shown per page in the operator table.
-pub const ROWS_PER_PAGE: usize = 100;
+pub use agent_coord_shared::dashboard::slice::page_count;
+pub use agent_coord_shared::dashboard::slice::page_number;
+pub use agent_coord_shared::dashboard::slice::page_range;
+pub use agent_coord_shared::dashboard::slice::TierFilter;
 
-/// Batches shown per page on the batches board.
-pub const BATCHES_PER_PAGE: usize = 50;
+pub use agent_coord_shared::dashboard::slice::BATCHES_PER_PAGE;
+pub use agent_coord_shared::dashboard::slice::ROWS_PER_PAGE;
 
 /// What an unknown value renders as.
 pub const UNKNOWN: &str = "UNKNOWN";
@@ -164,98 +163,6 @@ pub fn check_state(row: &ChecklistRow) -> &'static str {
     }
 }
 
-/// A batch-board filter.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TierFilter {
-    /// Everything not ready to archive (the default).
-    Active,
-    /// Blocked batches.
-    Blocked,
-    /// Stuck batches.
-    Stuck,
-    /// Running batches.
-    Running,
-    /// Batches whose lanes are all done.
-    Archive,
-    /// Every batch.
-    All,
-}
-
-impl TierFilter {
-    /// Every filter, in chip order.
-    pub const ALL: [TierFilter; 6] = [
-        TierFilter::Active,
-        TierFilter::Blocked,
-        TierFilter::Stuck,
-        TierFilter::Running,
-        TierFilter::Archive,
-        TierFilter::All,
-    ];
-
-    /// The `?tier=` value.
-    pub fn key(self) -> &'static str {
-        match self {
-            TierFilter::Active => "active",
-            TierFilter::Blocked => "blocked",
-            TierFilter::Stuck => "stuck",
-            TierFilter::Running => "running",
-            TierFilter::Archive => "archive",
-            TierFilter::All => "all",
-        }
-    }
-
-    /// The chip label.
-    pub fn label(self) -> &'static str {
-        match self {
-            TierFilter::Active => "Active",
-            TierFilter::Blocked => "Blocked",
-            TierFilter::Stuck => "Stuck",
-            TierFilter::Running => "Running",
-            TierFilter::Archive => "Ready to archive",
-            TierFilter::All => "All",
-        }
-    }
-
-    /// Reads a `?tier=` value; anything unrecognised is the default.
-    pub fn from_key(key: Option<&str>) -> TierFilter {
-        Self::ALL
-            .into_iter()
-            .find(|f| Some(f.key()) == key)
-            .unwrap_or(TierFilter::Active)
-    }
-
-    /// Reports whether a batch passes the filter.
-    pub fn admits(self, batch: &BatchView) -> bool {
-        match self {
-            TierFilter::Active => batch.tier != BatchTier::Archive,
-            TierFilter::Blocked => batch.tier == BatchTier::Blocked,
-            TierFilter::Stuck => batch.tier == BatchTier::Stuck,
-            TierFilter::Running => batch.tier == BatchTier::Running,
-            TierFilter::Archive => batch.tier == BatchTier::Archive,
-            TierFilter::All => true,
-        }
-    }
-}
-
-/// Reads a 1-based `?page=` value; anything unreadable is page 1.
-pub fn page_number(raw: Option<&str>) -> usize {
-    raw.and_then(|p| p.trim().parse::<usize>().ok())
-        .filter(|p| *p >= 1)
-        .unwrap_or(1)
-}
-
-/// How many pages `total` items fill (at least one).
-pub fn page_count(total: usize, per_page: usize) -> usize {
-    total.div_ceil(per_page.max(1)).max(1)
-}
-
-/// The index range of 1-based `page` (clamped to the last page).
-pub fn page_range(total: usize, per_page: usize, page: usize) -> std::ops::Range<usize> {
-    let page = page.clamp(1, page_count(total, per_page));
-    let start = (page - 1) * per_page;
-    start.min(total)..(start + per_page).min(total)
-}
-
 /// Builds a query string (`?a=1&b=2`) from the non-empty pairs, or `""` when there are none.
 pub fn query_string(pairs: &[(&str, &str)]) -> String {
     let parts: Vec<String> = pairs
@@ -270,41 +177,9 @@ pub fn query_string(pairs: &[(&str, &str)]) -> String {
     }
 }
 
-/// The operator table's selection: rows matching the search and state filter.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Selection {
-    /// Indices into the model's rows that pass both the search and the state filter.
-    pub rows: Vec<usize>,
-    /// Rows matching the search, by state (for the chips).
-    pub by_state: Vec<(RowState, usize)>,
-    /// Rows matching the search, any state.
-    pub matched: usize,
-}
-
-/// Selects the operator rows for a raw search query and an optional state.
-pub fn select_rows(rows: &[Row], raw_query: &str, state: Option<RowState>) -> Selection {
-    let query = agent_coord_shared::dashboard::search::parse_query(raw_query);
-    let blank = raw_query.trim().is_empty();
-    let mut selection = Selection::default();
-    let mut counts = [0usize; RowState::ALL.len()];
-    for (i, row) in rows.iter().enumerate() {
-        if !blank && !agent_coord_shared::dashboard::search::matches(row, &query) {
-            continue;
-        }
-        selection.matched += 1;
-        counts[row.state.index()] += 1;
-        if state.is_none_or(|s| s == row.state) {
-            selection.rows.push(i);
-        }
-    }
-    selection.by_state = RowState::ALL.into_iter().zip(counts).collect();
-    selection
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use agent_coord_shared::dashboard::fixtures;
 
     const NOW: &str = "2026-06-13T12:00:00Z";
 
@@ -355,50 +230,12 @@ mod tests {
     }
 
     #[test]
-    fn pages_clamp_to_the_data() {
-        assert_eq!(page_count(0, 100), 1);
-        assert_eq!(page_count(250, 100), 3);
-        assert_eq!(page_range(250, 100, 3), 200..250);
-        assert_eq!(page_range(250, 100, 9), 200..250);
-        assert_eq!(page_range(0, 100, 1), 0..0);
-        assert_eq!(page_number(Some("0")), 1);
-        assert_eq!(page_number(Some("x")), 1);
-        assert_eq!(page_number(Some("4")), 4);
-    }
-
-    #[test]
     fn query_strings_skip_empty_values_and_encode() {
         assert_eq!(query_string(&[("q", ""), ("state", "")]), "");
         assert_eq!(
             query_string(&[("q", "PR #1"), ("state", "dead")]),
             "?q=PR%20%231&state=dead"
         );
-    }
-
-    fn row(target: &str, state: RowState) -> Row {
-        Row {
-            state,
-            ..fixtures::row("acme/app", target)
-        }
-    }
-
-    #[test]
-    fn selection_counts_search_matches_by_state_and_filters_by_state() {
-        let rows = vec![
-            row("1", RowState::Dead),
-            row("2", RowState::Running),
-            row("12", RowState::Dead),
-        ];
-        let all = select_rows(&rows, "", None);
-        assert_eq!(all.rows, vec![0, 1, 2]);
-        assert_eq!(all.matched, 3);
-        let dead = select_rows(&rows, "", RowState::parse("dead"));
-        assert_eq!(dead.rows, vec![0, 2]);
-        let pr = select_rows(&rows, "PR #12", None);
-        assert_eq!(pr.rows, vec![2]);
-        assert!(pr.by_state.contains(&(RowState::Dead, 1)));
-        assert!(pr.by_state.contains(&(RowState::Running, 0)));
-        assert_eq!(RowState::parse("bogus"), None);
     }
 
     #[test]
@@ -425,12 +262,5 @@ mod tests {
         assert_eq!(check_state(&row(true, None)), "passed on this head");
         assert!(check_state(&row(false, Some("0dead00"))).contains("another head"));
         assert_eq!(check_state(&row(false, None)), "not passed yet");
-    }
-
-    #[test]
-    fn tier_filters_default_to_active() {
-        assert_eq!(TierFilter::from_key(None), TierFilter::Active);
-        assert_eq!(TierFilter::from_key(Some("archive")), TierFilter::Archive);
-        assert_eq!(TierFilter::from_key(Some("nope")), TierFilter::Active);
     }
 }

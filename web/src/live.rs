@@ -1,6 +1,7 @@
-//! The live model: one shared store, refreshed from `/api/dashboard` whenever the server's
-//! event stream reports a new version, with a 5-second polling fallback while the stream is
-//! down.
+//! The live model: one shared store, refreshed from `/api/dashboard?view=…` whenever the
+//! server's event stream reports a new version or the page asks for another view, with a
+//! 5-second polling fallback while the stream is down. The server cuts the model down to
+//! the page's view (`shared::dashboard::slice`), so the browser never downloads the fleet.
 
 use std::cell::Cell;
 use std::cell::RefCell;
@@ -9,6 +10,7 @@ use std::time::Duration;
 
 use agent_coord_shared::dashboard::freshness::SyncView;
 use agent_coord_shared::dashboard::model::DashboardModel;
+use agent_coord_shared::dashboard::slice::View;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use wasm_bindgen::closure::Closure;
@@ -36,6 +38,8 @@ pub struct Store {
     pub now_ms: RwSignal<f64>,
     /// The server's own syncing with the remote, once known.
     pub sync: RwSignal<Option<SyncView>>,
+    /// The view the current page shows, as `/api/dashboard`'s query (`view=operator&q=…`).
+    pub view: RwSignal<String>,
 }
 
 /// Reads the store from context.
@@ -67,6 +71,7 @@ fn create() -> Store {
         live: RwSignal::new(false),
         now_ms: RwSignal::new(js_sys::Date::now()),
         sync: RwSignal::new(None),
+        view: RwSignal::new(View::Summary.query()),
     }
 }
 
@@ -74,7 +79,11 @@ fn create() -> Store {
 pub fn start() -> Store {
     let store = create();
     provide_context(store);
-    refresh(store);
+    // Loads the model now, and again whenever a page asks for another view.
+    Effect::new(move |_| {
+        store.view.track();
+        refresh(store);
+    });
     load_sync(store);
     connect(store);
     set_interval(move || tick(store), POLL);
@@ -95,7 +104,8 @@ fn tick(store: Store) {
     }
 }
 
-/// Fetches `/api/dashboard` (coalescing overlapping requests) into the store.
+/// Fetches the current view of `/api/dashboard` (coalescing overlapping requests) into the
+/// store.
 pub fn refresh(store: Store) {
     if IN_FLIGHT.with(|f| f.replace(true)) {
         AGAIN.with(|a| a.set(true));
@@ -114,10 +124,20 @@ pub fn refresh(store: Store) {
 }
 
 async fn load(store: Store) {
-    match api::get_json::<DashboardModel>("/api/dashboard").await {
+    let view = store.view.get_untracked();
+    let url = format!("/api/dashboard?{view}");
+    let result = api::get_json::<DashboardModel>(&url).await;
+    if store.view.get_untracked() != view {
+        // The page moved on while this was in flight; its own load follows.
+        return;
+    }
+    match result {
         Ok(model) => {
             store.error.set(None);
-            let same = store.version.get_untracked().as_deref() == Some(model.version.as_str());
+            let same = store.model.with_untracked(|m| {
+                m.as_ref()
+                    .is_some_and(|m| m.version == model.version && m.slice == model.slice)
+            });
             if !same {
                 store.model.set(Some(Arc::new(model)));
             }

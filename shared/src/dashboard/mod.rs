@@ -15,6 +15,7 @@ pub mod input;
 pub mod machines;
 pub mod model;
 pub mod search;
+pub mod slice;
 pub mod sources;
 pub mod text;
 pub mod writes;

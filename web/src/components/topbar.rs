@@ -48,7 +48,13 @@ pub fn TopBar() -> impl IntoView {
     let warnings = move || {
         store.model.with(|m| {
             m.as_ref()
-                .map(|m| m.counts.health_warnings + m.warnings.len())
+                .map(|m| {
+                    let unreadable = m
+                        .slice
+                        .as_ref()
+                        .map_or(m.warnings.len(), |s| s.warnings_total);
+                    m.counts.health_warnings + unreadable
+                })
                 .unwrap_or_default()
         })
     };

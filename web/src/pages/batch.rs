@@ -33,6 +33,8 @@ struct StopForm {
 /// The batch page.
 #[component]
 pub fn BatchPage() -> impl IntoView {
+    // This page loads its own detail; the store needs only the headline counts.
+    super::use_view(|| agent_coord_shared::dashboard::slice::View::Summary);
     let params = use_params_map();
     let id = Memo::new(move |_| params.with(|p| p.get("id").unwrap_or_default()));
     let detail = live::detail::<BatchDetail>(move || {

@@ -5,9 +5,12 @@ use std::sync::Arc;
 use agent_coord_shared::dashboard::model::BatchSource;
 use agent_coord_shared::dashboard::model::BatchView;
 use agent_coord_shared::dashboard::model::DashboardModel;
+use agent_coord_shared::dashboard::slice::View;
 use leptos::prelude::*;
 use leptos_router::hooks::use_query_map;
 
+use super::slice_view;
+use super::use_view;
 use super::LOADING;
 use crate::components::widgets;
 use crate::format;
@@ -21,12 +24,17 @@ pub fn BatchesPage() -> impl IntoView {
     let query = use_query_map();
     let tier = Memo::new(move |_| query.with(|m| TierFilter::from_key(m.get("tier").as_deref())));
     let page = Memo::new(move |_| query.with(|m| format::page_number(m.get("page").as_deref())));
+    // The server filters and pages the cards; this page renders what it sends.
+    use_view(move || View::Batches {
+        tier: tier.get(),
+        page: page.get(),
+    });
     view! {
         <section class="page batches">
             <h1>"Batches"</h1>
             {move || match store.model.get() {
-                Some(m) => board(&m, tier.get(), page.get()).into_any(),
-                None => widgets::loading(LOADING).into_any(),
+                Some(m) if slice_view(&m) == Some("batches") => board(&m, tier.get()).into_any(),
+                _ => widgets::loading(LOADING).into_any(),
             }}
         </section>
     }
@@ -49,21 +57,25 @@ fn href(tier: TierFilter, page: usize) -> String {
     )
 }
 
-fn board(m: &Arc<DashboardModel>, tier: TierFilter, page: usize) -> impl IntoView {
+fn board(m: &Arc<DashboardModel>, tier: TierFilter) -> impl IntoView {
+    let sel = m.slice.clone().unwrap_or_default();
     let chips = TierFilter::ALL
         .into_iter()
         .map(|f| {
-            let n = m.batches.iter().filter(|b| f.admits(b)).count();
-            widgets::chip(f.label().into(), Some(n), href(f, 1), f == tier)
+            let n = sel
+                .batches_by_tier
+                .iter()
+                .find(|(key, _)| key == f.key())
+                .map(|(_, n)| *n);
+            widgets::chip(f.label().into(), n, href(f, 1), f == tier)
         })
         .collect_view();
-    let shown: Vec<&BatchView> = m.batches.iter().filter(|b| tier.admits(b)).collect();
-    let pages = format::page_count(shown.len(), format::BATCHES_PER_PAGE);
-    let range = format::page_range(shown.len(), format::BATCHES_PER_PAGE, page);
-    let cards = shown[range].iter().map(|b| card(b)).collect_view();
-    let empty = shown
+    let cards = m.batches.iter().map(card).collect_view();
+    let empty = m
+        .batches
         .is_empty()
         .then(|| widgets::empty_note("No batches in this view."));
+    let (page, pages) = (sel.page, sel.pages);
     view! {
         <div class="chips" role="group" aria-label="Filter by tier">{chips}</div>
         <div class="cards">{cards}</div>

@@ -4,8 +4,10 @@ use std::sync::Arc;
 
 use agent_coord_shared::dashboard::model::DashboardModel;
 use agent_coord_shared::dashboard::model::HealthItem;
+use agent_coord_shared::dashboard::slice::View;
 use leptos::prelude::*;
 
+use super::use_view;
 use super::with_model;
 use crate::components::widgets;
 use crate::format;
@@ -16,19 +18,35 @@ pub const NO_ISSUES: &str = "No coordination health issues found.";
 /// The health page.
 #[component]
 pub fn HealthPage() -> impl IntoView {
+    use_view(|| View::Health);
     view! {
         <section class="page health">
             <h1>"Health"</h1>
-            {with_model(health)}
+            {with_model("health", health)}
         </section>
     }
 }
 
 fn health(m: &Arc<DashboardModel>) -> impl IntoView {
+    let totals = m
+        .slice
+        .as_ref()
+        .map(|s| s.health_by_title.clone())
+        .unwrap_or_default();
     let groups = group(&m.health)
         .into_iter()
-        .map(|(title, items)| group_view(title, &items))
+        .map(|(title, items)| {
+            let all = totals
+                .iter()
+                .find(|(t, _)| *t == title)
+                .map_or(items.len(), |(_, n)| *n);
+            group_view(title, &items, all)
+        })
         .collect_view();
+    let warnings_total = m
+        .slice
+        .as_ref()
+        .map_or(m.warnings.len(), |s| s.warnings_total);
     let empty = (m.health.is_empty() && m.warnings.is_empty())
         .then(|| view! { <p class="empty" data-testid="health-empty">{NO_ISSUES}</p> });
     let warnings = (!m.warnings.is_empty()).then(|| {
@@ -39,7 +57,7 @@ fn health(m: &Arc<DashboardModel>) -> impl IntoView {
             .collect_view();
         view! {
             <section class="panel">
-                <h2>"Unreadable records " <span class="count-pill">{m.warnings.len()}</span></h2>
+                <h2>"Unreadable records " <span class="count-pill">{warnings_total}</span></h2>
                 <ul class="list">{items}</ul>
             </section>
         }
@@ -59,12 +77,20 @@ fn group(items: &[HealthItem]) -> Vec<(String, Vec<&HealthItem>)> {
     groups
 }
 
-fn group_view(title: String, items: &[&HealthItem]) -> impl IntoView {
+fn group_view(title: String, items: &[&HealthItem], all: usize) -> impl IntoView {
     let list = items.iter().map(|i| item_view(i)).collect_view();
+    let more = (all > items.len()).then(|| {
+        view! {
+            <p class="muted" data-testid="health-more">
+                {format!("Showing the first {} of {all}.", items.len())}
+            </p>
+        }
+    });
     view! {
         <section class="panel health-group">
-            <h2>{title} " " <span class="count-pill">{items.len()}</span></h2>
+            <h2>{title} " " <span class="count-pill">{all}</span></h2>
             <ul class="list">{list}</ul>
+            {more}
         </section>
     }
 }

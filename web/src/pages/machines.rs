@@ -5,8 +5,10 @@ use std::sync::Arc;
 use agent_coord_shared::dashboard::model::AgentView;
 use agent_coord_shared::dashboard::model::DashboardModel;
 use agent_coord_shared::dashboard::model::MachineView;
+use agent_coord_shared::dashboard::slice::View;
 use leptos::prelude::*;
 
+use super::use_view;
 use super::with_model;
 use crate::components::widgets;
 use crate::format;
@@ -14,10 +16,11 @@ use crate::format;
 /// The machines page.
 #[component]
 pub fn MachinesPage() -> impl IntoView {
+    use_view(|| View::Machines);
     view! {
         <section class="page machines">
             <h1>"Machines"</h1>
-            {with_model(machines)}
+            {with_model("machines", machines)}
         </section>
     }
 }
@@ -46,6 +49,18 @@ fn machine_card(m: &DashboardModel, machine: &MachineView) -> impl IntoView {
         .iter()
         .map(|a| agent_row(m, a))
         .collect_view();
+    let all = m
+        .slice
+        .as_ref()
+        .and_then(|s| s.agents_by_machine.iter().find(|(id, _)| *id == machine.id))
+        .map_or(machine.agents.len(), |(_, n)| *n);
+    let more = (all > machine.agents.len()).then(|| {
+        view! {
+            <p class="muted" data-testid="agents-more">
+                {format!("Showing the first {} of {all} agents.", machine.agents.len())}
+            </p>
+        }
+    });
     view! {
         <article class="card machine" data-testid="machine-card" data-machine-id=machine.id.clone()>
             <header>
@@ -64,6 +79,7 @@ fn machine_card(m: &DashboardModel, machine: &MachineView) -> impl IntoView {
                     <tbody>{agents}</tbody>
                 </table>
             </div>
+            {more}
         </article>
     }
 }

@@ -13,6 +13,7 @@ use std::sync::Arc;
 
 use agent_coord_shared::dashboard::model::DashboardModel;
 use agent_coord_shared::dashboard::model::Row;
+use agent_coord_shared::dashboard::slice::View;
 use leptos::prelude::*;
 
 use crate::components::widgets;
@@ -22,17 +23,34 @@ use crate::live::use_store;
 /// The loading text every model-backed page shows first.
 pub const LOADING: &str = "Loading coordination dashboard";
 
-/// Renders `render(model)` once the model is loaded (and again on every new version).
-pub fn with_model<V, F>(render: F) -> impl IntoView
+/// Asks the store for `view` (and again whenever it changes, e.g. with the page's query).
+pub fn use_view(view: impl Fn() -> View + Send + Sync + 'static) {
+    let store = use_store();
+    Effect::new(move |_| {
+        let query = view().query();
+        if store.view.get_untracked() != query {
+            store.view.set(query);
+        }
+    });
+}
+
+/// Renders `render(model)` once the model of the view named `name` is loaded (and again on
+/// every new version); a model of another view (the previous page's) shows as loading.
+pub fn with_model<V, F>(name: &'static str, render: F) -> impl IntoView
 where
     V: IntoView + 'static,
     F: Fn(&Arc<DashboardModel>) -> V + Send + Sync + 'static,
 {
     let store = use_store();
     move || match store.model.get() {
-        Some(model) => render(&model).into_any(),
-        None => widgets::loading(LOADING).into_any(),
+        Some(model) if slice_view(&model) == Some(name) => render(&model).into_any(),
+        _ => widgets::loading(LOADING).into_any(),
     }
+}
+
+/// The name of the view a model was cut for.
+pub fn slice_view(model: &DashboardModel) -> Option<&str> {
+    model.slice.as_ref().map(|s| s.view.as_str())
 }
 
 /// A compact one-line summary of a row: state, work link, repo, holder, age.

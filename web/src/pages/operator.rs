@@ -5,12 +5,16 @@ use std::sync::Arc;
 use agent_coord_shared::dashboard::model::DashboardModel;
 use agent_coord_shared::dashboard::model::Row;
 use agent_coord_shared::dashboard::model::RowState;
+use agent_coord_shared::dashboard::slice::Slice;
+use agent_coord_shared::dashboard::slice::View;
 use agent_coord_shared::record::is_http_url;
 use leptos::prelude::*;
 use leptos_router::hooks::use_navigate;
 use leptos_router::hooks::use_query_map;
 use leptos_router::NavigateOptions;
 
+use super::slice_view;
+use super::use_view;
 use super::LOADING;
 use crate::components::widgets;
 use crate::format;
@@ -24,12 +28,19 @@ pub fn OperatorPage() -> impl IntoView {
     let q = Memo::new(move |_| query.with(|m| m.get("q").unwrap_or_default()));
     let state = Memo::new(move |_| query.with(|m| m.get("state").unwrap_or_default()));
     let page = Memo::new(move |_| query.with(|m| format::page_number(m.get("page").as_deref())));
-    let selection = Memo::new(move |_| {
-        let wanted = RowState::parse(&state.get());
-        let q = q.get();
-        store
-            .model
-            .with(|m| m.as_ref().map(|m| format::select_rows(&m.rows, &q, wanted)))
+    // The server searches, filters and pages the rows; this page renders what it sends.
+    let wanted = Memo::new(move |_| {
+        View::Operator {
+            q: q.get(),
+            state: RowState::parse(&state.get()),
+            page: page.get(),
+        }
+        .query()
+    });
+    use_view(move || View::Operator {
+        q: q.get(),
+        state: RowState::parse(&state.get()),
+        page: page.get(),
     });
     let navigate = use_navigate();
     let on_input = move |ev| {
@@ -57,12 +68,13 @@ pub fn OperatorPage() -> impl IntoView {
                 prop:value=move || q.get()
                 on:input=on_input
             />
-            {move || {
-                let model = store.model.get();
-                match (model, selection.get()) {
-                    (Some(m), Some(sel)) => table(&m, &sel, &q.get(), &state.get(), page.get()).into_any(),
-                    _ => widgets::loading(LOADING).into_any(),
+            {move || match store.model.get() {
+                Some(m) if slice_view(&m) == Some("operator") => {
+                    // Until the answer to a new search arrives, the last one stays, marked busy.
+                    let busy = m.slice.as_ref().is_none_or(|s| s.query != wanted.get());
+                    table(&m, &q.get(), &state.get(), busy).into_any()
                 }
+                _ => widgets::loading(LOADING).into_any(),
             }}
         </section>
     }
@@ -80,42 +92,27 @@ fn href(q: &str, state: &str, page: usize) -> String {
     )
 }
 
-fn table(
-    m: &Arc<DashboardModel>,
-    sel: &format::Selection,
-    q: &str,
-    state: &str,
-    page: usize,
-) -> impl IntoView {
-    let pages = format::page_count(sel.rows.len(), format::ROWS_PER_PAGE);
-    let range = format::page_range(sel.rows.len(), format::ROWS_PER_PAGE, page);
-    let rows = sel.rows[range.clone()]
-        .iter()
-        .filter_map(|i| m.rows.get(*i))
-        .map(row_view)
-        .collect_view();
+fn table(m: &Arc<DashboardModel>, q: &str, state: &str, busy: bool) -> impl IntoView {
+    let sel = m.slice.clone().unwrap_or_default();
+    let rows = m.rows.iter().map(row_view).collect_view();
     let (q1, s1) = (q.to_string(), state.to_string());
-    let pager = widgets::pager(page, pages, move |p| href(&q1, &s1, p));
+    let pager = widgets::pager(sel.page, sel.pages, move |p| href(&q1, &s1, p));
     let summary = format!(
         "Showing {}–{} of {} rows ({} match the search, {} in total)",
-        if sel.rows.is_empty() {
-            0
-        } else {
-            range.start + 1
-        },
-        range.end,
-        sel.rows.len(),
+        if m.rows.is_empty() { 0 } else { sel.first + 1 },
+        sel.first + m.rows.len(),
+        sel.selected,
         sel.matched,
-        m.rows.len()
+        sel.rows_total
     );
-    let empty = sel
+    let empty = m
         .rows
         .is_empty()
         .then(|| widgets::empty_note("No rows match."));
     view! {
-        {chips(sel, q, state)}
+        {chips(&sel, q, state)}
         <p class="muted" data-testid="operator-summary">{summary}</p>
-        <div class="table-wrap">
+        <div class="table-wrap" aria-busy=busy.to_string() data-testid="operator-table">
             <table class="rows">
                 <thead>
                     <tr>
@@ -135,7 +132,7 @@ fn table(
     }
 }
 
-fn chips(sel: &format::Selection, q: &str, state: &str) -> impl IntoView {
+fn chips(sel: &Slice, q: &str, state: &str) -> impl IntoView {
     let all = widgets::chip(
         "All".into(),
         Some(sel.matched),
@@ -143,7 +140,7 @@ fn chips(sel: &format::Selection, q: &str, state: &str) -> impl IntoView {
         state.is_empty(),
     );
     let by_state = sel
-        .by_state
+        .rows_by_state
         .iter()
         .map(|(s, n)| {
             let name = s.as_str();

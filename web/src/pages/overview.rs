@@ -4,10 +4,13 @@ use std::sync::Arc;
 
 use agent_coord_shared::dashboard::model::DashboardModel;
 use agent_coord_shared::dashboard::model::RowState;
+use agent_coord_shared::dashboard::slice::Slice;
+use agent_coord_shared::dashboard::slice::View;
 use leptos::prelude::*;
 
 use super::row_line;
 use super::section_head;
+use super::use_view;
 use super::with_model;
 use crate::components::widgets;
 use crate::format;
@@ -18,10 +21,11 @@ const CAP: usize = 10;
 /// The overview page.
 #[component]
 pub fn OverviewPage() -> impl IntoView {
+    use_view(|| View::Overview);
     view! {
         <section class="page overview">
             <h1>"Overview"</h1>
-            {with_model(overview)}
+            {with_model("overview", overview)}
         </section>
     }
 }
@@ -38,6 +42,12 @@ fn overview(m: &Arc<DashboardModel>) -> impl IntoView {
             {recent_events(m)}
         </div>
     }
+}
+
+/// The totals the server counted before cutting the lists down (the page only has the
+/// first few of each).
+fn totals(m: &DashboardModel) -> Slice {
+    m.slice.clone().unwrap_or_default()
 }
 
 fn state_count(m: &DashboardModel, state: RowState) -> usize {
@@ -163,7 +173,7 @@ fn attention(m: &DashboardModel) -> impl IntoView {
         .then(|| widgets::empty_note("Nothing needs attention."));
     view! {
         <section class="panel wide" id="attention">
-            {section_head("Needs attention", m.attention.len(), Some("/operator"))}
+            {section_head("Needs attention", totals(m).attention_total, Some("/operator"))}
             <ol class="list" data-testid="attention-list">{items}</ol>
             {empty}
         </section>
@@ -178,7 +188,7 @@ fn active_work(m: &DashboardModel) -> impl IntoView {
         .then(|| widgets::empty_note("No active work."));
     view! {
         <section class="panel" data-testid="active-work">
-            {section_head("Active work", rows.len(), Some("/operator?state=running"))}
+            {section_head("Active work", totals(m).active_work, Some("/operator?state=running"))}
             <ul class="list">{items}</ul>
             {empty}
         </section>
@@ -193,7 +203,7 @@ fn recoverable(m: &DashboardModel) -> impl IntoView {
         .then(|| widgets::empty_note("No recoverable work."));
     view! {
         <section class="panel" data-testid="recoverable-work">
-            {section_head("Recoverable work", rows.len(), Some("/operator?state=dead"))}
+            {section_head("Recoverable work", totals(m).recoverable, Some("/operator?state=dead"))}
             <ul class="list">{items}</ul>
             {empty}
         </section>
@@ -225,7 +235,7 @@ fn batch_repairs(m: &DashboardModel) -> impl IntoView {
         .then(|| widgets::empty_note("No batch needs repair."));
     view! {
         <section class="panel" data-testid="batch-repairs">
-            {section_head("Batch repairs", batches.len(), Some("/batches?tier=all"))}
+            {section_head("Batch repairs", totals(m).batch_repairs, Some("/batches?tier=all"))}
             <ul class="list">{items}</ul>
             {empty}
         </section>
@@ -258,7 +268,7 @@ fn qa_gaps(m: &DashboardModel) -> impl IntoView {
         .then(|| widgets::empty_note("No QA validation gaps."));
     view! {
         <section class="panel" id="qa" data-testid="qa-gaps">
-            {section_head("QA validation gaps", gaps.len(), None)}
+            {section_head("QA validation gaps", totals(m).qa_gaps, None)}
             <ul class="list">{items}</ul>
             {empty}
         </section>

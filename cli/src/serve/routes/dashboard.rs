@@ -1,15 +1,22 @@
-//! `GET /api/dashboard`: the whole model, serialised once per derivation and shared.
+//! `GET /api/dashboard`: the whole model, serialised once per derivation and shared; with
+//! `?view=…` (what the page asks for) only what one page shows, cut from it per request
+//! (`shared::dashboard::slice`).
 
 use std::sync::Arc;
 
+use agent_coord_shared::dashboard::slice;
+use agent_coord_shared::dashboard::slice::View;
 use axum::body::Body;
+use axum::extract::Query;
 use axum::extract::State;
 use axum::http::header;
 use axum::http::HeaderValue;
+use axum::http::StatusCode;
 use axum::response::Response;
 use axum::routing::get;
 use axum::Router;
 
+use crate::serve::error::ApiError;
 use crate::serve::error::ApiResult;
 use crate::serve::state::blocking;
 use crate::serve::state::AppState;
@@ -19,29 +26,67 @@ pub(crate) fn router() -> Router<AppState> {
     Router::new().route("/api/dashboard", get(dashboard_show))
 }
 
-async fn dashboard_show(State(s): State<AppState>) -> ApiResult<Response> {
-    let (built, fresh) = blocking(move || {
+async fn dashboard_show(
+    State(s): State<AppState>,
+    Query(params): Query<Vec<(String, String)>>,
+) -> ApiResult<Response> {
+    let param = |k: &str| {
+        params
+            .iter()
+            .find(|(name, _)| name == k)
+            .map(|(_, v)| v.as_str())
+    };
+    let view = View::from_params(param);
+    if let (Some(asked), None) = (param("view"), &view) {
+        return Err(ApiError::new(
+            StatusCode::BAD_REQUEST,
+            format!(
+                "Unknown view {asked:?}; use one of summary, overview, operator, batches, machines, health, or no view for the whole model."
+            ),
+        ));
+    }
+    let (built, fresh, sliced) = blocking(move || {
         let previous = s.last_built();
         let built = s.built()?;
         let fresh = previous.is_none_or(|p| !Arc::ptr_eq(&p, &built));
-        Ok((built, fresh))
+        let sliced = match view {
+            Some(view) => {
+                let started = std::time::Instant::now();
+                let cut = slice::slice(&built.model, &view);
+                let json = serde_json::to_vec(&cut)
+                    .map_err(|e| ApiError::internal(format!("cannot serialise the model: {e}")))?;
+                Some((json, started.elapsed()))
+            }
+            None => None,
+        };
+        Ok((built, fresh, sliced))
     })
     .await?;
-    let mut response = Response::new(Body::from(built.json.clone()));
+    let body = match &sliced {
+        Some((json, _)) => Body::from(json.clone()),
+        None => Body::from(built.json.clone()),
+    };
+    let mut response = Response::new(body);
     response.headers_mut().insert(
         header::CONTENT_TYPE,
         HeaderValue::from_static("application/json"),
     );
+    let mut timing = Vec::new();
     if fresh {
         // This request paid for the derivation: say what it cost (browser dev tools show it).
         let t = built.timing;
-        let value = format!(
+        timing.push(format!(
             "model;dur={:.2};desc=\"{}\", json;dur={:.2}",
             t.model.as_secs_f64() * 1e3,
             if t.updated { "updated" } else { "derived" },
             t.json.as_secs_f64() * 1e3
-        );
-        if let Ok(v) = HeaderValue::from_str(&value) {
+        ));
+    }
+    if let Some((_, took)) = &sliced {
+        timing.push(format!("slice;dur={:.2}", took.as_secs_f64() * 1e3));
+    }
+    if !timing.is_empty() {
+        if let Ok(v) = HeaderValue::from_str(&timing.join(", ")) {
             response.headers_mut().insert("server-timing", v);
         }
     }

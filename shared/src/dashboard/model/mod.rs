@@ -51,6 +51,9 @@ pub struct DashboardModel {
     pub recent_events: Vec<EventView>,
     /// Problems reading the state itself (malformed records); the rest still renders.
     pub warnings: Vec<String>,
+    /// Set when the model was cut down for one page (`?view=`): what was left out.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slice: Option<crate::dashboard::slice::Slice>,
 }
 
 /// How many events [`DashboardModel::recent_events`] carries.
