@@ -113,3 +113,18 @@ fn the_coordinator_panel_and_queue_read_at_a_glance_in_a_real_browser() {
     seed_coordinator_tasks(&env);
     run_script(&env, "coordinator.mjs", "coordinator.png");
 }
+
+#[test]
+fn a_generated_fleet_pages_and_searches_on_the_server_in_a_real_browser() {
+    let env = TestEnv::new();
+    let legacy = env.root().join("legacy");
+    // The benchmark's fleet at scale 1 (100 batches, a few hundred rows), times around the
+    // pinned clock.
+    let start = chrono::DateTime::parse_from_rfc3339(agent_coord_tests::env::START)
+        .expect("start")
+        .timestamp();
+    agent_coord_tests::fleet::generate(&legacy, 1, start);
+    env.run(["import", "--from", legacy.to_str().expect("utf-8")])
+        .success();
+    run_script(&env, "scale.mjs", "scale.png");
+}

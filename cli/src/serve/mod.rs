@@ -21,12 +21,39 @@ pub(crate) mod sync_loop;
 #[cfg(test)]
 mod tests;
 
+use axum::body::HttpBody;
 use axum::Router;
+use tower_http::compression::predicate::DefaultPredicate;
+use tower_http::compression::predicate::Predicate;
+use tower_http::compression::CompressionLayer;
 
 pub(crate) use state::AppState;
 
+/// Answers larger than this go uncompressed: gzip of the whole scale-100 model (57 MB) would
+/// cost a second of CPU per request, and the page never asks for it.
+const COMPRESS_AT_MOST: u64 = 16 * 1024 * 1024;
+
+/// Compresses what the default predicate would (not event streams, not images, not tiny
+/// answers) unless it is huge.
+#[derive(Clone, Copy)]
+struct NotHuge;
+
+impl Predicate for NotHuge {
+    fn should_compress<B>(&self, response: &http::Response<B>) -> bool
+    where
+        B: HttpBody,
+    {
+        response
+            .body()
+            .size_hint()
+            .upper()
+            .is_some_and(|n| n <= COMPRESS_AT_MOST)
+    }
+}
+
 /// The application: the API routes, the front end for everything else, the host guard
-/// around all of it, and a log line per request (at debug level).
+/// around all of it, gzip for clients that accept it, and a log line per request (at debug
+/// level).
 pub(crate) fn router(state: AppState) -> Router {
     routes::router()
         .fallback(assets::static_files)
@@ -34,6 +61,7 @@ pub(crate) fn router(state: AppState) -> Router {
             state.clone(),
             guard::host_guard,
         ))
+        .layer(CompressionLayer::new().compress_when(DefaultPredicate::new().and(NotHuge)))
         .layer(tower_http::trace::TraceLayer::new_for_http())
         .with_state(state)
 }

@@ -76,6 +76,8 @@ pub fn bench_dashboard(scale: usize) {
         task_model.push(Duration::from_secs_f64(model.unwrap_or(f64::NAN) / 1e3));
         task_updated += usize::from(updated);
     }
+    let views = views(&server.url);
+    let browser = browser(&server.url);
     let status =
         std::fs::read_to_string(format!("/proc/{}/status", server.pid())).unwrap_or_default();
     let hwm = status
@@ -100,4 +102,102 @@ pub fn bench_dashboard(scale: usize) {
         ms(median(task_after)),
         ms(median(task_model)),
     );
+    println!("{views}{browser}");
+}
+
+/// What the page asks for (`?view=`): bytes and median request time of each view, gzip
+/// accepted as a browser does.
+fn views(base: &str) -> String {
+    use std::io::Read;
+    let second: serde_json::Value =
+        ureq::get(&format!("{base}/api/dashboard?view=operator&page=2"))
+            .call()
+            .ok()
+            .and_then(|r| r.into_json().ok())
+            .unwrap_or_default();
+    let target = second["rows"][0]["target"]
+        .as_str()
+        .unwrap_or("1")
+        .to_owned();
+    let mut out = String::new();
+    for (label, query) in [
+        ("overview", "view=overview".to_owned()),
+        ("operator, page 1", "view=operator".to_owned()),
+        ("operator, search", format!("view=operator&q=%23{target}")),
+        ("batches, page 1", "view=batches".to_owned()),
+        ("machines", "view=machines".to_owned()),
+        ("health", "view=health".to_owned()),
+    ] {
+        let url = format!("{base}/api/dashboard?{query}");
+        let mut size = (0, 0);
+        let times: Vec<Duration> = (0..15)
+            .map(|_| {
+                let start = Instant::now();
+                let resp = ureq::get(&url).call().expect("view answers");
+                let mut body = Vec::new();
+                resp.into_reader().read_to_end(&mut body).expect("body");
+                let took = start.elapsed();
+                size.0 = body.len();
+                took
+            })
+            .collect();
+        // ureq (without its gzip feature) leaves a gzip body as it came: the bytes on the wire.
+        let mut gz = Vec::new();
+        if let Ok(r) = ureq::get(&url).set("Accept-Encoding", "gzip").call() {
+            let _ = r.into_reader().read_to_end(&mut gz);
+        }
+        size.1 = gz.len();
+        out.push_str(&format!(
+            "| GET /api/dashboard?{query} ({label}) | {} median of 15, {:.1} KB JSON{} |\n",
+            ms(median(times)),
+            size.0 as f64 / 1e3,
+            if size.1 > 0 {
+                format!(", {:.1} KB gzip", size.1 as f64 / 1e3)
+            } else {
+                String::new()
+            }
+        ));
+    }
+    out
+}
+
+/// The first useful view, the search answer and a page turn in headless Chromium
+/// (`tests/browser/scale.mjs`), when node and Chromium are installed.
+fn browser(base: &str) -> String {
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("browser/scale.mjs");
+    let shot = std::env::temp_dir().join("agent-coord-bench-scale.png");
+    let out = std::process::Command::new("node")
+        .arg(&script)
+        .arg(base)
+        .arg(&shot)
+        .output();
+    let Ok(out) = out else {
+        return "| browser | skipped: node is not installed |\n".into();
+    };
+    let log = String::from_utf8_lossy(&out.stdout).into_owned();
+    let Some(figures) = log
+        .lines()
+        .find_map(|l| l.strip_prefix("figures: "))
+        .and_then(|j| serde_json::from_str::<serde_json::Value>(j).ok())
+    else {
+        return format!(
+            "| browser | failed: {} |\n",
+            String::from_utf8_lossy(&out.stderr)
+                .lines()
+                .last()
+                .unwrap_or("no output")
+        );
+    };
+    let n = |k: &str| figures[k].as_f64().unwrap_or(f64::NAN);
+    format!(
+        "| Chromium: first useful view (overview with its queue) after navigation | {:.0} ms, {:.1} KB transferred |\n\
+         | Chromium: operator table after a click | {:.0} ms |\n\
+         | Chromium: search answer (typed → table settled) | {:.0} ms |\n\
+         | Chromium: operator page 2 by URL | {:.0} ms |\n",
+        n("firstViewMs"),
+        n("firstViewBytes") / 1e3,
+        n("operatorMs"),
+        n("searchMs"),
+        n("pageMs"),
+    )
 }
