@@ -91,3 +91,52 @@ fn views_send_one_page_searched_and_paged_on_the_server() {
     assert_eq!(code, 400, "{body}");
     assert!(body.contains("Unknown view"), "{body}");
 }
+
+#[test]
+fn a_batch_page_carries_seven_days_of_events_unless_asked_for_all() {
+    let env = TestEnv::new();
+    env.claim("w1", "acme/app", "1").batch("b1").run().success();
+    // Three notes from ten to twelve days ago, and one today.
+    for (n, days) in [(1, 12), (2, 11), (3, 10)] {
+        env.at(-days * 86_400);
+        env.event("b1", "note")
+            .agent("w1")
+            .message(format!("old note {n}"))
+            .run()
+            .success();
+    }
+    env.at(0);
+    env.event("b1", "note")
+        .agent("w1")
+        .message("today's note")
+        .run()
+        .success();
+    let server = Server::start(&env, &["--sync-every", "0"]);
+    let windowed = get(&server, "/api/batches/b1");
+    let messages = |d: &Value| -> Vec<String> {
+        d["events"]
+            .as_array()
+            .expect("events")
+            .iter()
+            .filter_map(|e| e["message"].as_str().map(str::to_owned))
+            .collect()
+    };
+    let shown = messages(&windowed);
+    assert!(shown.contains(&"today's note".to_owned()), "{shown:?}");
+    assert!(!shown.contains(&"old note 1".to_owned()), "{shown:?}");
+    // Today's note is the newest evidence of the same scope, so all three old notes go.
+    assert_eq!(windowed["omittedEvents"], 3, "{windowed}");
+    assert!(
+        windowed["historyNotice"]
+            .as_str()
+            .is_some_and(|n| n.contains("omitted 3 batch history event(s) older than 7 day(s)")),
+        "{windowed}"
+    );
+    let full = get(&server, "/api/batches/b1?history=full");
+    let all = messages(&full);
+    for n in 1..=3 {
+        assert!(all.contains(&format!("old note {n}")), "{all:?}");
+    }
+    assert_eq!(full["omittedEvents"], 0);
+    assert!(full.get("historyNotice").is_none());
+}

@@ -44,6 +44,8 @@ pub fn batch_detail(inputs: &Inputs, model: &DashboardModel, id: &str) -> Option
             .cloned()
             .collect(),
         version: model.version.clone(),
+        omitted_events: 0,
+        history_notice: None,
         batch,
     })
 }

@@ -11,6 +11,7 @@ pub mod detail;
 pub mod fixtures;
 pub mod freshness;
 pub mod health;
+pub mod history;
 pub mod input;
 pub mod machines;
 pub mod model;

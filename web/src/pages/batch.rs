@@ -7,6 +7,7 @@ use agent_coord_shared::dashboard::model::LaneView;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use leptos_router::hooks::use_params_map;
+use leptos_router::hooks::use_query_map;
 use serde_json::json;
 use serde_json::Value;
 
@@ -36,10 +37,13 @@ pub fn BatchPage() -> impl IntoView {
     // This page loads its own detail; the store needs only the headline counts.
     super::use_view(|| agent_coord_shared::dashboard::slice::View::Summary);
     let params = use_params_map();
+    let query = use_query_map();
     let id = Memo::new(move |_| params.with(|p| p.get("id").unwrap_or_default()));
+    let full = Memo::new(move |_| query.with(|q| q.get("history").as_deref() == Some("full")));
     let detail = live::detail::<BatchDetail>(move || {
         let id = id.get();
-        (!id.is_empty()).then(|| format!("/api/batches/{}", format::encode_segment(&id)))
+        let history = if full.get() { "?history=full" } else { "" };
+        (!id.is_empty()).then(|| format!("/api/batches/{}{history}", format::encode_segment(&id)))
     });
     let form = StopForm {
         reason: RwSignal::new(DEFAULT_STOP_REASON.to_string()),
@@ -80,8 +84,20 @@ fn page(d: &BatchDetail, form: StopForm, copied: RwSignal<Option<bool>>) -> impl
         <h2>"Timeline"</h2>
         {chart::event_timeline(&d.events).unwrap_or_else(|| widgets::empty_note("No timed events.").into_any())}
         <h2>"Event history"</h2>
+        {history_notice(d)}
         {events(&d.events)}
     }
+}
+
+/// What the history window left out, with a link to everything.
+fn history_notice(d: &BatchDetail) -> Option<impl IntoView> {
+    let notice = d.history_notice.clone()?;
+    let href = format!("{}?history=full", format::batch_path(&d.batch.id));
+    Some(view! {
+        <p class="muted" data-testid="history-notice">
+            {notice} " " <a href=href data-testid="history-full">"Show the full history"</a>
+        </p>
+    })
 }
 
 fn summary(b: &BatchView) -> impl IntoView {

@@ -1,7 +1,10 @@
-//! `GET /api/batches/{id}`: one batch with its events, rows and health items.
+//! `GET /api/batches/{id}[?history=full]`: one batch with its events (the last 7 days'
+//! unless `history=full`, see `shared::dashboard::history`), rows and health items.
 
 use agent_coord_shared::dashboard::detail;
+use agent_coord_shared::dashboard::history;
 use axum::extract::Path;
+use axum::extract::Query;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::routing::get;
@@ -19,15 +22,33 @@ pub(crate) fn router() -> Router<AppState> {
     Router::new().route("/api/batches/{id}", get(batches_show))
 }
 
-async fn batches_show(State(s): State<AppState>, Path(id): Path<String>) -> ApiResult<Json<Value>> {
+/// `?history=full` asks for every event, not only the history window's.
+#[derive(Debug, Default, serde::Deserialize)]
+struct Params {
+    #[serde(default)]
+    history: Option<String>,
+}
+
+async fn batches_show(
+    State(s): State<AppState>,
+    Path(id): Path<String>,
+    Query(params): Query<Params>,
+) -> ApiResult<Json<Value>> {
     blocking(move || {
         let built = s.built()?;
-        let d = detail::batch_detail(&built.inputs, &built.model, &id).ok_or_else(|| {
+        let mut d = detail::batch_detail(&built.inputs, &built.model, &id).ok_or_else(|| {
             ApiError::new(
                 StatusCode::NOT_FOUND,
                 format!("Batch {id} is not in the coordination state."),
             )
         })?;
+        if params.history.as_deref() != Some("full") {
+            let now = s.context()?.now();
+            let (events, omitted) = history::window(std::mem::take(&mut d.events), now);
+            d.events = events;
+            d.omitted_events = omitted;
+            d.history_notice = (omitted > 0).then(|| history::notice(omitted));
+        }
         serde_json::to_value(d)
             .map(Json)
             .map_err(|e| ApiError::internal(e.to_string()))

@@ -214,4 +214,10 @@ pub struct BatchDetail {
     pub health: Vec<HealthItem>,
     /// Model version this was derived at.
     pub version: String,
+    /// Events older than the history window left out (0 with `?history=full`).
+    #[serde(default)]
+    pub omitted_events: usize,
+    /// Says what the history window left out and how to get it, when it left anything out.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub history_notice: Option<String>,
 }
