@@ -39,6 +39,28 @@ pub struct RowFacts<'a> {
     pub now: Instant,
 }
 
+/// How long terminal work, or a dead holder's, stays in view before it moves to history.
+pub const ARCHIVE_AFTER_HOURS: i64 = 24;
+
+/// Reports whether a row in `state` moves to history (reference §1.3 "Archive window"):
+/// terminal work idle for over [`ARCHIVE_AFTER_HOURS`], or work whose holder's heartbeat is
+/// dead, idle as long, with no pull request that may still be open. Unknown activity never
+/// archives.
+pub fn archives(
+    state: RowState,
+    liveness: Option<Liveness>,
+    last_activity: Option<Instant>,
+    possible_open_pr: bool,
+    now: Instant,
+) -> bool {
+    let idle = last_activity.is_some_and(|t| now - t > Duration::hours(ARCHIVE_AFTER_HOURS));
+    match state {
+        RowState::Done => idle,
+        RowState::Archived => true,
+        _ => idle && liveness == Some(Liveness::Dead) && !possible_open_pr,
+    }
+}
+
 /// Decides a row's state (reference §1.4 precedence; QA events never count as progress).
 pub fn row_state(f: &RowFacts<'_>) -> RowState {
     let current_text = [f.heartbeat_status, f.lane_status, f.current_status]

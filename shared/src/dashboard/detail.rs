@@ -10,7 +10,6 @@ use super::input::Inputs;
 use super::model::BatchDetail;
 use super::model::DashboardModel;
 use super::model::ItemDetail;
-use super::model::RowState;
 use super::model::TimelineEntry;
 use super::model::TimelineKind;
 use super::text;
@@ -134,7 +133,7 @@ pub fn item_detail(
         (None, Some(_)) => std::cmp::Ordering::Greater,
         (None, None) => std::cmp::Ordering::Equal,
     });
-    let done = row.as_ref().is_some_and(|r| r.state == RowState::Done);
+    let done = row.as_ref().is_some_and(|r| r.state.is_terminal());
     let holder = if done {
         None
     } else {

@@ -125,6 +125,7 @@ fn state_title(state: RowState) -> &'static str {
         RowState::Ready => "Ready",
         RowState::Unknown => "Unknown",
         RowState::Done => "Done",
+        RowState::Archived => "Archived",
     }
 }
 

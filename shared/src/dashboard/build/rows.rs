@@ -146,15 +146,22 @@ fn item_row(
         .find_map(|(b, _)| srcs[*b].kind_of(target))
         .unwrap_or_else(|| ("unknown".into(), None));
     let who = s.provenance();
+    // A pull request may still be open: the item is one, or a holder named one.
+    let possible_open_pr = kind == "pull_request" || who.pr_url.is_some();
+    let state = if derive::archives(state, s.liveness, s.last_activity(), possible_open_pr, now) {
+        RowState::Archived
+    } else {
+        state
+    };
     // QA: one record per batch signal, else one for the item.
-    let qas = if kind == "pull_request" && state != RowState::Done {
+    let qas = if kind == "pull_request" && !state.is_terminal() {
         s.qa_items()
     } else {
         Vec::new()
     };
     let attention = s.attention(state, controls, current_status.as_deref(), &qas);
     // Coordination warnings are cleared once the item is terminal.
-    let warnings = if state == RowState::Done {
+    let warnings = if state.is_terminal() {
         Vec::new()
     } else {
         s.warnings(state, scheduling, &kind, &who)
@@ -372,7 +379,7 @@ impl Subject<'_, '_> {
         current_status: Option<&str>,
         qas: &[QaItem],
     ) -> Option<AttentionKind> {
-        if state == RowState::Done {
+        if state.is_terminal() {
             return None;
         }
         let status_text = [
@@ -479,7 +486,7 @@ fn lane_row(b: &BatchSrc, lane: &LaneSrc, control: ControlStatus, now: Instant) 
         now,
     });
     let attention = match (state, control) {
-        (RowState::Done, _) => None,
+        (RowState::Done | RowState::Archived, _) => None,
         (_, ControlStatus::Stopped) => Some(AttentionKind::BatchStopped),
         (_, ControlStatus::StopRequested) => Some(AttentionKind::BatchStopRequested),
         (RowState::Dead, _) if lane.liveness == Some(Liveness::Dead) => {

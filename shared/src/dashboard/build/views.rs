@@ -192,7 +192,7 @@ fn audit(lanes: &[LaneView], b: &BatchSrc) -> AuditCounts {
     };
     for (l, src) in lanes.iter().zip(&b.lanes) {
         match l.state {
-            RowState::Done => audit.done += 1,
+            RowState::Done | RowState::Archived => audit.done += 1,
             RowState::Running | RowState::Wedged | RowState::Stale | RowState::Paused => {
                 audit.active += 1
             }
@@ -220,7 +220,7 @@ fn tier(b: &BatchSrc, control: ControlStatus, lanes: &[LaneView]) -> BatchTier {
         )
     }) {
         BatchTier::Stuck
-    } else if !lanes.is_empty() && lanes.iter().all(|l| l.state == RowState::Done) {
+    } else if !lanes.is_empty() && lanes.iter().all(|l| l.state.is_terminal()) {
         BatchTier::Archive
     } else {
         BatchTier::Running
@@ -281,7 +281,7 @@ fn lane_note(
     states: &LaneStates,
     owners: &HashMap<String, Vec<String>>,
 ) -> Option<String> {
-    if state == RowState::Done {
+    if state.is_terminal() {
         return None;
     }
     let verb = if state == RowState::Blocked {
@@ -326,7 +326,7 @@ fn lane_note(
         RowState::Dead if !direct => {
             format!("{verb} {first} → root {root}, which is dead — relaunch or drop {root}")
         }
-        RowState::Done if !direct => {
+        RowState::Done | RowState::Archived if !direct => {
             format!("{verb} {first} → root {root}, which is done — ready to relaunch")
         }
         RowState::Blocked => format!("{verb} {first}, which is blocked with no blocker recorded"),

@@ -296,3 +296,27 @@ fn ages_floor() {
     assert_eq!(age_label(mins_ago(61), now()), "1h");
     assert_eq!(age_label(mins_ago(60 * 49), now()), "2d");
 }
+
+#[test]
+fn terminal_and_dead_work_idle_over_a_day_moves_to_history() {
+    let day_and_a_bit = mins_ago(60 * 24 + 1);
+    let hour = mins_ago(60);
+    let dead = Some(Liveness::Dead);
+    // Terminal work: after a day, whatever its holder.
+    assert!(archives(RowState::Done, None, day_and_a_bit, false, now()));
+    assert!(!archives(RowState::Done, None, hour, false, now()));
+    // A dead holder: after a day, unless a pull request may still be open.
+    assert!(archives(RowState::Dead, dead, day_and_a_bit, false, now()));
+    assert!(!archives(RowState::Dead, dead, day_and_a_bit, true, now()));
+    assert!(!archives(RowState::Dead, dead, hour, false, now()));
+    // Dead for want of any heartbeat, or live, or unknown activity: never.
+    assert!(!archives(RowState::Dead, None, day_and_a_bit, false, now()));
+    assert!(!archives(
+        RowState::Running,
+        Some(Liveness::Live),
+        day_and_a_bit,
+        false,
+        now()
+    ));
+    assert!(!archives(RowState::Done, None, None, false, now()));
+}

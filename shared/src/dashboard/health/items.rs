@@ -91,7 +91,10 @@ pub(super) fn h3_started_not_processing(cx: &Cx<'_>) -> Vec<HealthItem> {
         .filter(|r| {
             r.scheduling == Scheduling::StartedNotProcessing
                 && cx.scope.item(&r.repo, &r.target)
-                && !matches!(r.state, RowState::Done | RowState::Ready)
+                && !matches!(
+                    r.state,
+                    RowState::Done | RowState::Archived | RowState::Ready
+                )
                 && !r.target.is_empty()
                 && r.repo != "UNKNOWN"
         })

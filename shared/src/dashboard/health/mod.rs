@@ -14,7 +14,6 @@ use super::machines::MachineOf;
 use super::model::HealthCategory;
 use super::model::HealthItem;
 use super::model::Row;
-use super::model::RowState;
 use super::model::Severity;
 use super::model::Signal;
 use super::sources::BatchSrc;
@@ -65,7 +64,7 @@ impl Cx<'_> {
     fn operational(&self, repo: &str, target: &str) -> bool {
         self.row_of
             .get(format!("target:{repo}#{target}").as_str())
-            .is_none_or(|r| r.state != RowState::Done)
+            .is_none_or(|r| !r.state.is_terminal())
     }
 }
 

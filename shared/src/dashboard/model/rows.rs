@@ -28,11 +28,14 @@ pub enum RowState {
     Unknown,
     /// Terminal (done, merged, closed, released, …).
     Done,
+    /// Moved to history: terminal and idle for over a day, or a dead holder idle for over a
+    /// day with no pull request that may still be open (reference `archived_view`).
+    Archived,
 }
 
 impl RowState {
     /// Every state, in sort order.
-    pub const ALL: [RowState; 9] = [
+    pub const ALL: [RowState; 10] = [
         RowState::Blocked,
         RowState::Wedged,
         RowState::Dead,
@@ -42,6 +45,7 @@ impl RowState {
         RowState::Ready,
         RowState::Unknown,
         RowState::Done,
+        RowState::Archived,
     ];
 
     /// The lowercase name used in JSON and the UI.
@@ -56,6 +60,7 @@ impl RowState {
             RowState::Ready => "ready",
             RowState::Unknown => "unknown",
             RowState::Done => "done",
+            RowState::Archived => "archived",
         }
     }
 
@@ -67,6 +72,11 @@ impl RowState {
     /// The state's position in [`RowState::ALL`] (its sort rank).
     pub fn index(self) -> usize {
         self as usize
+    }
+
+    /// Reports whether the row is finished business: done, or moved to history.
+    pub fn is_terminal(self) -> bool {
+        matches!(self, RowState::Done | RowState::Archived)
     }
 
     /// Reports whether the row is active work (gets missing-field warnings).
@@ -225,7 +235,7 @@ impl Row {
     /// or started work nobody is processing.
     pub fn is_recoverable(&self) -> bool {
         self.state == RowState::Dead
-            || (self.scheduling == Scheduling::StartedNotProcessing && self.state != RowState::Done)
+            || (self.scheduling == Scheduling::StartedNotProcessing && !self.state.is_terminal())
     }
 }
 
