@@ -214,3 +214,5 @@ fn fmt(t: Option<Instant>) -> Option<String> {
 mod incremental;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_warnings;
