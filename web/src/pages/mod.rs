@@ -22,8 +22,7 @@ use crate::live::use_store;
 /// The loading text every model-backed page shows first.
 pub const LOADING: &str = "Loading coordination dashboard";
 
-/// Renders `render(model)` once the model is loaded (and again on every new version); an
-/// empty coordination state shows its one setup notice instead.
+/// Renders `render(model)` once the model is loaded (and again on every new version).
 pub fn with_model<V, F>(render: F) -> impl IntoView
 where
     V: IntoView + 'static,
@@ -31,10 +30,7 @@ where
 {
     let store = use_store();
     move || match store.model.get() {
-        Some(model) => match model.setup.clone() {
-            Some(notice) => widgets::setup_notice(notice).into_any(),
-            None => render(&model).into_any(),
-        },
+        Some(model) => render(&model).into_any(),
         None => widgets::loading(LOADING).into_any(),
     }
 }
