@@ -17,6 +17,7 @@ mod test_faults;
 mod test_faults_remote;
 mod test_fleet;
 mod test_gc;
+mod test_gc_machines;
 mod test_info;
 mod test_regressions;
 mod test_release;

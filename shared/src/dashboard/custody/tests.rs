@@ -45,7 +45,10 @@ fn acquired(s: &mut Records, id: &str, agent: &str, generation: u64, age: i64) {
     );
 }
 
-fn brief(t: &[TimelineEntry]) -> Vec<(String, Option<String>, Option<String>, Option<String>)> {
+/// Label, start, end and generation of each entry.
+type Brief = (String, Option<String>, Option<String>, Option<String>);
+
+fn brief(t: &[TimelineEntry]) -> Vec<Brief> {
     t.iter()
         .map(|e| {
             (
