@@ -1,5 +1,7 @@
 // The Operator table in Debian's headless Chromium: the State cell's box spans its row like
-// every other cell (top and bottom equal), on rows of several lines.
+// every other cell (top and bottom equal), on rows of several lines. And the item page: the
+// claim holder's heartbeat pointing at other work is warned about, and the custody timeline
+// shows CAS generations on claim entries and liveness as spans.
 // Usage: node cells.mjs <base-url> <screenshot.png>
 // Exits non-zero with a message on the first failed expectation.
 import { chromium } from 'playwright-core';
@@ -64,6 +66,26 @@ try {
   await page.reload();
   await page.locator('[data-testid="operator-row"]').first().waitFor();
   await page.screenshot({ path: screenshot, fullPage: true });
+
+  step('the item page warns that the holder beats elsewhere, and shows the custody chain');
+  await page.goto(`${base}/items/acme/app/3`);
+  const timeline = page.locator('[data-testid="custody-timeline"]');
+  await timeline.waitFor();
+  assert.match(await page.locator('section.item').innerText(),
+    /Claim holder heartbeat currently points at acme\/app#4\./);
+  // A claim outside any batch writes no acquisition event: the claim record alone says who
+  // holds it, with unproven ownership.
+  const acquired = timeline.locator('[data-testid="timeline-entry"][data-kind="unknown_ownership"]');
+  assert.equal(await acquired.count(), 1);
+  assert.match(await acquired.innerText(), /UNKNOWN ownership by w3/);
+  assert.match(await acquired.getByTestId('timeline-generation').innerText(), /^CAS generation (UNKNOWN|\d+)$/);
+
+  step('liveness is a span with its end and duration');
+  await page.goto(`${base}/items/acme/app/1`);
+  const live = page.locator('[data-testid="timeline-entry"][data-kind="liveness"]');
+  await live.first().waitFor();
+  assert.match(await live.first().innerText(), /live/);
+  assert.match(await live.first().getByTestId('timeline-until').innerText(), /^– \d{4}-\d\d-\d\d .* \(\d+[smhd]\)$/);
   assert.deepEqual(errors, [], 'no page errors');
   console.log('browser test passed');
 } finally {
