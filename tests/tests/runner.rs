@@ -4,6 +4,7 @@
 
 mod test_batch;
 mod test_browser;
+mod test_browser_fixes;
 mod test_claim;
 mod test_concurrency;
 mod test_coordinator;
@@ -16,6 +17,7 @@ mod test_faults;
 mod test_faults_remote;
 mod test_fleet;
 mod test_gc;
+mod test_gc_machines;
 mod test_info;
 mod test_regressions;
 mod test_release;

@@ -1,4 +1,5 @@
-//! The application shell: top bar, error banner and routes.
+//! The application shell: top bar, error banner, the setup notice of an empty state, and
+//! routes.
 
 use leptos::prelude::*;
 use leptos_router::components::Route;
@@ -27,6 +28,10 @@ pub fn App() -> impl IntoView {
             <TopBar/>
             {move || store.error.get().map(widgets::error_banner)}
             <main>
+                // An empty state: one notice on every page saying how to start.
+                <div class="setup-slot">
+                    {move || store.model.with(|m| m.as_ref().and_then(|m| m.setup.clone())).map(widgets::setup_notice)}
+                </div>
                 <Routes fallback=|| view! { <h1>"Page not found"</h1> <p><a href="/">"Back to the overview"</a></p> }>
                     <Route path=path!("/") view=OverviewPage/>
                     <Route path=path!("/operator") view=OperatorPage/>

@@ -27,7 +27,8 @@ use crate::transact::Written;
 /// Released claims, terminal or dead heartbeats (this machine's only) and completed batches
 /// move under archive/ after --hot-days; a lane's events are compacted into one archive
 /// record once its lane_closed is that old; archives go after --archive-days. Synthetic
-/// records use --synthetic-hot-days. Everything happens in one commit.
+/// records use --synthetic-hot-days. Everything happens in one commit. With --machines,
+/// prunes the heartbeat refs of machines silent longer than --older-than instead.
 #[derive(clap::Args, Debug)]
 pub(crate) struct GcArgs {
     /// Show what would happen; change nothing
@@ -67,6 +68,16 @@ pub(crate) struct GcArgs {
     /// current state, so old history can be garbage-collected (other machines follow on sync)
     #[arg(long, requires = "execute")]
     new_epoch: bool,
+    /// Prune the heartbeat refs of machines silent longer than --older-than (locally and on
+    /// the remote; never this machine's own); a dry run unless --apply
+    #[arg(long, requires = "older_than", conflicts_with_all = ["dry_run", "execute", "new_epoch", "prefix"])]
+    machines: bool,
+    /// With --machines: how long a machine must have been silent, as 30d, 12h, 90m or 2w
+    #[arg(long, value_name = "DURATION", requires = "machines")]
+    older_than: Option<String>,
+    /// With --machines: delete the refs (without it, only print what would go)
+    #[arg(long, requires = "machines")]
+    apply: bool,
     /// Print the plan as JSON
     #[arg(long)]
     json: bool,
@@ -108,6 +119,14 @@ fn start_epoch(cx: &Context, store: &Store) -> Result<String, CommandError> {
 }
 
 pub(crate) fn cmd_gc(cx: &Context, args: &GcArgs) -> Result<Report, CommandError> {
+    if args.machines {
+        let request = super::gc_machines::MachinesRequest {
+            older_than: args.older_than.as_deref().unwrap_or_default(),
+            apply: args.apply,
+            json: args.json,
+        };
+        return super::gc_machines::cmd_gc_machines(cx, &request);
+    }
     if args.dry_run == args.execute {
         return Err(CommandError::usage(
             "gc requires exactly one of --dry-run or --execute",

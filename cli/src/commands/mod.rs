@@ -26,6 +26,7 @@ mod coordinate;
 mod demo;
 mod doctor;
 mod gc;
+mod gc_machines;
 mod heartbeat;
 mod info;
 mod init;

@@ -127,8 +127,9 @@ impl ModelCache {
     }
 
     /// Returns the model for the store's current tips, deriving it only when they moved
-    /// (or the cached one is older than [`MAX_AGE`]); an update when only new events (or
-    /// coordinator task checkpoints) arrived since a recent full derivation.
+    /// (or the cached one is older than [`MAX_AGE`]); an update when only new events,
+    /// renewed heartbeats or coordinator task checkpoints arrived since a recent full
+    /// derivation.
     pub(crate) fn get(&mut self, store: &Store, now: Instant) -> Result<Arc<Built>, StoreError> {
         let tips = Tips::read(store)?;
         if let Some(b) = &self.built {
@@ -145,9 +146,9 @@ impl ModelCache {
         Ok(self.derive_since(tips, inputs, now, true, started))
     }
 
-    /// Derives the model for `inputs`: by updating the previous one when only new events or
-    /// task checkpoints arrived since a recent full derivation (`may_update`), else from
-    /// scratch.
+    /// Derives the model for `inputs`: by updating the previous one when only new events,
+    /// renewed heartbeats or task checkpoints arrived since a recent full derivation
+    /// (`may_update`), else from scratch.
     fn derive_since(
         &mut self,
         tips: Tips,
@@ -177,8 +178,8 @@ impl ModelCache {
                     p.full_at,
                 ),
             };
-            dashboard::build::update(model, &derivation, &prev_inputs, &inputs, now, &version)
-                .map(|model| (model, derivation, full_at))
+            dashboard::build::update_with(model, &derivation, &prev_inputs, &inputs, now, &version)
+                .map(|(model, fresh)| (model, fresh.map_or(derivation, Arc::new), full_at))
         });
         let updated_flag = updated.is_some();
         let (model, derivation, full_at) = match updated {

@@ -1,7 +1,7 @@
 //! Starting the server: the runtime, the listener, the URL banner on stdout (the first
-//! line; tests and scripts read it), the ref watcher behind `/api/stream`, the interval
-//! sync (`--sync-every`), and the graceful shutdown on Ctrl-C (connections are served by
-//! `conn.rs`).
+//! line; tests and scripts read it), the ref watcher behind `/api/stream` (one thread, the
+//! repository kept open), the interval sync (`--sync-every`), and the graceful shutdown on
+//! Ctrl-C (connections are served by `conn.rs`).
 
 use std::io::Write as _;
 use std::net::SocketAddr;
@@ -50,13 +50,12 @@ pub(crate) fn run(state: AppState, opts: &Options<'_>) -> Result<(), CommandErro
         banner(addr, opts.demo);
         tracing::info!(%addr, "dashboard listening");
         let watcher = state.clone();
-        tokio::spawn(async move {
-            loop {
-                let s = watcher.clone();
-                let _ = tokio::task::spawn_blocking(move || s.poll_version()).await;
-                tokio::time::sleep(POLL).await;
-            }
-        });
+        // One thread for the server's life, with the repository kept open on it: a poll is
+        // a read of the refs, not a new repository handle and a blocking-pool task each time.
+        std::thread::Builder::new()
+            .name("ref-watcher".into())
+            .spawn(move || watch(&watcher))
+            .map_err(|e| CommandError::operational(format!("cannot start the ref watcher: {e}")))?;
         if let Some(every) = opts.sync_every {
             state.sync.send_modify(|v| v.every_secs = every.as_secs());
             tokio::spawn(super::sync_loop::run(state.clone(), every));
@@ -70,6 +69,21 @@ pub(crate) fn run(state: AppState, opts: &Options<'_>) -> Result<(), CommandErro
         conn::serve(listener, router(state), limits, stop).await;
         Ok(())
     })
+}
+
+/// Publishes the refs' version every [`POLL`], through one store opened once (tried again
+/// until the repository can be opened).
+fn watch(state: &AppState) {
+    let mut store = None;
+    loop {
+        if store.is_none() {
+            store = state.store().ok();
+        }
+        if let Some(s) = &store {
+            state.publish_version(s);
+        }
+        std::thread::sleep(POLL);
+    }
 }
 
 /// Prints the URL (and the demo line) to stdout, and the no-front-end notice to stderr.

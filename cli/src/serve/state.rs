@@ -130,8 +130,14 @@ impl Shared {
 
     /// Reads the refs and publishes their version if it changed.
     pub(crate) fn poll_version(&self) {
-        let Ok(store) = self.store() else { return };
-        if let Ok(tips) = cache::Tips::read(&store) {
+        if let Ok(store) = self.store() {
+            self.publish_version(&store);
+        }
+    }
+
+    /// Reads the refs through `store` and publishes their version if it changed.
+    pub(crate) fn publish_version(&self, store: &Store) {
+        if let Ok(tips) = cache::Tips::read(store) {
             let v = tips.version();
             self.version.send_if_modified(|cur| {
                 let changed = *cur != v;

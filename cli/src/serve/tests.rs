@@ -89,10 +89,14 @@ async fn routes_answer_json() {
         v["error"],
         json!("Batch nope is not in the coordination state.")
     );
+    // An item nothing in the state names is not found (it used to be an empty 200).
     let (s, v) = h.get("/api/items/acme/app/7").await;
     assert_eq!(
-        (s, v["repo"].clone(), v["timeline"].clone()),
-        (StatusCode::OK, json!("acme/app"), json!([]))
+        (s, v["error"].clone()),
+        (
+            StatusCode::NOT_FOUND,
+            json!("Work item acme/app#7 is not in the coordination state.")
+        )
     );
     let (s, v) = h.get("/api/nothing").await;
     assert_eq!(s, StatusCode::NOT_FOUND);

@@ -376,6 +376,19 @@ impl Store {
             .map(|_| ())
     }
 
+    /// Deletes `name` if it still points at `expected`; `Ok(false)` when it moved (or went)
+    /// first.
+    pub(crate) fn delete_ref(&self, name: &str, expected: ObjectId) -> Result<bool, StoreError> {
+        self.apply_edits(vec![RefEdit {
+            change: Change::Delete {
+                expected: PreviousValue::MustExistAndMatch(Target::Object(expected)),
+                log: RefLog::AndReference,
+            },
+            name: name.try_into().map_err(StoreError::git)?,
+            deref: false,
+        }])
+    }
+
     fn apply_edits(&self, edits: Vec<RefEdit>) -> Result<bool, StoreError> {
         let signature = self.signature();
         let mut buf = gix::date::parse::TimeBuf::default();

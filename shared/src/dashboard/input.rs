@@ -94,6 +94,8 @@ pub struct Meta {
     pub branch: Option<String>,
     /// `pr_url | prUrl | pull_request_url`, http(s) only.
     pub pr_url: Option<String>,
+    /// The claim's fencing `generation` (claims and the events that acquire them).
+    pub generation: Option<String>,
 }
 
 impl Meta {
@@ -106,6 +108,7 @@ impl Meta {
             branch: one(r, f::BRANCH),
             pr_url: field(r, &[f::PR_URL.name(), "prUrl", "pull_request_url"])
                 .filter(|u| crate::record::is_http_url(u)),
+            generation: one(r, f::GENERATION),
         }
     }
 }
@@ -469,6 +472,15 @@ impl Inputs {
     /// Reports whether there are no records at all.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+
+    /// The heartbeat of `agent` (heartbeats are kept one per agent, sorted by agent, by
+    /// [`Inputs::finish`] and [`Inputs::sort`]).
+    pub fn heartbeat_of(&self, agent: &str) -> Option<&HeartbeatIn> {
+        self.heartbeats
+            .binary_search_by(|h| h.agent.as_str().cmp(agent))
+            .ok()
+            .map(|i| self.heartbeats[i].as_ref())
     }
 
     /// Adds one parsed record.

@@ -4,6 +4,7 @@
 
 pub mod build;
 pub mod coordinator;
+pub mod custody;
 pub mod derive;
 pub mod detail;
 #[cfg(any(test, feature = "fixtures"))]

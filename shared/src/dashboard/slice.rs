@@ -331,6 +331,7 @@ pub fn slice(model: &DashboardModel, view: &View) -> DashboardModel {
         generated_at: model.generated_at.clone(),
         counts: model.counts.clone(),
         recent_events: model.recent_events.clone(),
+        setup: model.setup.clone(),
         warnings: model.warnings.iter().take(WARNINGS_CAP).cloned().collect(),
         ..DashboardModel::default()
     };

@@ -10,6 +10,7 @@ use serde_json::Value;
 
 use crate::dashboard::input::ClaimIn;
 use crate::dashboard::input::HeartbeatIn;
+use crate::dashboard::input::ManifestIn;
 use crate::dashboard::sources;
 use crate::ids::paths;
 use crate::ids::BatchId;
@@ -124,15 +125,17 @@ impl StopRequest {
 /// Requests a stop of a batch the state knows — one with a manifest, or one inferred from
 /// live claims and heartbeats naming it — by appending a `batch.stop_requested` event;
 /// returns the event's `(path, record)`. The event's `repo` is the request's, else the
-/// manifest's, else the one repository the inferred batch's claims and heartbeats name.
+/// manifest's, else the one repository all the manifest's targets name, else the one
+/// repository the inferred batch's claims and heartbeats name (reference §6, step 5).
 pub fn stop(
     snap: &impl Snapshot,
     ctx: &Ctx,
     request: &StopRequest,
 ) -> Result<Plan<(String, Record)>, RuleError> {
     let id = request.batch.to_string();
-    let repo = match snap.read(&paths::batch(&request.batch))? {
-        Some(manifest) => crate::dashboard::input::field(&manifest, &["repo"]),
+    let path = paths::batch(&request.batch);
+    let repo = match snap.read(&path)? {
+        Some(manifest) => manifest_repo(&ManifestIn::from_manifest(&path, &manifest.into())),
         None => match inferred_repos(snap, &id)? {
             Some(repos) => (repos.len() == 1)
                 .then(|| repos.into_iter().next())
@@ -161,6 +164,19 @@ pub fn stop(
     plan.state.push((path, event));
     plan.summary = format!("dashboard: request stop of batch {id}");
     Ok(plan)
+}
+
+/// A manifest's repository, else the one repository every one of its targets names.
+fn manifest_repo(m: &ManifestIn) -> Option<String> {
+    if m.repo.is_some() {
+        return m.repo.clone();
+    }
+    let repos: Option<std::collections::BTreeSet<&str>> =
+        m.targets.iter().map(|t| t.repo.as_deref()).collect();
+    match repos?.into_iter().collect::<Vec<_>>().as_slice() {
+        [one] => Some((*one).to_owned()),
+        _ => None,
+    }
 }
 
 /// The repositories named by the claims (not released) and heartbeats (with a repository
@@ -320,6 +336,33 @@ mod tests {
         )
         .unwrap();
         assert_eq!(plan.outcome.1["repo"], json!("x/y"));
+    }
+
+    #[test]
+    fn regression_stop_of_a_repoless_manifest_takes_its_targets_repo() {
+        let mut snap = MemorySnapshot::default();
+        snap.put(
+            "batches/b3.json",
+            &json!({"batch_id": "b3", "targets": [
+                {"type": "issue", "target": "1", "repo": "acme/app"},
+                {"type": "pull_request", "target": "2", "repo": "acme/app"}]}),
+        );
+        let request = stop_of(json!({"batch_id": "b3"})).unwrap();
+        let plan = stop(&snap, &ctx(), &request).unwrap();
+        assert_eq!(plan.outcome.1["repo"], json!("acme/app"));
+        // Targets in two repositories, or one whose repository is unknown: none is recorded.
+        for targets in [
+            json!([{"target": "1", "repo": "acme/app"}, {"target": "2", "repo": "acme/web"}]),
+            json!([{"target": "1", "repo": "acme/app"}, {"target": "2"}]),
+            json!([]),
+        ] {
+            snap.put(
+                "batches/b3.json",
+                &json!({"batch_id": "b3", "targets": targets}),
+            );
+            let plan = stop(&snap, &ctx(), &request).unwrap();
+            assert!(plan.outcome.1.get("repo").is_none(), "{targets}");
+        }
     }
 
     #[test]

@@ -39,6 +39,7 @@ pub const MAX_ENVELOPE_BYTES: usize = 1_048_576;
 /// The families `--prefix` can select.
 pub const FAMILIES: [&str; 4] = ["claims", "heartbeats", "batches", "events"];
 
+pub mod machines;
 mod policy;
 pub use policy::Policy;
 

@@ -121,6 +121,13 @@ pub fn warning_banner(message: String) -> impl IntoView {
     }
 }
 
+/// The one notice of an empty coordination state: how to start.
+pub fn setup_notice(message: String) -> impl IntoView {
+    view! {
+        <div class="setup-notice" role="status" data-testid="setup-notice">{message}</div>
+    }
+}
+
 /// An error banner.
 pub fn error_banner(message: String) -> impl IntoView {
     view! {

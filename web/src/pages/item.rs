@@ -1,6 +1,7 @@
 //! `/items/:owner/:repo/:target`: one work item, its coordinator task and its custody
 //! timeline.
 
+use agent_coord_shared::dashboard::model::item_not_found;
 use agent_coord_shared::dashboard::model::ItemDetail;
 use agent_coord_shared::dashboard::model::Row;
 use agent_coord_shared::dashboard::model::TimelineEntry;
@@ -42,6 +43,14 @@ pub fn ItemPage() -> impl IntoView {
                 let (owner, repo, target) = key.get();
                 match detail.get() {
                     None => widgets::loading("Loading work item").into_any(),
+                    Some(Err(e)) if e == item_not_found(&format!("{owner}/{repo}"), &target) => view! {
+                        <h1 data-testid="item-title">{format!("Work item #{target}")}</h1>
+                        <div class="not-found" role="status" data-testid="item-not-found">
+                            <strong>"Not found. "</strong>
+                            {format!("{owner}/{repo}#{target} is not in the coordination state: no claim, heartbeat, batch lane, event or coordinator task names it.")}
+                        </div>
+                    }
+                    .into_any(),
                     Some(Err(e)) => view! {
                         <h1 data-testid="item-title">{format!("Work item #{target}")}</h1>
                         {widgets::error_banner(format!("Could not load {owner}/{repo}#{target}: {e}"))}
@@ -112,10 +121,26 @@ fn timeline(entries: &[TimelineEntry]) -> AnyView {
                 .previous_agent
                 .as_ref()
                 .map(|p| view! { <span class="muted">{format!("from {p}")}</span> });
+            // Spans (phases, liveness runs) show where they end and how long they lasted;
+            // claim entries show their CAS generation.
+            let until = e.until.as_ref().map(|u| {
+                let duration = e.duration().map(|d| format!(" ({d})")).unwrap_or_default();
+                view! {
+                    <span class="until" data-testid="timeline-until">
+                        {format!("– {}{duration}", format::timestamp(Some(u)))}
+                    </span>
+                }
+            });
+            let generation = e.is_claim().then(|| {
+                let g = e.generation.as_deref().unwrap_or(format::UNKNOWN);
+                view! { <span class="muted" data-testid="timeline-generation">{format!("CAS generation {g}")}</span> }
+            });
             view! {
-                <li class=format!("timeline-entry kind-{}", widgets::css_token(e.kind.as_str())) data-testid="timeline-entry">
+                <li class=format!("timeline-entry kind-{}", widgets::css_token(e.kind.as_str())) data-testid="timeline-entry" data-kind=e.kind.as_str()>
                     <span class="time">{format::timestamp(e.at.as_deref())}</span>
+                    {until}
                     <span class="label">{e.label.clone()}</span>
+                    {generation}
                     <span class="who">{format::or_unknown(e.agent.as_deref())}</span>
                     {previous}
                     <span class="muted">{format::or_unknown(e.machine.as_deref())}</span>
@@ -125,5 +150,9 @@ fn timeline(entries: &[TimelineEntry]) -> AnyView {
             }
         })
         .collect_view();
-    view! { <ol class="timeline" data-testid="custody-timeline">{items}</ol> }.into_any()
+    view! {
+        <p class="muted">"Ordered oldest → newest"</p>
+        <ol class="timeline" data-testid="custody-timeline">{items}</ol>
+    }
+    .into_any()
 }

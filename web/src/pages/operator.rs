@@ -153,10 +153,14 @@ fn chips(sel: &Slice, q: &str, state: &str) -> impl IntoView {
 fn row_view(row: &Row) -> impl IntoView {
     view! {
         <tr data-testid="operator-row" data-row-id=row.id.clone() class=format!("state-row-{}", row.state.as_str())>
+            // The cell stays a table cell (its borders line up with the row's); the badges
+            // wrap inside it.
             <td class="cell-state">
-                {widgets::state_badge(row.state)}
-                {widgets::liveness_badge(row.liveness)}
-                {widgets::age(row.last_activity.clone())}
+                <div class="state-stack">
+                    {widgets::state_badge(row.state)}
+                    {widgets::liveness_badge(row.liveness)}
+                    {widgets::age(row.last_activity.clone())}
+                </div>
             </td>
             <td class="cell-work">{work_cell(row)}</td>
             <td class="cell-owner">

@@ -1,8 +1,11 @@
-//! `GET /api/items/{owner}/{repo}/{target}`: one issue or pull request's custody timeline.
+//! `GET /api/items/{owner}/{repo}/{target}`: one issue or pull request's custody timeline;
+//! 404 for an item the coordination state knows nothing about.
 
 use agent_coord_shared::dashboard::detail;
+use agent_coord_shared::dashboard::model::item_not_found;
 use axum::extract::Path;
 use axum::extract::State;
+use axum::http::StatusCode;
 use axum::routing::get;
 use axum::Json;
 use axum::Router;
@@ -32,6 +35,12 @@ async fn items_show(
             &target,
             cx.now(),
         );
+        if !d.is_known() {
+            return Err(ApiError::new(
+                StatusCode::NOT_FOUND,
+                item_not_found(&format!("{owner}/{repo}"), &target),
+            ));
+        }
         serde_json::to_value(d)
             .map(Json)
             .map_err(|e| ApiError::internal(e.to_string()))

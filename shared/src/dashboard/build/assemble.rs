@@ -19,6 +19,7 @@ use crate::dashboard::model::Row;
 use crate::dashboard::model::RowState;
 use crate::dashboard::model::Severity;
 use crate::dashboard::model::RECENT_EVENTS;
+use crate::dashboard::model::SETUP_NOTICE;
 use crate::time;
 use crate::time::Instant;
 
@@ -92,6 +93,7 @@ pub(crate) fn assemble(
             .map(|(p, m)| format!("Malformed JSON in {p}: {m}"))
             .collect(),
         slice: None,
+        setup: inputs.is_empty().then(|| SETUP_NOTICE.to_owned()),
     }
 }
 

@@ -10,6 +10,7 @@ use serde_json::Value;
 use crate::dashboard::build::build;
 use crate::dashboard::build::build_with;
 use crate::dashboard::build::update;
+use crate::dashboard::build::update_with;
 use crate::dashboard::fixtures::ago;
 use crate::dashboard::fixtures::now;
 use crate::dashboard::fixtures::task;
@@ -174,6 +175,75 @@ proptest! {
         let incremental = updated.expect("only events were added, by known agents, and tasks");
         prop_assert_eq!(incremental, full);
     }
+
+    #[test]
+    fn update_after_renewed_heartbeats_equals_a_full_build(
+        claims in prop::collection::vec((0..4usize, 0..2usize, 0..6u8, any::<bool>()), 0..6),
+        beats in prop::collection::vec((0..4usize, 0..2usize, 0..6u8, 0..80i64), 0..4),
+        old in prop::collection::vec(ev(), 0..12),
+        new in prop::collection::vec(ev(), 0..3),
+        renewals in prop::collection::vec((0..4usize, 0..6usize, -5..90i64), 1..4),
+    ) {
+        let now = now();
+        let mut files = base(&claims, &beats);
+        files.extend(old.iter().enumerate().map(|(i, e)| event(i, e)));
+        let before = inputs(&files);
+        let (model, derivation) = build_with(&before, now, "v1");
+        let mut after = before.clone();
+        for (i, e) in new.iter().enumerate() {
+            let (path, bytes) = event(1000 + i, e);
+            after.push(parse_record(&path, &bytes));
+        }
+        after.finish();
+        for (agent, status, age) in &renewals {
+            let i = agent % after.heartbeats.len();
+            let mut h = after.heartbeats[i].as_ref().clone();
+            h.status = BEAT_STATUSES[status % BEAT_STATUSES.len()].to_owned();
+            h.updated_at = crate::time::parse(&ago(*age));
+            h.expires_at = crate::time::parse(&ago(age - 10));
+            after.heartbeats[i] = Arc::new(h);
+        }
+        let full = build(&after, now, "v2");
+        let (incremental, fresh) = update_with(model, &derivation, &before, &after, now, "v2")
+            .expect("only renewed heartbeats and events by known agents");
+        prop_assert!(fresh.is_some(), "the lanes were derived again");
+        prop_assert_eq!(incremental, full);
+    }
+}
+
+/// Statuses a renewed heartbeat reports: working, done, merged, waiting on a person, blocked.
+const BEAT_STATUSES: [&str; 6] = [
+    "implementing",
+    "done",
+    "merged",
+    "waiting for user input",
+    "blocked",
+    "ready for qa",
+];
+
+#[test]
+fn a_heartbeat_that_moved_to_other_work_falls_back_to_a_full_build() {
+    let now = now();
+    let before = inputs(&base(&[(0, 0, 1, false)], &[]));
+    let (model, derivation) = build_with(&before, now, "v1");
+    for change in [
+        |h: &mut crate::dashboard::input::HeartbeatIn| h.target = Some("5".into()),
+        |h: &mut crate::dashboard::input::HeartbeatIn| h.batch_id = Some("b9".into()),
+        |h: &mut crate::dashboard::input::HeartbeatIn| h.meta.machine = Some("box-9".into()),
+    ] {
+        let mut after = before.clone();
+        let mut h = after.heartbeats[0].as_ref().clone();
+        change(&mut h);
+        after.heartbeats[0] = Arc::new(h);
+        assert!(update(model.clone(), &derivation, &before, &after, now, "v2").is_none());
+    }
+    // A renewal alone is an update, and equals a full build.
+    let mut after = before.clone();
+    let mut h = after.heartbeats[0].as_ref().clone();
+    h.status = "verifying".into();
+    after.heartbeats[0] = Arc::new(h);
+    let updated = update(model, &derivation, &before, &after, now, "v2").expect("an update");
+    assert_eq!(updated, build(&after, now, "v2"));
 }
 
 #[test]
@@ -225,4 +295,31 @@ fn a_tip_that_changed_only_coordinator_tasks_reuses_every_row() {
     // Nothing the dashboard reads changed at all (say only activity records did).
     let same = update(model.clone(), &derivation, &before, &before, now, "v2").expect("update");
     assert_eq!(same, build(&before, now, "v2"));
+}
+
+#[test]
+fn a_renewal_that_completes_a_lane_unblocks_the_batches_waiting_on_it() {
+    let now = now();
+    // w2 beats on acme/app#2, lane b0:b, which b1's lane c waits for.
+    let before = inputs(&base(&[], &[(0, 0, 1, 1), (1, 0, 2, 1)]));
+    let (model, derivation) = build_with(&before, now, "v1");
+    let blocked = |m: &crate::dashboard::model::DashboardModel| {
+        m.rows
+            .iter()
+            .find(|r| r.id == "target:acme/api#3")
+            .map(|r| r.blocked_on.clone())
+    };
+    assert_eq!(blocked(&model), Some(vec!["b0:b".to_owned()]));
+    let mut after = before.clone();
+    let i = after
+        .heartbeats
+        .iter()
+        .position(|h| h.agent == "w2")
+        .expect("w2 beats");
+    let mut h = after.heartbeats[i].as_ref().clone();
+    h.status = "done".into();
+    after.heartbeats[i] = Arc::new(h);
+    let updated = update(model, &derivation, &before, &after, now, "v2").expect("an update");
+    assert_eq!(blocked(&updated), Some(Vec::new()));
+    assert_eq!(updated, build(&after, now, "v2"));
 }

@@ -19,6 +19,8 @@ use crate::time::Instant;
 pub(crate) struct Item<'a> {
     pub(crate) claim: Option<&'a ClaimIn>,
     pub(crate) heartbeats: Vec<&'a HeartbeatIn>,
+    /// The claim holder's heartbeat, wherever it points.
+    pub(crate) holder_beat: Option<&'a HeartbeatIn>,
     /// `(batch index, lane index)` of the lanes scheduling it.
     pub(crate) signals: Vec<(usize, usize)>,
     /// Its events, oldest first.
@@ -41,6 +43,9 @@ pub(crate) fn collect<'a>(
             .entry((c.repo.clone(), c.target.clone()))
             .or_default()
             .claim = Some(c);
+    }
+    for item in items.values_mut() {
+        item.holder_beat = item.claim.and_then(|c| inputs.heartbeat_of(&c.agent));
     }
     for h in &inputs.heartbeats {
         if let (Some(r), Some(t)) = (&h.repo, &h.target) {
@@ -98,12 +103,14 @@ impl<'a> Item<'a> {
         srcs: &[BatchSrc],
         index: &EventIndex<'a>,
     ) -> Item<'a> {
+        // The last one wins, as in `collect`.
+        let claim = active_claims
+            .iter()
+            .rfind(|c| c.repo == repo && c.target == target)
+            .copied();
         let mut item = Item {
-            // The last one wins, as in `collect`.
-            claim: active_claims
-                .iter()
-                .rfind(|c| c.repo == repo && c.target == target)
-                .copied(),
+            claim,
+            holder_beat: claim.and_then(|c| inputs.heartbeat_of(&c.agent)),
             heartbeats: inputs
                 .heartbeats
                 .iter()

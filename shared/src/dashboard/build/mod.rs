@@ -32,6 +32,7 @@ mod views;
 
 pub use assemble::event_view;
 pub use update::update;
+pub use update::update_with;
 
 /// What a build keeps besides the model so that the next tip can update it instead of
 /// deriving everything again.
@@ -214,3 +215,5 @@ fn fmt(t: Option<Instant>) -> Option<String> {
 mod incremental;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_warnings;

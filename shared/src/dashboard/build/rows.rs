@@ -423,6 +423,14 @@ impl Subject<'_, '_> {
     ) -> Vec<String> {
         let item = self.item;
         let mut warnings = Vec::new();
+        if let Some(elsewhere) = item
+            .holder_beat
+            .and_then(|h| points_elsewhere(h, self.repo, self.target))
+        {
+            warnings.push(format!(
+                "Claim holder heartbeat currently points at {elsewhere}."
+            ));
+        }
         if let (Some(c), Some(h)) = (item.claim, self.hb) {
             if h.agent != c.agent {
                 warnings.push(format!(
@@ -439,6 +447,7 @@ impl Subject<'_, '_> {
         }
         for (b, l) in &item.signals {
             let lane = &self.srcs[*b].lanes[*l];
+            warnings.extend(lane_mismatch(&self.srcs[*b], lane));
             if !lane.blocked_on.is_empty() {
                 warnings.push(format!(
                     "batch {}:{} is blocked on {}.",
@@ -503,6 +512,7 @@ fn lane_row(b: &BatchSrc, lane: &LaneSrc, control: ControlStatus, now: Instant) 
             )
         })
         .into_iter()
+        .chain(lane_mismatch(b, lane))
         .collect();
     Row {
         id: format!("lane:{}:{}", b.id, lane.name),
@@ -530,4 +540,22 @@ fn lane_row(b: &BatchSrc, lane: &LaneSrc, control: ControlStatus, now: Instant) 
         qa: None,
         warnings,
     }
+}
+
+/// `owner/repo#N` of a heartbeat that reports other work than `repo#target`.
+fn points_elsewhere(h: &HeartbeatIn, repo: &str, target: &str) -> Option<String> {
+    match (h.repo.as_deref(), h.target.as_deref()) {
+        (Some(r), Some(t)) if (r, t) != (repo, target) => Some(format!("{r}#{t}")),
+        _ => None,
+    }
+}
+
+/// The warning of a lane whose owner's heartbeat points at other work (reference §2.2).
+fn lane_mismatch(b: &BatchSrc, lane: &LaneSrc) -> Option<String> {
+    lane.mismatch.as_ref().map(|work| {
+        format!(
+            "Lane {}:{} owner heartbeat points at {work} and was not applied.",
+            b.id, lane.name
+        )
+    })
 }

@@ -1,8 +1,10 @@
-//! The incremental build: when a new tip differs from the last only by new events (and
-//! coordinator task checkpoints), re-derive just what those events can change — their items,
-//! their batches (and the batches waiting on them), those batches' rows and health — with
-//! the full build's steps. Task checkpoints only feed the attention queue, which assembling
-//! derives again every time, so a tip that changed nothing else reuses every row.
+//! The incremental build: when a new tip differs from the last only by new events, renewed
+//! heartbeats (the same agent on the same work and machine; its status and times moved) and
+//! coordinator task checkpoints, re-derive just what those can change — their items, their
+//! batches (and the batches waiting on them), those batches' rows and health, and for
+//! heartbeats the lanes and machines — with the full build's steps. Task checkpoints only
+//! feed the attention queue, which assembling derives again every time, so a tip that
+//! changed nothing else reuses every row.
 
 use std::collections::BTreeSet;
 use std::collections::HashMap;
@@ -18,6 +20,7 @@ use super::Derivation;
 use super::EventIndex;
 use crate::dashboard::health;
 use crate::dashboard::input::EventIn;
+use crate::dashboard::input::HeartbeatIn;
 use crate::dashboard::input::Inputs;
 use crate::dashboard::machines::MachineOf;
 use crate::dashboard::model::BatchView;
@@ -50,11 +53,25 @@ pub fn update(
     now: Instant,
     version: &str,
 ) -> Option<DashboardModel> {
+    update_with(prev, derivation, prev_inputs, inputs, now, version).map(|(model, _)| model)
+}
+
+/// [`update`], also returning the new [`Derivation`] when renewed heartbeats changed the
+/// lanes (the caller keeps the old one otherwise).
+pub fn update_with(
+    prev: DashboardModel,
+    derivation: &Derivation,
+    prev_inputs: &Inputs,
+    inputs: &Inputs,
+    now: Instant,
+    version: &str,
+) -> Option<(DashboardModel, Option<Derivation>)> {
     let added = added_events(prev_inputs, inputs)?;
-    if added.len() > MAX_ADDED || !machines_known(&added, derivation) {
+    let renewed = renewed_beats(prev_inputs, inputs)?;
+    if added.len() > MAX_ADDED || renewed.len() > MAX_ADDED || !machines_known(&added, derivation) {
         return None;
     }
-    if added.is_empty() {
+    if added.is_empty() && renewed.is_empty() {
         // Coordinator tasks (or records the dashboard does not read) changed: rows,
         // batches, machines and health are the previous ones, assembled again.
         let DashboardModel {
@@ -65,7 +82,7 @@ pub fn update(
             machines,
             ..
         } = prev;
-        return Some(assemble::assemble(
+        let model = assemble::assemble(
             inputs,
             now,
             version,
@@ -75,10 +92,30 @@ pub fn update(
                 machines,
                 health,
             },
-        ));
+        );
+        return Some((model, None));
     }
+    // Renewed heartbeats move lane statuses and liveness: the lanes are derived again (the
+    // batches are the same ones, in the same order, as agent, work and batch did not move).
+    let fresh = (!renewed.is_empty()).then(|| {
+        let hb_by_agent: HashMap<&str, &HeartbeatIn> = inputs
+            .heartbeats
+            .iter()
+            .map(|h| (h.agent.as_str(), h.as_ref()))
+            .collect();
+        let active = sources::active_claims(inputs);
+        Derivation {
+            srcs: sources::batches(inputs, &hb_by_agent, &active, now),
+            resolved: derivation.resolved.clone(),
+            lane_rows: derivation.lane_rows.clone(),
+        }
+    });
+    let derivation = fresh.as_ref().unwrap_or(derivation);
     let srcs = &derivation.srcs;
-    let affected = Affected::of(&added, srcs);
+    let mut affected = Affected::of(&added, srcs);
+    if !renewed.is_empty() {
+        affected.renewed(&renewed, inputs, srcs);
+    }
     let keys: HashSet<(&str, &str)> = affected
         .keys
         .iter()
@@ -111,7 +148,13 @@ pub fn update(
     let rows = step.rows(prev_rows, prev_qa);
     let batches = step.views(prev_batches, &rows);
     let health = step.health(prev_health, &rows.rows);
-    Some(assemble::assemble(
+    let machines = if renewed.is_empty() {
+        machines
+    } else {
+        let active = sources::active_claims(inputs);
+        crate::dashboard::machines::machines(inputs, &active, &derivation.resolved, now)
+    };
+    let model = assemble::assemble(
         inputs,
         now,
         version,
@@ -121,7 +164,8 @@ pub fn update(
             machines,
             health,
         },
-    ))
+    );
+    Some((model, fresh))
 }
 
 fn same_list<T>(a: &[Arc<T>], b: &[Arc<T>]) -> bool {
@@ -129,11 +173,10 @@ fn same_list<T>(a: &[Arc<T>], b: &[Arc<T>]) -> bool {
 }
 
 /// Events in `now` that `prev` did not have (maybe none), when that is the only difference
-/// besides task checkpoints (claims, heartbeats, manifests and unreadable records are the
+/// besides task checkpoints and heartbeats (claims, manifests and unreadable records are the
 /// very same records).
 fn added_events<'a>(prev: &Inputs, now: &'a Inputs) -> Option<Vec<&'a EventIn>> {
     if !same_list(&prev.claims, &now.claims)
-        || !same_list(&prev.heartbeats, &now.heartbeats)
         || !same_list(&prev.manifests, &now.manifests)
         || prev.malformed != now.malformed
         || now.events.len() < prev.events.len()
@@ -153,6 +196,32 @@ fn added_events<'a>(prev: &Inputs, now: &'a Inputs) -> Option<Vec<&'a EventIn>> 
         }
     }
     (old.next().is_none()).then_some(added)
+}
+
+/// The heartbeats in `now` that renew one in `prev` (maybe none), when every other one is
+/// the very same record: the same agents, each renewal on the same work (repository, target,
+/// batch, lane) from the same machine — only its status, times and other metadata moved.
+fn renewed_beats<'a>(prev: &Inputs, now: &'a Inputs) -> Option<Vec<&'a HeartbeatIn>> {
+    if prev.heartbeats.len() != now.heartbeats.len() {
+        return None;
+    }
+    let mut renewed = Vec::new();
+    for (old, new) in prev.heartbeats.iter().zip(&now.heartbeats) {
+        if Arc::ptr_eq(old, new) {
+            continue;
+        }
+        let same_work = old.agent == new.agent
+            && old.repo == new.repo
+            && old.target == new.target
+            && old.batch_id == new.batch_id
+            && old.lane == new.lane
+            && old.meta.machine == new.meta.machine;
+        if !same_work {
+            return None;
+        }
+        renewed.push(new.as_ref());
+    }
+    Some(renewed)
 }
 
 /// Whether the previous build resolved the machine of every agent the new events name
@@ -217,6 +286,48 @@ impl Affected {
             batches,
             batch_ids,
         }
+    }
+}
+
+impl Affected {
+    /// Adds what renewed heartbeats can change: the work each points at, the work its agent
+    /// claims, and every batch with a lane it owns — with every target of those batches and
+    /// of the batches waiting on them (a lane's status can complete a dependency).
+    fn renewed(&mut self, beats: &[&HeartbeatIn], inputs: &Inputs, srcs: &[BatchSrc]) {
+        let agents: BTreeSet<&str> = beats.iter().map(|h| h.agent.as_str()).collect();
+        for h in beats {
+            if let (Some(r), Some(t)) = (&h.repo, &h.target) {
+                self.keys.insert((r.clone(), t.clone()));
+            }
+        }
+        for c in sources::active_claims(inputs) {
+            if agents.contains(c.agent.as_str()) {
+                self.keys.insert((c.repo.clone(), c.target.clone()));
+            }
+        }
+        for (i, b) in srcs.iter().enumerate() {
+            if b.lanes
+                .iter()
+                .any(|l| l.owner.as_deref().is_some_and(|o| agents.contains(o)))
+            {
+                self.direct.insert(i);
+            }
+        }
+        // Batches depending on those: their lanes' blocked_on may move, so their rows too.
+        let waiting = affected_batches(srcs, &self.direct, &BTreeSet::new());
+        self.direct.extend(waiting);
+        for i in &self.direct {
+            let b = &srcs[*i];
+            for lane in &b.lanes {
+                for t in &lane.targets {
+                    if let Some(r) = b.repo_of(t) {
+                        self.keys.insert((r, t.clone()));
+                    }
+                }
+            }
+        }
+        self.batches = affected_batches(srcs, &self.direct, &self.keys);
+        self.batch_ids = self.batches.iter().map(|i| srcs[*i].id.clone()).collect();
     }
 }
 

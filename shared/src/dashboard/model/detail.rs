@@ -22,7 +22,7 @@ pub enum TimelineKind {
     UnknownOwnership,
     /// A phase change.
     Phase,
-    /// The holder's heartbeat liveness now.
+    /// A run of the holder's heartbeat liveness (live, stale or dead).
     Liveness,
     /// Any other event.
     Event,
@@ -52,8 +52,11 @@ pub struct TimelineEntry {
     pub kind: TimelineKind,
     /// What the UI prints.
     pub label: String,
-    /// When (ISO), if known.
+    /// When (ISO), if known; where a span (a phase, a liveness run) starts.
     pub at: Option<String>,
+    /// Where a span ends (ISO): the next phase, a custody boundary, or the clock's reading.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub until: Option<String>,
     /// The agent.
     pub agent: Option<String>,
     /// The previous holder, for takeovers.
@@ -64,6 +67,30 @@ pub struct TimelineEntry {
     pub batch_id: Option<String>,
     /// Status/phase text.
     pub status: Option<String>,
+    /// The claim's fencing (CAS) generation, when the record names one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub generation: Option<String>,
+}
+
+impl TimelineEntry {
+    /// Reports whether the entry is about the claim itself (it shows a CAS generation).
+    pub fn is_claim(&self) -> bool {
+        matches!(
+            self.kind,
+            TimelineKind::Acquired
+                | TimelineKind::Renewed
+                | TimelineKind::TakenOver
+                | TimelineKind::Released
+                | TimelineKind::UnknownOwnership
+        )
+    }
+
+    /// How long a span lasted (`5m`, `2h`), when it has both ends.
+    pub fn duration(&self) -> Option<String> {
+        let from = crate::time::parse(self.at.as_deref()?)?;
+        let until = crate::time::parse(self.until.as_deref()?)?;
+        Some(crate::dashboard::derive::age_label(Some(from), until))
+    }
 }
 
 /// `GET /api/items/{owner}/{repo}/{target}`.
@@ -88,4 +115,21 @@ pub struct ItemDetail {
     pub coordinator_warning: Option<String>,
     /// Model version this was derived at.
     pub version: String,
+}
+
+impl ItemDetail {
+    /// Reports whether the state knows the item at all: it has a row, custody history, or a
+    /// coordinator task (readable or not). An unknown item is a 404, not an empty page.
+    pub fn is_known(&self) -> bool {
+        self.row.is_some()
+            || !self.timeline.is_empty()
+            || self.coordinator.is_some()
+            || self.coordinator_warning.is_some()
+    }
+}
+
+/// The message of a 404 for an item the state does not know (the server sends it, the item
+/// page recognises it to say "not found" rather than "could not load").
+pub fn item_not_found(repo: &str, target: &str) -> String {
+    format!("Work item {repo}#{target} is not in the coordination state.")
 }

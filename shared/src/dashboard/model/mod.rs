@@ -54,7 +54,14 @@ pub struct DashboardModel {
     /// Set when the model was cut down for one page (`?view=`): what was left out.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub slice: Option<crate::dashboard::slice::Slice>,
+    /// How to start, when the coordination state holds nothing at all ([`SETUP_NOTICE`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub setup: Option<String>,
 }
+
+/// The one notice an empty coordination state shows instead of empty boards (reference §7.1:
+/// an uninitialised state root gets one setup notice and nothing else).
+pub const SETUP_NOTICE: &str = "No coordination state found yet. To start, join a fleet's shared state with `agent-coord init --remote <URL>` on this machine, or let an agent claim work with `agent-coord claim --agent-id <AGENT> --repo <OWNER/REPO> --target <N>`. This page updates by itself as records arrive.";
 
 /// How many events [`DashboardModel::recent_events`] carries.
 pub const RECENT_EVENTS: usize = 40;

@@ -1,5 +1,5 @@
 //! The dashboard server on a generated fleet: cold, warm and incremental model builds (after
-//! a new event, and after a coordinator task checkpoint changed).
+//! a new event, a renewed heartbeat, and a changed coordinator task checkpoint).
 
 use std::time::Duration;
 use std::time::Instant;
@@ -59,6 +59,40 @@ pub fn bench_dashboard(scale: usize) {
         after.push(took);
         after_model.push(Duration::from_secs_f64(model.unwrap_or(f64::NAN) / 1e3));
     }
+    // A heartbeat renewed: the same agent on the same work, a new status (what a live fleet
+    // publishes every few seconds). Its first beat is a new heartbeat, derived in full.
+    let beat = |status: &str| {
+        run_ok(
+            &fx,
+            &[
+                "heartbeat",
+                "--agent-id",
+                "bench-hb",
+                "--repo",
+                "acme/app",
+                "--target",
+                "1",
+                "--batch-id",
+                "batch-00000",
+                "--status",
+                status,
+            ],
+        )
+    };
+    beat("in_progress");
+    let _ = fetch();
+    let (mut hb_after, mut hb_model, mut hb_updated) = (Vec::new(), Vec::new(), 0);
+    for i in 0..5 {
+        beat(if i % 2 == 0 {
+            "implementing"
+        } else {
+            "verifying"
+        });
+        let (took, _, model, updated) = fetch();
+        hb_after.push(took);
+        hb_model.push(Duration::from_secs_f64(model.unwrap_or(f64::NAN) / 1e3));
+        hb_updated += usize::from(updated);
+    }
     // A coordinator tick's checkpoint: one task file changes on the state branch.
     let (mut task_after, mut task_model, mut task_updated) = (Vec::new(), Vec::new(), 0);
     for i in 0..5u64 {
@@ -91,6 +125,7 @@ pub fn bench_dashboard(scale: usize) {
          | GET /api/dashboard cold (read + parse + derive + serialise + transfer) | {} (model {:.1} ms) |\n\
          | warm (cached by tip ids), median of 15 | {} |\n\
          | after one new event, median of 5 | {} (model update {}) |\n\
+         | after one renewed heartbeat, median of 5 | {} (model {}; updated, not derived, {hb_updated} of 5 times) |\n\
          | after one coordinator task checkpoint, median of 5 | {} (model {}; updated, not derived, {task_updated} of 5 times) |\n\
          | server peak RSS | {hwm} |",
         bytes as f64 / 1e6,
@@ -99,6 +134,8 @@ pub fn bench_dashboard(scale: usize) {
         ms(warm),
         ms(median(after)),
         ms(median(after_model)),
+        ms(median(hb_after)),
+        ms(median(hb_model)),
         ms(median(task_after)),
         ms(median(task_model)),
     );
