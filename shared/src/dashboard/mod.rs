@@ -9,6 +9,7 @@ pub mod detail;
 #[cfg(any(test, feature = "fixtures"))]
 #[doc(hidden)]
 pub mod fixtures;
+pub mod github;
 pub mod health;
 pub mod input;
 pub mod machines;

@@ -91,6 +91,7 @@ pub(crate) fn assemble(
             .iter()
             .map(|(p, m)| format!("Malformed JSON in {p}: {m}"))
             .collect(),
+        source_status: inputs.github.iter().map(|g| g.status.clone()).collect(),
     }
 }
 

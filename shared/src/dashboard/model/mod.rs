@@ -14,6 +14,7 @@ use crate::coordinator::task::Phase;
 mod batches;
 mod coordinator;
 mod detail;
+mod github;
 mod health;
 mod machines;
 mod rows;
@@ -21,6 +22,7 @@ mod rows;
 pub use batches::*;
 pub use coordinator::*;
 pub use detail::*;
+pub use github::*;
 pub use health::*;
 pub use machines::*;
 pub use rows::*;
@@ -51,6 +53,9 @@ pub struct DashboardModel {
     pub recent_events: Vec<EventView>,
     /// Problems reading the state itself (malformed records); the rest still renders.
     pub warnings: Vec<String>,
+    /// How the sources besides the state branch are doing (GitHub), once one is used.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub source_status: Vec<SourceStatus>,
 }
 
 /// How many events [`DashboardModel::recent_events`] carries.
