@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use super::assets;
 use super::conn;
+use super::enrich;
 use super::router;
 use super::state::AppState;
 use crate::command_error::CommandError;
@@ -23,6 +24,8 @@ pub(crate) struct Options<'a> {
     pub(crate) port: u16,
     /// Whether a simulated fleet is serving (the banner says so).
     pub(crate) demo: bool,
+    /// The GitHub enrichment's refresher.
+    pub(crate) github: enrich::Options,
 }
 
 /// Serves `state` until Ctrl-C.
@@ -46,6 +49,7 @@ pub(crate) fn run(state: AppState, opts: &Options<'_>) -> Result<(), CommandErro
         let _ = state.bound_port.set(addr.port());
         banner(addr, opts.demo);
         tracing::info!(%addr, "dashboard listening");
+        enrich::spawn(state.clone(), opts.github.clone());
         let watcher = state.clone();
         tokio::spawn(async move {
             loop {

@@ -14,6 +14,7 @@ use std::sync::OnceLock;
 use tokio::sync::watch;
 
 use super::cache;
+use super::enrich;
 use super::error::ApiError;
 use super::error::ApiResult;
 use super::guard;
@@ -46,6 +47,8 @@ pub(crate) struct Shared {
     pub(crate) streams: Mutex<HashMap<IpAddr, usize>>,
     /// The machine's interface addresses (a function so tests can pretend).
     pub(crate) local_addrs: fn() -> Vec<IpAddr>,
+    /// What GitHub said at its last refresh (the refresher writes it).
+    pub(crate) github: enrich::Enrichment,
 }
 
 impl Deref for AppState {
@@ -81,6 +84,7 @@ impl AppState {
             limits,
             streams: Mutex::new(HashMap::new()),
             local_addrs: guard::local_addresses,
+            github: enrich::Enrichment::default(),
         }))
     }
 }
@@ -116,7 +120,7 @@ impl Shared {
             .cache
             .lock()
             .map_err(|_| ApiError::internal("model cache poisoned"))?;
-        Ok(cache.get(&store, cx.now())?)
+        Ok(cache.get(&store, cx.now(), self.github.facts())?)
     }
 
     /// Returns the model currently cached, if any (without deriving).
@@ -127,7 +131,8 @@ impl Shared {
     /// Reads the refs and publishes their version if it changed.
     pub(crate) fn poll_version(&self) {
         let Ok(store) = self.store() else { return };
-        if let Ok(tips) = cache::Tips::read(&store) {
+        if let Ok(mut tips) = cache::Tips::read(&store) {
+            tips.github = self.github.facts().0;
             let v = tips.version();
             self.version.send_if_modified(|cur| {
                 let changed = *cur != v;
