@@ -26,6 +26,13 @@ pub fn App() -> impl IntoView {
         <Router>
             <TopBar/>
             {move || store.error.get().map(widgets::error_banner)}
+            {move || {
+                store
+                    .model
+                    .get()
+                    .and_then(|m| m.source_status.iter().find_map(|s| s.banner()))
+                    .map(widgets::source_banner)
+            }}
             <main>
                 <Routes fallback=|| view! { <h1>"Page not found"</h1> <p><a href="/">"Back to the overview"</a></p> }>
                     <Route path=path!("/") view=OverviewPage/>
