@@ -153,3 +153,38 @@ impl SourceStatus {
         ))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_degraded_source_has_a_banner_and_it_names_the_status() {
+        let status = |status, http_status| SourceStatus {
+            resource: "github".into(),
+            status,
+            http_status,
+            message: "Check the token.".into(),
+            retry_at: None,
+        };
+        for quiet in [SourceState::Ok, SourceState::Pending, SourceState::Disabled] {
+            assert_eq!(status(quiet, None).banner(), None, "{quiet:?}");
+        }
+        assert_eq!(
+            status(SourceState::AuthError, Some(401)).banner().as_deref(),
+            Some("GitHub authentication failed (401) — showing coordination state without GitHub updates. Check the token.")
+        );
+        let limited = status(SourceState::RateLimited, None).banner().unwrap();
+        assert!(
+            limited.starts_with("GitHub rate limit reached —"),
+            "{limited}"
+        );
+        let down = status(SourceState::Unreachable, Some(502))
+            .banner()
+            .unwrap();
+        assert!(down.starts_with("GitHub unreachable (502)"), "{down}");
+        let wire = serde_json::to_value(status(SourceState::RateLimited, None)).unwrap();
+        assert_eq!(wire["status"], "rate_limited");
+        assert!(wire.get("httpStatus").is_some() && wire.get("retryAt").is_some());
+    }
+}
