@@ -96,12 +96,16 @@ impl GitHub {
         items(self.list(&route)?, &route, repo)
     }
 
-    /// One issue or pull request (through the issues API), `None` when GitHub has none.
+    /// One issue or pull request (through the issues API), `None` when GitHub has none
+    /// (never was, deleted, or moved away): one such number never stops a refresh.
     pub(crate) fn item(&mut self, repo: &str, number: u64) -> Result<Option<GhItem>, GhError> {
         let route = format!("/repos/{repo}/issues/{number}");
         match self.get(&route) {
-            Ok(v) => item(&v, repo).map(Some).ok_or_else(|| shape(&route)),
-            Err(GhError::Status { status: 404, .. }) => Ok(None),
+            Ok(v) => Ok(item(&v, repo)),
+            Err(GhError::Status {
+                status: 301 | 404 | 410,
+                ..
+            }) => Ok(None),
             Err(e) => Err(e),
         }
     }
