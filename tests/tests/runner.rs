@@ -4,6 +4,7 @@
 
 mod test_batch;
 mod test_browser;
+mod test_browser_enrich;
 mod test_claim;
 mod test_concurrency;
 mod test_coordinator;

@@ -16,12 +16,12 @@ use serde_json::json;
 use serde_json::Value;
 
 const REPO: &str = "acme/app";
-const TOKEN: &str = "ghp_enrichSecret0123456789abcdef";
+pub(crate) const TOKEN: &str = "ghp_enrichSecret0123456789abcdef";
 
 /// A fake GitHub holding: #1 (the fleet's, its pull request #5 on `codex/1` merged), #2 (the
 /// fleet's, closed), #3 (open, nobody's), #4 (open, assigned to alice), #6 (the fleet's, its
 /// pull request #7 on `codex/6` open with passing CI).
-fn github(dir: &std::path::Path) -> FakeGitHub {
+pub(crate) fn github(dir: &std::path::Path) -> FakeGitHub {
     let gh = FakeGitHub::start(&dir.join("github"));
     gh.add_user("alice", UserKind::User, TOKEN);
     gh.add_repo(REPO, "main");
@@ -58,7 +58,7 @@ fn open_pull(gh: &FakeGitHub, head: &str, title: &str) -> u64 {
 }
 
 /// The coordination state: w1 on #1 (branch `codex/1`), w2 on #2, w6 on #6 (branch `codex/6`).
-fn state(env: &TestEnv) {
+pub(crate) fn state(env: &TestEnv) {
     env.claim("w1", REPO, 1)
         .arg("--branch")
         .arg("codex/1")
@@ -73,7 +73,7 @@ fn state(env: &TestEnv) {
 }
 
 /// `serve` asking GitHub every second at `api`, with `token` (if any) in `GH_TOKEN`.
-fn serve(env: &TestEnv, api: &str, token: Option<&str>) -> Server {
+pub(crate) fn serve(env: &TestEnv, api: &str, token: Option<&str>) -> Server {
     let mut cmd = env.command([
         "serve",
         "--host",
@@ -91,7 +91,7 @@ fn serve(env: &TestEnv, api: &str, token: Option<&str>) -> Server {
     Server::spawn(cmd)
 }
 
-fn model(server: &Server) -> Value {
+pub(crate) fn model(server: &Server) -> Value {
     let (code, body) = server.get("/api/dashboard");
     assert_eq!(code, 200, "{body}");
     serde_json::from_str(&body).expect("model")
@@ -106,7 +106,7 @@ fn row<'m>(model: &'m Value, target: &str) -> Option<&'m Value> {
 }
 
 /// Polls the model until `done` holds (or 30 s pass, and the test fails saying `what`).
-fn wait_for(server: &Server, what: &str, done: impl Fn(&Value) -> bool) -> Value {
+pub(crate) fn wait_for(server: &Server, what: &str, done: impl Fn(&Value) -> bool) -> Value {
     let deadline = Instant::now() + Duration::from_secs(30);
     loop {
         let m = model(server);
@@ -121,7 +121,7 @@ fn wait_for(server: &Server, what: &str, done: impl Fn(&Value) -> bool) -> Value
     }
 }
 
-fn github_status(m: &Value) -> &str {
+pub(crate) fn github_status(m: &Value) -> &str {
     m["sourceStatus"][0]["status"].as_str().unwrap_or_default()
 }
 
