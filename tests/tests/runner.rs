@@ -5,6 +5,7 @@
 mod test_batch;
 mod test_browser;
 mod test_browser_fixes;
+mod test_browser_enrich;
 mod test_claim;
 mod test_concurrency;
 mod test_coordinator;
@@ -12,6 +13,7 @@ mod test_coordinator_demo;
 mod test_coordinator_gates;
 mod test_coordinator_ready;
 mod test_coordinator_runs;
+mod test_enrich;
 mod test_fake_github;
 mod test_faults;
 mod test_faults_remote;

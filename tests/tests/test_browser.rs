@@ -53,6 +53,13 @@ fn seed(env: &TestEnv) {
 /// Runs `browser/<script>` against a server on `env` (saving `target/browser/<shot>`) and
 /// asserts it passed.
 pub(crate) fn run_script(env: &TestEnv, script: &str, shot: &str) {
+    let server = Server::start(env, &[]);
+    run_script_on(&server, script, shot, &[]);
+}
+
+/// Runs `browser/<script> <url> <shot> <args…>` against a running `server` and asserts it
+/// passed.
+pub(crate) fn run_script_on(server: &Server, script: &str, shot: &str, args: &[&str]) {
     let browser_dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("browser");
     assert!(
         browser_dir.join("node_modules/playwright-core").is_dir(),
@@ -63,7 +70,6 @@ pub(crate) fn run_script(env: &TestEnv, script: &str, shot: &str) {
             || std::env::var_os("CHROMIUM").is_some(),
         "Chromium is not installed: run `make browser-tools` (or `make test`)"
     );
-    let server = Server::start(env, &[]);
     let health: serde_json::Value = serde_json::from_str(&server.get("/api/health").1).unwrap();
     assert_eq!(
         health["bundled"],
@@ -78,6 +84,7 @@ pub(crate) fn run_script(env: &TestEnv, script: &str, shot: &str) {
         .arg(browser_dir.join(script))
         .arg(&server.url)
         .arg(&shot)
+        .args(args)
         .output()
         .expect("node runs");
     let log = format!(

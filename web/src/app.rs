@@ -27,6 +27,13 @@ pub fn App() -> impl IntoView {
         <Router>
             <TopBar/>
             {move || store.error.get().map(widgets::error_banner)}
+            {move || {
+                store
+                    .model
+                    .get()
+                    .and_then(|m| m.source_status.iter().find_map(|s| s.banner()))
+                    .map(widgets::source_banner)
+            }}
             <main>
                 // An empty state: one notice on every page saying how to start.
                 <div class="setup-slot">

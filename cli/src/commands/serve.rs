@@ -8,6 +8,7 @@ use crate::command_error::CommandError;
 use crate::context::Context;
 use crate::demo::fleet;
 use crate::output::Report;
+use crate::serve::enrich;
 use crate::serve::guard;
 use crate::serve::limits::Limits;
 use crate::serve::start;
@@ -45,6 +46,13 @@ pub(crate) struct ServeArgs {
     /// Without a remote, the page says so
     #[arg(long, value_name = "SECS", default_value_t = 30)]
     sync_every: u64,
+    /// Seconds between GitHub enrichment refreshes (0 switches enrichment off); the token
+    /// comes from GH_TOKEN, GITHUB_TOKEN or `gh auth token`
+    #[arg(long, value_name = "SECS", default_value_t = enrich::DEFAULT_REFRESH_SECS)]
+    github_refresh: u64,
+    /// GitHub REST API root, for GitHub Enterprise (`https://HOST/api/v3`)
+    #[arg(long, value_name = "URL", default_value = "https://api.github.com")]
+    github_api_url: String,
 }
 
 /// Runs `serve`.
@@ -76,6 +84,15 @@ pub(crate) fn cmd_serve(cx: &Context, args: &ServeArgs) -> Result<Report, Comman
         port: args.port,
         demo: args.demo,
         sync_every: (sync_every > 0).then(|| Duration::from_secs(sync_every)),
+        github: enrich::Options {
+            // The demo fleet's repositories are made up: nothing to ask GitHub about.
+            interval: std::time::Duration::from_secs(if args.demo {
+                0
+            } else {
+                args.github_refresh
+            }),
+            api_url: args.github_api_url.clone(),
+        },
     };
     start::run(state, &opts)?;
     Ok(Report::text(String::new()))

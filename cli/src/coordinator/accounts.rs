@@ -24,6 +24,11 @@ const TOKEN_TIMEOUT: Duration = Duration::from_secs(30);
 pub(crate) struct Token(String);
 
 impl Token {
+    /// Wraps a token read elsewhere (the dashboard's `GH_TOKEN` or `gh auth token`).
+    pub(crate) fn new(token: &str) -> Token {
+        Token(token.to_owned())
+    }
+
     pub(crate) fn expose(&self) -> &str {
         &self.0
     }

@@ -8,7 +8,7 @@
 //! - `preflight`, `accounts`: the checks before any work, tokens and secrets;
 //! - `process`, `git`: the bounded runner and the worktree operations.
 
-mod accounts;
+pub(crate) mod accounts;
 mod effects;
 pub(crate) mod git;
 mod ledger;

@@ -17,6 +17,7 @@
 //! script, and a tick is bounded by its lanes, not by GitHub.
 
 mod cache;
+mod dashboard;
 mod pulls;
 mod types;
 
@@ -31,6 +32,7 @@ use http::StatusCode;
 use serde_json::Value;
 
 pub(crate) use self::cache::EtagCache;
+pub(crate) use self::dashboard::RateLimit;
 pub(crate) use self::pulls::ReviewEvent;
 pub(crate) use self::types::*;
 
@@ -84,6 +86,8 @@ pub(crate) struct GitHub {
     pub(crate) requests: u64,
     /// Of those, answered 304 from the cache.
     pub(crate) not_modified: u64,
+    /// The rate limit a refused request reported, until [`GitHub::take_rate_limit`].
+    rate_limit: Option<RateLimit>,
 }
 
 impl GitHub {
@@ -123,6 +127,7 @@ impl GitHub {
             cache,
             requests: 0,
             not_modified: 0,
+            rate_limit: None,
         })
     }
 
@@ -152,22 +157,29 @@ impl GitHub {
         let uri = format!("{}{route}", self.prefix);
         let rt = &self.rt;
         let octo = &self.octo;
-        let (status, etag, link, body) = rt
+        let (status, etag, link, limit, body) = rt
             .block_on(async {
                 let res = octo._get_with_headers(uri.as_str(), Some(headers)).await?;
                 let status = res.status();
-                let header = |name| {
+                let header = |name: &str| {
                     res.headers()
                         .get(name)
                         .and_then(|v: &HeaderValue| v.to_str().ok())
                         .map(str::to_owned)
                 };
-                let etag = header(ETAG);
-                let link = header(LINK);
+                let etag = header(ETAG.as_str());
+                let link = header(LINK.as_str());
+                let limit = RateLimit::of(
+                    status.as_u16(),
+                    header("x-ratelimit-remaining").as_deref(),
+                    header("retry-after").as_deref(),
+                    header("x-ratelimit-reset").as_deref(),
+                );
                 let body = octo.body_to_string(res).await?;
-                Ok::<_, octocrab::Error>((status, etag, link, body))
+                Ok::<_, octocrab::Error>((status, etag, link, limit, body))
             })
             .map_err(|e| self.transport(e))?;
+        self.rate_limit = limit.or(self.rate_limit.take());
         if status == StatusCode::NOT_MODIFIED {
             if let Some(c) = cached {
                 self.not_modified += 1;

@@ -14,6 +14,7 @@ use std::time::Instant as StdInstant;
 
 use agent_coord_shared::coordinator::task::TASKS_DIR;
 use agent_coord_shared::dashboard;
+use agent_coord_shared::dashboard::github::GithubFacts;
 use agent_coord_shared::dashboard::input::parse_record;
 use agent_coord_shared::dashboard::input::Inputs;
 use agent_coord_shared::dashboard::input::Parsed;
@@ -38,6 +39,8 @@ pub(crate) const MAX_AGE: Duration = Duration::from_secs(5);
 pub(crate) struct Tips {
     pub(crate) state: Option<ObjectId>,
     pub(crate) heartbeats: Vec<(String, ObjectId)>,
+    /// The generation of the GitHub facts folded in (0: none yet).
+    pub(crate) github: u64,
 }
 
 impl Tips {
@@ -48,6 +51,7 @@ impl Tips {
         Ok(Tips {
             state: store.tip()?,
             heartbeats,
+            github: 0,
         })
     }
 
@@ -59,6 +63,10 @@ impl Tips {
             h.update(b"\n");
             h.update(name.as_bytes());
             h.update(id.to_string());
+        }
+        if self.github != 0 {
+            // New GitHub facts are a new version, so the stream announces the enrichment.
+            h.update(format!("\ngithub {}", self.github));
         }
         h.finalize()
             .iter()
@@ -129,20 +137,35 @@ impl ModelCache {
     /// Returns the model for the store's current tips, deriving it only when they moved
     /// (or the cached one is older than [`MAX_AGE`]); an update when only new events,
     /// renewed heartbeats or coordinator task checkpoints arrived since a recent full
-    /// derivation.
-    pub(crate) fn get(&mut self, store: &Store, now: Instant) -> Result<Arc<Built>, StoreError> {
-        let tips = Tips::read(store)?;
+    /// derivation. `github` is the generation and the GitHub facts to fold in (a new
+    /// generation derives again from the same records).
+    pub(crate) fn get(
+        &mut self,
+        store: &Store,
+        now: Instant,
+        github: (u64, Option<Arc<GithubFacts>>),
+    ) -> Result<Arc<Built>, StoreError> {
+        let mut tips = Tips::read(store)?;
+        tips.github = github.0;
         if let Some(b) = &self.built {
             if b.tips == tips && b.built_at.elapsed() < MAX_AGE {
                 return Ok(b.clone());
             }
-            if b.tips == tips {
-                let inputs = b.inputs.clone();
+            if b.tips.state == tips.state && b.tips.heartbeats == tips.heartbeats {
+                let inputs = if b.tips.github == tips.github {
+                    b.inputs.clone()
+                } else {
+                    let mut inputs = (*b.inputs).clone();
+                    inputs.github = github.1;
+                    Arc::new(inputs)
+                };
                 return Ok(self.derive_since(tips, inputs, now, false, StdInstant::now()));
             }
         }
         let started = StdInstant::now();
-        let inputs = Arc::new(self.read_inputs(store, &tips)?);
+        let mut inputs = self.read_inputs(store, &tips)?;
+        inputs.github = github.1;
+        let inputs = Arc::new(inputs);
         Ok(self.derive_since(tips, inputs, now, true, started))
     }
 

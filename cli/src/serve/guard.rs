@@ -122,7 +122,7 @@ pub(crate) async fn host_guard(State(s): State<AppState>, req: Request, next: Ne
         .map(|c| c.0.ip());
     let allowed = authority::is_allowed(&judged, &s.allowed_hosts, s.bound_port.get().copied())
         // A lifecycle probe over loopback still works when the list names only LAN hosts.
-        || (req.uri().path() == "/api/health"
+        || (matches!(req.uri().path(), "/api/health" | "/api/doctor")
             && is_loopback_name(&judged.host)
             && peer.is_some_and(|p| canonical(p).is_loopback()));
     if !allowed {

@@ -10,6 +10,7 @@ pub(crate) mod assets;
 pub(crate) mod authority;
 pub(crate) mod cache;
 pub(crate) mod conn;
+pub(crate) mod enrich;
 pub(crate) mod error;
 pub(crate) mod extract;
 pub(crate) mod guard;

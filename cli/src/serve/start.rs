@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use super::assets;
 use super::conn;
+use super::enrich;
 use super::router;
 use super::state::AppState;
 use crate::command_error::CommandError;
@@ -26,6 +27,8 @@ pub(crate) struct Options<'a> {
     pub(crate) demo: bool,
     /// How often the server syncs with the remote (`None`: never).
     pub(crate) sync_every: Option<Duration>,
+    /// The GitHub enrichment's refresher.
+    pub(crate) github: enrich::Options,
 }
 
 /// Serves `state` until Ctrl-C.
@@ -49,6 +52,7 @@ pub(crate) fn run(state: AppState, opts: &Options<'_>) -> Result<(), CommandErro
         let _ = state.bound_port.set(addr.port());
         banner(addr, opts.demo);
         tracing::info!(%addr, "dashboard listening");
+        enrich::spawn(state.clone(), opts.github.clone());
         let watcher = state.clone();
         // One thread for the server's life, with the repository kept open on it: a poll is
         // a read of the refs, not a new repository handle and a blocking-pool task each time.

@@ -15,6 +15,7 @@ use agent_coord_shared::dashboard::freshness::SyncView;
 use tokio::sync::watch;
 
 use super::cache;
+use super::enrich;
 use super::error::ApiError;
 use super::error::ApiResult;
 use super::guard;
@@ -49,6 +50,8 @@ pub(crate) struct Shared {
     pub(crate) streams: Mutex<HashMap<IpAddr, usize>>,
     /// The machine's interface addresses (a function so tests can pretend).
     pub(crate) local_addrs: fn() -> Vec<IpAddr>,
+    /// What GitHub said at its last refresh (the refresher writes it).
+    pub(crate) github: enrich::Enrichment,
 }
 
 impl Deref for AppState {
@@ -85,6 +88,7 @@ impl AppState {
             limits,
             streams: Mutex::new(HashMap::new()),
             local_addrs: guard::local_addresses,
+            github: enrich::Enrichment::default(),
         }))
     }
 }
@@ -120,7 +124,7 @@ impl Shared {
             .cache
             .lock()
             .map_err(|_| ApiError::internal("model cache poisoned"))?;
-        Ok(cache.get(&store, cx.now())?)
+        Ok(cache.get(&store, cx.now(), self.github.facts())?)
     }
 
     /// Returns the model currently cached, if any (without deriving).
@@ -137,7 +141,8 @@ impl Shared {
 
     /// Reads the refs through `store` and publishes their version if it changed.
     pub(crate) fn publish_version(&self, store: &Store) {
-        if let Ok(tips) = cache::Tips::read(store) {
+        if let Ok(mut tips) = cache::Tips::read(store) {
+            tips.github = self.github.facts().0;
             let v = tips.version();
             self.version.send_if_modified(|cur| {
                 let changed = *cur != v;

@@ -459,3 +459,28 @@ async fn regression_truncated_body_is_answered_413() {
         assert_eq!(s, StatusCode::BAD_REQUEST);
     }
 }
+
+#[tokio::test]
+async fn doctor_answers_this_machine_only_and_never_a_token() {
+    let h = harness();
+    for peer in ["10.1.2.3:5000", "[fe80::1]:5000"] {
+        let req = Request::get("/api/doctor")
+            .header("host", "127.0.0.1:4319")
+            .body(Body::empty())
+            .expect("req");
+        let (s, v) = h.call(req, peer).await;
+        assert_eq!(s, StatusCode::FORBIDDEN, "{peer}");
+        assert_eq!(
+            v["error"],
+            json!(
+                "Coordination diagnostics can only be read from the machine running the dashboard."
+            )
+        );
+    }
+    let (s, v) = h.get("/api/doctor").await;
+    assert_eq!(s, StatusCode::OK);
+    assert_eq!(v["perResource"][0]["resource"], json!("state-branch"));
+    assert_eq!(v["perResource"][0]["status"], json!("ok"));
+    // No refresher runs in process: GitHub has not been asked yet.
+    assert_eq!(v["github"]["status"]["status"], json!("pending"));
+}

@@ -161,5 +161,6 @@ pub fn row(repo: &str, target: &str) -> Row {
         message: None,
         qa: None,
         warnings: Vec::new(),
+        github: None,
     }
 }

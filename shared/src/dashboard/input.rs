@@ -446,6 +446,8 @@ pub struct Inputs {
     pub tasks: Vec<Arc<TaskIn>>,
     /// Records that could not be read: `(path, message)`.
     pub malformed: Vec<(String, String)>,
+    /// What GitHub said at its last refresh; `None` builds from the git state alone.
+    pub github: Option<Arc<super::github::GithubFacts>>,
 }
 
 impl Inputs {

@@ -11,6 +11,7 @@ pub mod detail;
 #[doc(hidden)]
 pub mod fixtures;
 pub mod freshness;
+pub mod github;
 pub mod health;
 pub mod history;
 pub mod input;

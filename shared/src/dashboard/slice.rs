@@ -332,6 +332,7 @@ pub fn slice(model: &DashboardModel, view: &View) -> DashboardModel {
         counts: model.counts.clone(),
         recent_events: model.recent_events.clone(),
         setup: model.setup.clone(),
+        source_status: model.source_status.clone(),
         warnings: model.warnings.iter().take(WARNINGS_CAP).cloned().collect(),
         ..DashboardModel::default()
     };

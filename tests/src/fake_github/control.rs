@@ -64,6 +64,11 @@ pub fn router() -> Router<Shared> {
             get(requests_index).delete(requests_destroy),
         )
         .route("/_control/faults", post(faults_create))
+        .route("/_control/answer", post(answer_update))
+        .route(
+            "/_control/repos/{owner}/{repo}/branches",
+            post(branches_create),
+        )
         .route("/_control/stats", get(stats_show))
         .merge(pulls::router())
         .merge(ci::router())
@@ -182,13 +187,14 @@ async fn protected_branches_create(
     Ok(StatusCode::NO_CONTENT)
 }
 
-/// `{author, title, body}`.
+/// `{author, title, body, number?}`.
 #[derive(Debug, Deserialize)]
 struct NewIssue {
     author: String,
     title: String,
     #[serde(default)]
     body: String,
+    number: Option<u64>,
 }
 
 async fn issues_create(
@@ -198,7 +204,14 @@ async fn issues_create(
 ) -> Result<Response, ApiError> {
     let mut world = shared.lock();
     let full_name = format!("{owner}/{repo}");
-    let number = ops::open_issue(&mut world, &full_name, &new.author, &new.title, &new.body)?;
+    let number = ops::open_issue_numbered(
+        &mut world,
+        &full_name,
+        new.number,
+        &new.author,
+        &new.title,
+        &new.body,
+    )?;
     let repo = world.repo(&owner, &repo)?;
     let issue = shape::issue(&world, repo, repo.issue(number)?);
     Ok((StatusCode::CREATED, Json(issue)).into_response())
@@ -310,6 +323,39 @@ async fn requests_destroy(State(shared): State<Shared>) -> StatusCode {
 async fn faults_create(State(shared): State<Shared>, ApiJson(fault): ApiJson<Fault>) -> StatusCode {
     shared.lock().faults.push(fault);
     StatusCode::NO_CONTENT
+}
+
+async fn answer_update(
+    State(shared): State<Shared>,
+    ApiJson(answer): ApiJson<super::switch::Answer>,
+) -> StatusCode {
+    shared.lock().answer = answer;
+    StatusCode::NO_CONTENT
+}
+
+/// `{branch}`.
+#[derive(Debug, Deserialize)]
+struct NewBranch {
+    branch: String,
+}
+
+async fn branches_create(
+    State(shared): State<Shared>,
+    Path((owner, repo)): RepoPath,
+    ApiJson(new): ApiJson<NewBranch>,
+) -> Result<Response, ApiError> {
+    if !valid_branch(&new.branch) {
+        return Err(ApiError::Validation(format!("bad branch {:?}", new.branch)));
+    }
+    let (path, base) = {
+        let world = shared.lock();
+        let repo = world.repo(&owner, &repo)?;
+        (repo.path.clone(), repo.default_branch.clone())
+    };
+    let sha = git::branch_from(&path, &base, &new.branch)
+        .await
+        .map_err(|e| ApiError::Internal(e.to_string()))?;
+    Ok((StatusCode::CREATED, Json(json!({ "sha": sha }))).into_response())
 }
 
 async fn stats_show(State(shared): State<Shared>) -> Json<Value> {

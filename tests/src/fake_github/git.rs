@@ -173,6 +173,32 @@ fn install_hook(path: &Path) -> Result<(), GitError> {
     std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o755)).map_err(io_err)
 }
 
+/// Creates `branch` as a new commit on the tip of `base` (adding `<branch>.txt`, so the
+/// branch differs from its base) and returns the commit.
+pub async fn branch_from(path: &Path, base: &str, branch: &str) -> Result<String, GitError> {
+    let tip = git(path, &["rev-parse", &format!("refs/heads/{base}")], None).await?;
+    let blob = git(
+        path,
+        &["hash-object", "-w", "--stdin"],
+        Some(branch.as_bytes()),
+    )
+    .await?;
+    let file = format!("{}.txt", branch.replace('/', "-"));
+    let listing = git(path, &["ls-tree", &tip], None).await?;
+    let tree_text = format!("{listing}\n100644 blob {blob}\t{file}\n");
+    let tree = git(path, &["mktree"], Some(tree_text.trim_start().as_bytes())).await?;
+    let message = format!("Work on {branch}");
+    let commit = git(
+        path,
+        &["commit-tree", &tree, "-p", &tip, "-m", &message],
+        None,
+    )
+    .await?;
+    let reference = format!("refs/heads/{branch}");
+    git(path, &["update-ref", &reference, &commit], None).await?;
+    Ok(commit)
+}
+
 /// Records the protected branches of a repository for its hook.
 pub fn write_protected(path: &Path, branches: &BTreeSet<String>) -> Result<(), GitError> {
     let file = path.join(PROTECTED_FILE);

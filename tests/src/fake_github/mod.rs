@@ -68,7 +68,7 @@
 //! | `POST /_control/users` | `{login, kind: "User"\|"Bot", token}` → 201 user |
 //! | `POST /_control/repos` | `{full_name, default_branch}` → 201 `{path, repo}` |
 //! | `POST /_control/repos/{o}/{r}/protected_branches` | `{branch}` → 204 |
-//! | `POST /_control/repos/{o}/{r}/issues` | `{author, title, body}` → 201 issue |
+//! | `POST /_control/repos/{o}/{r}/issues` | `{author, title, body, number?}` → 201 issue (`number` when free, else the next) |
 //! | `POST /_control/repos/{o}/{r}/issues/{n}/assign` | `{assignee, actor}` → 204 |
 //! | `POST /_control/repos/{o}/{r}/issues/{n}/unassign` | `{assignee, actor}` → 204 |
 //! | `GET  /_control/repos/{o}/{r}/issues/{n}/comments` | → every comment |
@@ -85,6 +85,8 @@
 //! | `GET  /_control/logs/{job_id}` | → 200 `text/plain` log; 410 when expired |
 //! | `GET  /_control/requests`, `DELETE …` | → request log `[{method, path, query, status, login, fault}]`; clear |
 //! | `POST /_control/faults` | `{method, path, mode: "drop_after_apply"\|"drop_before_apply"\|"status_500"}` → 204 |
+//! | `POST /_control/answer` | `{mode: "normal"\|"unauthorized"\|"rate_limited", retry_after?}` → 204; every REST request then gets 401, or 403 with the rate limit spent (see `switch.rs`) |
+//! | `POST /_control/repos/{o}/{r}/branches` | `{branch}` → 201 `{sha}`: a new commit on the default branch's tip |
 //! | `GET  /_control/stats` | → `{requests, not_modified, merge_calls, rate_limit_remaining: {login: n}, review_posts: {event: n}, graphql_requests, ready_mutations}` |
 //!
 //! An outcome is a name (`"failure"`) or `{outcome, log}`, `log` being the failing job's text.
@@ -108,6 +110,7 @@ mod routes;
 mod server;
 mod shape;
 mod state;
+mod switch;
 #[cfg(test)]
 mod tests;
 
@@ -125,6 +128,7 @@ pub use self::state::FaultMode;
 pub use self::state::RequestLog;
 pub use self::state::Stats;
 pub use self::state::UserKind;
+pub use self::switch::Answer;
 
 /// A fake GitHub serving on 127.0.0.1 from its own thread; stopped on drop.
 pub struct FakeGitHub {
@@ -213,6 +217,32 @@ impl FakeGitHub {
             json!({ "author": author, "title": title, "body": body }),
         );
         answer["number"].as_u64().expect("number in the answer")
+    }
+
+    /// Opens an issue numbered `number` (when free; else the next number) and returns its
+    /// number.
+    pub fn open_issue_numbered(&self, repo: &str, number: u64, author: &str, title: &str) -> u64 {
+        let path = format!("/_control/repos/{repo}/issues");
+        let body = json!({ "author": author, "title": title, "body": "", "number": number });
+        self.control("POST", &path, body)["number"]
+            .as_u64()
+            .expect("number in the answer")
+    }
+
+    /// Creates `branch` as a new commit on the default branch and returns the commit.
+    pub fn create_branch(&self, repo: &str, branch: &str) -> String {
+        let path = format!("/_control/repos/{repo}/branches");
+        let answer = self.control("POST", &path, json!({ "branch": branch }));
+        answer["sha"]
+            .as_str()
+            .expect("sha in the answer")
+            .to_owned()
+    }
+
+    /// Switches how every REST request is answered (see [`Answer`]).
+    pub fn set_answer(&self, answer: Answer) {
+        let body = serde_json::to_value(answer).expect("an answer serialises");
+        self.control("POST", "/_control/answer", body);
     }
 
     /// Assigns `assignee`, recording an `assigned` event whose actor is `actor`.

@@ -36,11 +36,26 @@ pub fn open_issue(
     title: &str,
     body: &str,
 ) -> Result<u64, ApiError> {
+    open_issue_numbered(world, full_name, None, author, title, body)
+}
+
+/// Opens an issue by `author` numbered `wanted` when that number is free (else the next
+/// number) and returns its number.
+pub fn open_issue_numbered(
+    world: &mut World,
+    full_name: &str,
+    wanted: Option<u64>,
+    author: &str,
+    title: &str,
+    body: &str,
+) -> Result<u64, ApiError> {
     world.user(author)?;
     let (owner, name) = split_full_name(full_name)?;
     let id = world.next_id();
     let repo = world.repo_mut(owner, name)?;
-    let number = repo.next_number();
+    let number = wanted
+        .filter(|n| *n > 0 && !repo.issues.contains_key(n))
+        .unwrap_or_else(|| repo.next_number());
     let at = now();
     repo.issues.insert(
         number,

@@ -318,6 +318,8 @@ pub struct World {
     pub requests: Vec<RequestLog>,
     pub faults: Vec<Fault>,
     pub stats: Stats,
+    /// How every REST request is answered (the test's switch).
+    pub answer: super::switch::Answer,
 }
 
 impl World {
@@ -333,6 +335,7 @@ impl World {
             requests: Vec::new(),
             faults: Vec::new(),
             stats: Stats::default(),
+            answer: super::switch::Answer::default(),
         }
     }
 

@@ -128,6 +128,17 @@ pub fn setup_notice(message: String) -> impl IntoView {
     }
 }
 
+/// The degraded-source banner (reference §4.6): a source the dashboard reads besides the
+/// state branch (GitHub) is unreachable, refuses the token or is rate-limited; the page
+/// still shows the coordination state. Links the diagnostics.
+pub fn source_banner(headline: String) -> impl IntoView {
+    view! {
+        <div class="warning-banner source-banner" role="alert" data-testid="source-banner">
+            {headline} " " <a href="/api/doctor">"Details"</a>
+        </div>
+    }
+}
+
 /// An error banner.
 pub fn error_banner(message: String) -> impl IntoView {
     view! {

@@ -4,6 +4,7 @@
 pub(crate) mod batch_imports;
 pub(crate) mod batches;
 pub(crate) mod dashboard;
+pub(crate) mod doctor;
 pub(crate) mod health;
 pub(crate) mod items;
 pub(crate) mod stop_requests;
@@ -18,6 +19,7 @@ pub(crate) fn router() -> Router<AppState> {
     Router::new()
         .merge(health::router())
         .merge(dashboard::router())
+        .merge(doctor::router())
         .merge(batch_imports::router())
         .merge(stop_requests::router())
         .merge(batches::router())

@@ -94,6 +94,7 @@ pub(crate) fn assemble(
             .collect(),
         slice: None,
         setup: inputs.is_empty().then(|| SETUP_NOTICE.to_owned()),
+        source_status: inputs.github.iter().map(|g| g.status.clone()).collect(),
     }
 }
 

@@ -5,6 +5,8 @@ use std::collections::BTreeMap;
 
 use super::EventIndex;
 use crate::dashboard::derive;
+use crate::dashboard::github;
+use crate::dashboard::github::RepoFacts;
 use crate::dashboard::input::ClaimIn;
 use crate::dashboard::input::EventIn;
 use crate::dashboard::input::HeartbeatIn;
@@ -25,6 +27,10 @@ pub(crate) struct Item<'a> {
     pub(crate) signals: Vec<(usize, usize)>,
     /// Its events, oldest first.
     pub(crate) events: Vec<&'a EventIn>,
+    /// What GitHub said about its repository, once GitHub answered.
+    pub(crate) github: Option<&'a RepoFacts>,
+    /// Only GitHub knows it: an open item with no coordination record.
+    pub(crate) github_only: bool,
 }
 
 /// Items by `(repo, target)`.
@@ -90,7 +96,37 @@ pub(crate) fn collect<'a>(
             }
         }
     }
+    if let Some(facts) = inputs.github.as_deref() {
+        for ((repo, _), item) in items.iter_mut() {
+            item.github = facts.repos.get(repo);
+        }
+        add_github_only(&mut items, facts, inputs);
+    }
     (items, lane_rows)
+}
+
+/// Adds the open items only GitHub knows that are ready for a batch: assigned to nobody,
+/// held by no claim (an item with a claim is already an item), and not a pull request the
+/// fleet works on for another item (its row is that item's).
+fn add_github_only<'a>(items: &mut Items<'a>, facts: &'a github::GithubFacts, inputs: &Inputs) {
+    let wanted = github::wanted(inputs);
+    for (repo, repo_facts) in &facts.repos {
+        let fleet = wanted.get(repo);
+        for gh in repo_facts.items.values() {
+            if !github::is_ready_for_batch(gh, false)
+                || (gh.pull && fleet.is_some_and(|w| w.works_on(gh)))
+            {
+                continue;
+            }
+            items
+                .entry((repo.clone(), gh.number.to_string()))
+                .or_insert_with(|| Item {
+                    github: Some(repo_facts),
+                    github_only: true,
+                    ..Item::default()
+                });
+        }
+    }
 }
 
 impl<'a> Item<'a> {
@@ -119,6 +155,8 @@ impl<'a> Item<'a> {
                 .collect(),
             signals: Vec::new(),
             events: index.of_item(repo, target).to_vec(),
+            github: inputs.github.as_deref().and_then(|f| f.repos.get(repo)),
+            github_only: false,
         };
         for (bi, b) in srcs.iter().enumerate() {
             for (li, lane) in b.lanes.iter().enumerate() {

@@ -9,6 +9,9 @@ use super::numeric_key;
 use super::Control;
 use crate::dashboard::derive;
 use crate::dashboard::derive::RowFacts;
+use crate::dashboard::github;
+use crate::dashboard::model::GhState;
+use crate::dashboard::model::GithubView;
 use crate::dashboard::input::EventIn;
 use crate::dashboard::input::HeartbeatIn;
 use crate::dashboard::input::Meta;
@@ -124,7 +127,7 @@ fn item_row(
         first_signal: item.first_signal(srcs),
     };
     let latest_non_qa = item.newest(|e| !derive::is_qa_type(&e.kind));
-    let current_status = s.current_status(latest_non_qa);
+    let (current_at, current_status) = s.current_status(latest_non_qa);
     let blocked_on = s.blocked_on();
     let state = derive::row_state(&RowFacts {
         heartbeat_status: hb.map(|h| h.status.as_str()),
@@ -140,21 +143,46 @@ fn item_row(
         now,
     });
     let scheduling = s.scheduling();
+    let who = s.provenance();
+    // GitHub's facts, when it answered: a completion that stands, a ready unclaimed item.
+    let gh = item.github.map(|facts| {
+        let link = github::link(
+            facts,
+            repo,
+            target,
+            who.branch.as_deref(),
+            who.pr_url.as_deref(),
+        );
+        let newest = current_at.map(|at| github::Newest {
+            at,
+            terminal: current_status.as_deref().and_then(text::terminal).is_some(),
+        });
+        github::decide(&link, state, newest, item.github_only)
+    });
+    let state = gh.as_ref().map_or(state, |g| g.state);
     let (kind, title) = item
         .signals
         .iter()
         .find_map(|(b, _)| srcs[*b].kind_of(target))
         .unwrap_or_else(|| ("unknown".into(), None));
-    let who = s.provenance();
-    // A pull request may still be open: the item is one, or a holder named one.
-    let possible_open_pr = kind == "pull_request" || who.pr_url.is_some();
-    let state = if derive::archives(state, s.liveness, s.last_activity(), possible_open_pr, now) {
+    let kind = match gh.as_ref().and_then(|g| g.kind.clone()) {
+        Some(k) if kind == "unknown" => k,
+        _ => kind,
+    };
+    let title = title.or_else(|| gh.as_ref().and_then(|g| g.title.clone()));
+    let state = if derive::archives(
+        state,
+        s.liveness,
+        s.last_activity(),
+        possible_open_pr(&kind, who.pr_url.is_some(), gh.as_ref().and_then(|g| g.view.as_ref())),
+        now,
+    ) {
         RowState::Archived
     } else {
         state
     };
     // QA: one record per batch signal, else one for the item.
-    let qas = if kind == "pull_request" && !state.is_terminal() {
+    let qas = if kind == "pull_request" && !state.is_terminal() && !item.github_only {
         s.qa_items()
     } else {
         Vec::new()
@@ -191,18 +219,35 @@ fn item_row(
         status: current_status,
         blocked_on,
         attention,
-        last_activity: fmt(s.last_activity()),
+        last_activity: fmt(s
+            .last_activity()
+            .max(gh.as_ref().and_then(|g| g.applied).and_then(|c| c.at))),
         message: item.newest_with(|e| e.message.clone()),
         qa: qas.first().map(|q| q.status),
         warnings,
+        github: gh.and_then(|g| g.view),
     };
     (row, qas)
+}
+
+/// Reports whether a pull request may still be open for an item (reference §1.3): the item
+/// is one, a holder named one, or GitHub links an implementation pull request — unless
+/// GitHub answered that it is closed or merged.
+fn possible_open_pr(kind: &str, named: bool, github: Option<&GithubView>) -> bool {
+    let settled = |s: GhState| matches!(s, GhState::Closed | GhState::Merged);
+    match github {
+        None => kind == "pull_request" || named,
+        Some(v) => match &v.implementation_pr {
+            Some(pr) => !settled(pr.state),
+            None => (kind == "pull_request" && !settled(v.state)) || (named && kind != "pull_request"),
+        },
+    }
 }
 
 impl Subject<'_, '_> {
     /// The newest timestamped lifecycle status among heartbeat, claim, lanes and the latest
     /// non-QA event (a terminal status wins a tie), else the first one.
-    fn current_status(&self, latest_non_qa: Option<&EventIn>) -> Option<String> {
+    fn current_status(&self, latest_non_qa: Option<&EventIn>) -> (Option<Instant>, Option<String>) {
         let mut candidates: Vec<(Option<Instant>, &str)> = Vec::new();
         if let Some(h) = self.hb {
             candidates.push((h.updated_at, &h.status));
@@ -227,7 +272,7 @@ impl Subject<'_, '_> {
                 })
             })
             .or_else(|| candidates.first())
-            .map(|c| c.1.to_owned())
+            .map_or((None, None), |c| (c.0, Some(c.1.to_owned())))
     }
 
     /// Every unfinished dependency of the lanes scheduling the item, sorted.
@@ -539,6 +584,7 @@ fn lane_row(b: &BatchSrc, lane: &LaneSrc, control: ControlStatus, now: Instant) 
         message: None,
         qa: None,
         warnings,
+        github: None,
     }
 }
 

@@ -172,6 +172,15 @@ fn same_list<T>(a: &[Arc<T>], b: &[Arc<T>]) -> bool {
     a.len() == b.len() && a.iter().zip(b).all(|(x, y)| Arc::ptr_eq(x, y))
 }
 
+/// Whether both inputs carry the very same GitHub facts (or none): new facts re-derive all.
+fn same_github(prev: &Inputs, now: &Inputs) -> bool {
+    match (&prev.github, &now.github) {
+        (None, None) => true,
+        (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+        _ => false,
+    }
+}
+
 /// Events in `now` that `prev` did not have (maybe none), when that is the only difference
 /// besides task checkpoints and heartbeats (claims, manifests and unreadable records are the
 /// very same records).
@@ -179,6 +188,7 @@ fn added_events<'a>(prev: &Inputs, now: &'a Inputs) -> Option<Vec<&'a EventIn>> 
     if !same_list(&prev.claims, &now.claims)
         || !same_list(&prev.manifests, &now.manifests)
         || prev.malformed != now.malformed
+        || !same_github(prev, now)
         || now.events.len() < prev.events.len()
     {
         return None;

@@ -14,6 +14,7 @@ use crate::coordinator::task::Phase;
 mod batches;
 mod coordinator;
 mod detail;
+mod github;
 mod health;
 mod machines;
 mod rows;
@@ -21,6 +22,7 @@ mod rows;
 pub use batches::*;
 pub use coordinator::*;
 pub use detail::*;
+pub use github::*;
 pub use health::*;
 pub use machines::*;
 pub use rows::*;
@@ -57,6 +59,9 @@ pub struct DashboardModel {
     /// How to start, when the coordination state holds nothing at all ([`SETUP_NOTICE`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub setup: Option<String>,
+    /// How the sources besides the state branch are doing (GitHub), once one is used.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub source_status: Vec<SourceStatus>,
 }
 
 /// The one notice an empty coordination state shows instead of empty boards (reference §7.1:

@@ -219,6 +219,9 @@ pub struct Row {
     pub qa: Option<QaStatus>,
     /// Coordination warnings about this row.
     pub warnings: Vec<String>,
+    /// What GitHub says about the item, once GitHub answered.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub github: Option<super::GithubView>,
 }
 
 impl Row {

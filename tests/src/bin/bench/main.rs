@@ -1,7 +1,8 @@
 //! Whole-process benchmarks of the release binary on a generated fleet.
 //!
 //! Usage: `bench [--scales 1,10] [--runs N] [--no-day]` (the Makefile's `make bench`),
-//! `bench dashboard 10,100`, `bench coordinator [--ticks N]` (idle coordinator ticks against
+//! `bench dashboard 10,100`, `bench enrich [SCALE]` (requests per cold and per unchanged
+//! GitHub enrichment refresh against the fake GitHub), `bench coordinator [--ticks N]` (idle coordinator ticks against
 //! the fake GitHub), `bench packing [SCALE]` (`status --json` on an unpacked store and once a
 //! write has packed it), `bench serve-memory [CYCLES]` (the server's memory across cycles of
 //! one claim and one dashboard request), `bench serve-load [--clients N] [--streams N]
@@ -14,6 +15,7 @@
 mod cli;
 mod coordinator;
 mod dashboard;
+mod enrich;
 mod packing;
 mod scale;
 mod serve_load;
@@ -28,6 +30,7 @@ use crate::cli::rss_child;
 use crate::cli::NOW_UNIX;
 use crate::coordinator::bench_coordinator;
 use crate::dashboard::bench_dashboard;
+use crate::enrich::bench_enrich;
 use crate::packing::bench_packing;
 use crate::scale::bench_concurrency;
 use crate::scale::bench_scale;
@@ -46,6 +49,10 @@ fn main() {
         for scale in scales {
             bench_dashboard(scale);
         }
+        return;
+    }
+    if args.first().map(String::as_str) == Some("enrich") {
+        bench_enrich(args.get(1).and_then(|n| n.parse().ok()).unwrap_or(1));
         return;
     }
     if args.first().map(String::as_str) == Some("coordinator") {

@@ -110,3 +110,40 @@ fn fault_drop_before_apply_and_500_change_nothing() {
     });
     assert_eq!(get(&s.gh, &path, "tok-bot").status, 200);
 }
+
+#[test]
+fn the_answer_switch_refuses_or_rate_limits_every_request_until_switched_back() {
+    let s = setup();
+    s.gh.set_answer(Answer::Unauthorized);
+    let r = get(&s.gh, "/user", "tok-alice");
+    assert_eq!(r.status, 401);
+    assert_eq!(r.json()["message"], json!("Bad credentials"));
+    s.gh.set_answer(Answer::RateLimited { retry_after: 7 });
+    let r = get(&s.gh, "/repos/acme/app/issues", "tok-alice");
+    assert_eq!(r.status, 403);
+    assert_eq!(r.header("x-ratelimit-remaining"), Some("0"));
+    assert_eq!(r.header("retry-after"), Some("7"));
+    assert!(r.header("x-ratelimit-reset").is_some());
+    s.gh.set_answer(Answer::Normal);
+    assert_eq!(get(&s.gh, "/user", "tok-alice").status, 200);
+    let log = s.gh.requests();
+    let statuses: Vec<u16> = log.iter().map(|l| l.status).collect();
+    assert_eq!(statuses, [401, 403, 200], "switched answers are logged");
+}
+
+#[test]
+fn issues_take_a_free_number_and_branches_grow_from_the_default_branch() {
+    let s = setup();
+    assert_eq!(s.gh.open_issue_numbered(REPO, 40, "alice", "forty"), 40);
+    assert_eq!(s.gh.open_issue_numbered(REPO, 40, "alice", "taken"), 41);
+    let sha = s.gh.create_branch(REPO, "feature-x");
+    let r = get(&s.gh, "/repos/acme/app/branches/feature-x", "tok-alice");
+    assert_eq!(r.status, 200);
+    assert_eq!(r.json()["commit"]["sha"], json!(sha));
+    let main = get(&s.gh, "/repos/acme/app/branches/main", "tok-alice").json();
+    assert_ne!(
+        main["commit"]["sha"],
+        json!(sha),
+        "the branch has its own commit"
+    );
+}
