@@ -13,6 +13,7 @@ pub mod health;
 pub mod input;
 pub mod machines;
 pub mod model;
+pub mod scope;
 pub mod search;
 pub mod sources;
 pub mod text;

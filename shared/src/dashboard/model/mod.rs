@@ -51,6 +51,10 @@ pub struct DashboardModel {
     pub recent_events: Vec<EventView>,
     /// Problems reading the state itself (malformed records); the rest still renders.
     pub warnings: Vec<String>,
+    /// What the saved target repositories left out, one notice per kind of record (absent
+    /// when every repository is shown).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notices: Vec<String>,
 }
 
 /// How many events [`DashboardModel::recent_events`] carries.
