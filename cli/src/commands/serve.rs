@@ -1,6 +1,9 @@
 //! `agent-coord serve`: the live dashboard over this machine's coordination state (the
 //! server itself is `crate::serve`).
 
+use agent_coord_shared::dashboard::scope::settings;
+use agent_coord_shared::dashboard::scope::Scope;
+
 use super::run_argv;
 use crate::command_error::CommandError;
 use crate::context::Context;
@@ -9,6 +12,8 @@ use crate::output::Report;
 use crate::serve::guard;
 use crate::serve::limits::Limits;
 use crate::serve::start;
+use crate::serve::state::ScopeInForce;
+use crate::serve::state::ScopeSource;
 use crate::serve::AppState;
 
 /// Serve the live dashboard for this machine's coordination state
@@ -37,6 +42,10 @@ pub(crate) struct ServeArgs {
     /// Serve a simulated, moving fleet in a temporary repository instead of the real state
     #[arg(long)]
     demo: bool,
+    /// Show only these repositories for this run (comma-separated), instead of the target
+    /// repositories saved on this machine [default: the saved ones, else every repository]
+    #[arg(long, value_name = "OWNER/REPO,...")]
+    repos: Option<String>,
 }
 
 /// Runs `serve`.
@@ -61,6 +70,16 @@ pub(crate) fn cmd_serve(cx: &Context, args: &ServeArgs) -> Result<Report, Comman
     };
     let limits = Limits::for_fd_limit(start::raise_fd_limit());
     let state = AppState::with_limits(globals, env, allowed, limits);
+    if let Some(text) = &args.repos {
+        let repos = settings::normalize_text(text)
+            .map_err(|e| CommandError::usage(format!("--repos: {e}")))?;
+        state
+            .set_scope(ScopeInForce {
+                scope: Scope::of(&repos),
+                source: ScopeSource::CommandLine,
+            })
+            .map_err(|e| CommandError::operational(e.message))?;
+    }
     let opts = start::Options {
         host: &args.host,
         port: args.port,

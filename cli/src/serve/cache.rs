@@ -18,6 +18,8 @@ use agent_coord_shared::dashboard::input::parse_record;
 use agent_coord_shared::dashboard::input::Inputs;
 use agent_coord_shared::dashboard::input::Parsed;
 use agent_coord_shared::dashboard::model::DashboardModel;
+use agent_coord_shared::dashboard::scope;
+use agent_coord_shared::dashboard::scope::Scope;
 use agent_coord_shared::rules::newest_beat;
 use agent_coord_shared::time::Instant;
 use gix::ObjectId;
@@ -61,6 +63,21 @@ impl Tips {
             h.update(id.to_string());
         }
         h.finalize()
+            .iter()
+            .take(8)
+            .map(|b| format!("{b:02x}"))
+            .collect()
+    }
+
+    /// The version of the model these tips give under `scope`: [`Tips::version`] when
+    /// every repository is shown, else one that also changes with the scope (so an open page
+    /// learns of a new scope from the stream as it does of new refs).
+    pub(crate) fn version_for(&self, scope: &Scope) -> String {
+        let version = self.version();
+        if scope.is_all() {
+            return version;
+        }
+        sha2::Sha256::digest(format!("{version}\n{}", scope.id()).as_bytes())
             .iter()
             .take(8)
             .map(|b| format!("{b:02x}"))
@@ -118,6 +135,8 @@ pub(crate) struct ModelCache {
     built: Option<Arc<Built>>,
     /// The size of the last serialised model (to size the next buffer).
     json_len: usize,
+    /// The scope the cached model was derived under.
+    scope: Scope,
 }
 
 impl ModelCache {
@@ -129,7 +148,18 @@ impl ModelCache {
     /// Returns the model for the store's current tips, deriving it only when they moved
     /// (or the cached one is older than [`MAX_AGE`]); an update when only new events (or
     /// coordinator task checkpoints) arrived since a recent full derivation.
-    pub(crate) fn get(&mut self, store: &Store, now: Instant) -> Result<Arc<Built>, StoreError> {
+    ///
+    /// A new `scope` discards the cached model: the next one is derived from scratch under it.
+    pub(crate) fn get(
+        &mut self,
+        store: &Store,
+        now: Instant,
+        scope: &Scope,
+    ) -> Result<Arc<Built>, StoreError> {
+        if self.scope != *scope {
+            self.built = None;
+            self.scope = scope.clone();
+        }
         let tips = Tips::read(store)?;
         if let Some(b) = &self.built {
             if b.tips == tips && b.built_at.elapsed() < MAX_AGE {
@@ -141,7 +171,13 @@ impl ModelCache {
             }
         }
         let started = StdInstant::now();
-        let inputs = Arc::new(self.read_inputs(store, &tips)?);
+        let inputs = self.read_inputs(store, &tips)?;
+        let inputs = if self.scope.is_all() {
+            inputs
+        } else {
+            scope::apply(&inputs, &self.scope)
+        };
+        let inputs = Arc::new(inputs);
         Ok(self.derive_since(tips, inputs, now, true, started))
     }
 
@@ -156,7 +192,7 @@ impl ModelCache {
         may_update: bool,
         started: StdInstant,
     ) -> Arc<Built> {
-        let version = tips.version();
+        let version = tips.version_for(&self.scope);
         let prev = self
             .built
             .take()

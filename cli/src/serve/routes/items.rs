@@ -3,6 +3,7 @@
 use agent_coord_shared::dashboard::detail;
 use axum::extract::Path;
 use axum::extract::State;
+use axum::http::StatusCode;
 use axum::routing::get;
 use axum::Json;
 use axum::Router;
@@ -24,6 +25,12 @@ async fn items_show(
 ) -> ApiResult<Json<Value>> {
     blocking(move || {
         let cx = s.context()?;
+        if !s.scope()?.scope.contains(&format!("{owner}/{repo}")) {
+            return Err(ApiError::new(
+                StatusCode::NOT_FOUND,
+                "Work item is not in the saved target repositories.",
+            ));
+        }
         let built = s.built()?;
         let d = detail::item_detail(
             &built.inputs,
