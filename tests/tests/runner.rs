@@ -19,6 +19,7 @@ mod test_gc;
 mod test_info;
 mod test_regressions;
 mod test_release;
+mod test_scope;
 mod test_serve;
 mod test_serve_abuse;
 mod test_status;

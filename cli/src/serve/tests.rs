@@ -116,7 +116,11 @@ async fn settings_change_only_from_this_machine_and_scope_the_items() {
     let (s, v) = h.get("/api/settings").await;
     assert_eq!(s, StatusCode::OK);
     assert_eq!(
-        (v["targetRepos"].clone(), v["source"].clone(), v["editable"].clone()),
+        (
+            v["targetRepos"].clone(),
+            v["source"].clone(),
+            v["editable"].clone()
+        ),
         (json!([]), json!("unset"), json!(true))
     );
     let (s, v) = put(json!({"targetRepos": ["acme/app"]}), "10.9.9.9:5000").await;
@@ -130,16 +134,26 @@ async fn settings_change_only_from_this_machine_and_scope_the_items() {
     let (s, v) = put(json!({"targetRepos": " , "}), "127.0.0.1:5000").await;
     assert_eq!(
         (s, v["error"].clone()),
-        (StatusCode::BAD_REQUEST, json!("At least one owner/repo target is required."))
+        (
+            StatusCode::BAD_REQUEST,
+            json!("At least one owner/repo target is required.")
+        )
     );
-    let (s, v) = put(json!({"targetRepos": "Beta/Tool,acme/app"}), "127.0.0.1:5000").await;
+    let (s, v) = put(
+        json!({"targetRepos": "Beta/Tool,acme/app"}),
+        "127.0.0.1:5000",
+    )
+    .await;
     assert_eq!(s, StatusCode::OK, "{v}");
     assert_eq!(v["targetRepos"], json!(["acme/app", "beta/tool"]));
     assert_eq!(v["scopeId"].as_str().map(str::len), Some(64));
     let (s, v) = h.get("/api/items/gamma/x/7").await;
     assert_eq!(
         (s, v["error"].clone()),
-        (StatusCode::NOT_FOUND, json!("Work item is not in the saved target repositories."))
+        (
+            StatusCode::NOT_FOUND,
+            json!("Work item is not in the saved target repositories.")
+        )
     );
     let (s, _) = h.get("/api/items/ACME/app/7").await;
     assert_eq!(s, StatusCode::OK);
