@@ -1,7 +1,8 @@
 //! Saved target repositories over a real server: `serve --repos` and `PUT /api/settings`
 //! scope the dashboard, its item and batch pages to some repositories of a state that
 //! holds claims, batches, heartbeats and events of two; the setting is kept in this
-//! machine's configuration across restarts; bad values are refused.
+//! machine's configuration across restarts; bad values are refused; and the scope is
+//! edited in Chromium.
 
 use std::time::Duration;
 
@@ -233,6 +234,13 @@ fn settings_round_trip_and_persist_across_a_restart() {
     let (code, _) = server.put_json("/api/settings", &json!({"targetRepos": ["acme/app"]}));
     assert_eq!(code, 200);
     assert_eq!(row_repos(&model(&server).1), ["acme/app"]);
+}
+
+#[test]
+fn the_scope_is_edited_in_a_real_browser_and_the_rows_follow() {
+    let env = two_repositories();
+    crate::test_browser::run_script(&env, "scope.mjs", "scope.png");
+    assert_eq!(env.git(&["config", "agent-coord.targetRepos"]), "acme/app");
 }
 
 #[test]

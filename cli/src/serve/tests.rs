@@ -123,6 +123,13 @@ async fn settings_change_only_from_this_machine_and_scope_the_items() {
         ),
         (json!([]), json!("unset"), json!(true))
     );
+    // A viewer on another machine reads them, and is told it may not change them.
+    let req = Request::get("/api/settings")
+        .header("host", "localhost:4319")
+        .body(Body::empty())
+        .expect("req");
+    let (s, v) = h.call(req, "10.9.9.9:5000").await;
+    assert_eq!((s, v["editable"].clone()), (StatusCode::OK, json!(false)));
     let (s, v) = put(json!({"targetRepos": ["acme/app"]}), "10.9.9.9:5000").await;
     assert_eq!(
         (s, v["error"].clone()),

@@ -9,6 +9,7 @@ use leptos::prelude::*;
 use super::row_line;
 use super::section_head;
 use super::with_model;
+use crate::components::scope::ScopePanel;
 use crate::components::widgets;
 use crate::format;
 
@@ -21,6 +22,7 @@ pub fn OverviewPage() -> impl IntoView {
     view! {
         <section class="page overview">
             <h1>"Overview"</h1>
+            <ScopePanel/>
             {with_model(overview)}
         </section>
     }
