@@ -61,7 +61,9 @@ impl Scope {
 
     /// Reports whether `text` mentions a repository this scope does not show.
     pub fn mentions_foreign(&self, text: &str) -> bool {
+        // Every form of reference has a slash: most text is cleared without tokenising it.
         !self.is_all()
+            && text.contains('/')
             && refs::repo_refs(text)
                 .iter()
                 .any(|r| !self.repos.contains(r))
