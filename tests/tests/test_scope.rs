@@ -147,6 +147,43 @@ fn serve_with_repos_shows_only_those_repositories() {
     assert_eq!(settings["targetRepos"], json!(["acme/app"]));
     assert_eq!(settings["source"], json!("command_line"));
     assert_eq!(settings["refreshIntervalMs"], json!(0));
+    // Writes are scoped too: a plan or a stop naming the other repository is refused.
+    let prompt = "Repository: gamma/secret\nBatch id: b-new\nBatch objective: Leak it.\nItems:\n- PR #9\nSuggested lanes:\n- one (owner: w9): PR #9\n";
+    let (code, body) = server.post_json("/api/batches/import", &json!({"launch_prompt": prompt}));
+    assert_eq!(
+        (code, body.as_str()),
+        (
+            400,
+            r#"{"error":"Batch plan repos outside saved target repositories: gamma/secret."}"#
+        )
+    );
+    assert!(env.record("batches/b-new.json").is_none());
+    let (code, body) = server.post_json(
+        "/api/batches/stop",
+        &json!({"batch_id": "b-app", "repo": "gamma/secret"}),
+    );
+    assert_eq!(
+        (code, body.as_str()),
+        (
+            400,
+            r#"{"error":"Batch stop repo is outside saved target repositories: gamma/secret."}"#
+        )
+    );
+    let (code, body) = server.post_json("/api/batches/stop", &json!({"batch_id": "b-secret"}));
+    assert_eq!(
+        (code, body.as_str()),
+        (
+            404,
+            r#"{"error":"Batch b-secret is not in the saved target repositories."}"#
+        )
+    );
+    assert_eq!(
+        env.paths("events/b-secret/").len(),
+        history,
+        "nothing was written"
+    );
+    let (code, body) = server.post_json("/api/batches/stop", &json!({"batch_id": "b-app"}));
+    assert_eq!(code, 201, "{body}");
     // --repos is for this run only: nothing was saved.
     assert_eq!(env.git(&["config", "agent-coord.targetRepos"]), "");
 }

@@ -7,6 +7,8 @@
 
 use std::collections::BTreeSet;
 
+use serde_json::Value;
+
 pub mod apply;
 pub mod refs;
 pub mod settings;
@@ -75,8 +77,54 @@ impl Scope {
     }
 }
 
+/// Why a dashboard write was refused under a scope (reference §4.4).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum WriteScopeError {
+    /// A batch plan names repositories the scope does not show.
+    #[error("Batch plan repos outside saved target repositories: {}.", .0.join(", "))]
+    PlanOutside(Vec<String>),
+    /// A stop request names a repository the scope does not show.
+    #[error("Batch stop repo is outside saved target repositories: {0}.")]
+    StopOutside(String),
+}
+
+impl Scope {
+    /// Decides whether a batch plan (a manifest as it would be stored) may be imported: every
+    /// repository it names (its own and its targets') must be shown.
+    pub fn check_plan(&self, manifest: &Value) -> Result<(), WriteScopeError> {
+        let own = manifest.get("repo").and_then(Value::as_str);
+        let targets = manifest
+            .get("targets")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(|t| t.get("repo").and_then(Value::as_str));
+        let outside: BTreeSet<String> = own
+            .into_iter()
+            .chain(targets)
+            .filter(|r| !self.contains(r))
+            .map(|r| r.trim().to_owned())
+            .collect();
+        if outside.is_empty() {
+            Ok(())
+        } else {
+            Err(WriteScopeError::PlanOutside(outside.into_iter().collect()))
+        }
+    }
+
+    /// Decides whether a stop request naming `repo` may be sent.
+    pub fn check_stop(&self, repo: Option<&str>) -> Result<(), WriteScopeError> {
+        match repo {
+            Some(r) if !self.contains(r) => Err(WriteScopeError::StopOutside(r.to_owned())),
+            _ => Ok(()),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    use serde_json::json;
+
     use super::*;
 
     #[test]
@@ -101,6 +149,29 @@ mod tests {
             s.id(),
             settings::scope_id(&["acme/app".into(), "beta/tool".into()])
         );
+    }
+
+    #[test]
+    fn writes_naming_other_repositories_are_refused() {
+        let s = Scope::of(&["acme/app"]);
+        let plan = json!({"repo": "acme/app", "targets": [{"target": "1"}, {"target": "2", "repo": "beta/x"},
+                                                          {"target": "3", "repo": "alpha/y"}]});
+        let e = s.check_plan(&plan).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "Batch plan repos outside saved target repositories: alpha/y, beta/x."
+        );
+        assert_eq!(
+            s.check_plan(&json!({"repo": "ACME/app", "targets": [{"target": "1"}]})),
+            Ok(())
+        );
+        assert_eq!(Scope::all().check_plan(&plan), Ok(()));
+        assert_eq!(
+            s.check_stop(Some("beta/x")).unwrap_err().to_string(),
+            "Batch stop repo is outside saved target repositories: beta/x."
+        );
+        assert_eq!(s.check_stop(Some("acme/app")), Ok(()));
+        assert_eq!(s.check_stop(None), Ok(()));
     }
 
     #[test]
