@@ -37,6 +37,7 @@ try {
   await tid('scope-input').waitFor();
   assert.equal((await tid('scope-repos').innerText()).trim(), 'All repositories');
   assert.equal(await tid('scope-notice').count(), 0);
+  assert.equal(await tid('scope-chip').count(), 0, 'no scope chip while every repository shows');
 
   step('a bad value shows the server message and changes nothing');
   await tid('scope-input').fill('acme/app, ./app');
@@ -57,6 +58,8 @@ try {
   await tid('scope-notice').first().waitFor();
   const notices = await tid('scope-notice').allInnerTexts();
   assert.ok(notices.includes('Skipped 1 claim records outside saved target repositories.'), notices.join(' | '));
+  await tid('scope-chip').waitFor();
+  assert.equal((await tid('scope-chip').innerText()).trim(), 'acme/app');
   await page.screenshot({ path: screenshot, fullPage: true });
 
   step('the operator rows change');

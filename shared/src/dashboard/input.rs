@@ -446,6 +446,8 @@ pub struct Inputs {
     pub malformed: Vec<(String, String)>,
     /// What a scope left out, one notice per kind ([`super::scope::apply`]).
     pub notices: Vec<String>,
+    /// The repositories a scope shows (empty: every one).
+    pub target_repos: Vec<String>,
 }
 
 /// The warning about an unreadable record: `Malformed JSON in <path>: <message>`, or

@@ -1,4 +1,5 @@
-//! The top bar: brand, navigation, live indicator, model time and warnings.
+//! The top bar: brand, navigation, live indicator, the target repositories in force, model
+//! time and warnings.
 
 use leptos::prelude::*;
 use leptos_router::components::A;
@@ -43,6 +44,25 @@ pub fn TopBar() -> impl IntoView {
                 .unwrap_or_default()
         })
     };
+    let scoped = move || {
+        store.model.with(|m| {
+            let repos = m
+                .as_ref()
+                .map(|m| m.target_repos.clone())
+                .unwrap_or_default();
+            (!repos.is_empty()).then(|| {
+                let label = match repos.as_slice() {
+                    [one] => one.clone(),
+                    many => format!("{} repositories", many.len()),
+                };
+                view! {
+                    <a class="scope-chip" href="/" data-testid="scope-chip" title=repos.join(", ")>
+                        {label}
+                    </a>
+                }
+            })
+        })
+    };
     view! {
         <header class="topbar">
             <a class="brand" href="/">"Agent Coordination"</a>
@@ -56,6 +76,7 @@ pub fn TopBar() -> impl IntoView {
                 <span class=live_class data-testid="live-indicator" title="Live updates">
                     {live_text}
                 </span>
+                {scoped}
                 <span class="generated" title="Model generated at">{generated}</span>
                 <a class="warnings-link" href="/health" data-testid="warnings-link">
                     {move || format!("{} warnings", warnings())}

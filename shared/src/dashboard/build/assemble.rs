@@ -93,6 +93,7 @@ pub(crate) fn assemble(
             .map(|(p, m)| malformed_warning(p, m))
             .collect(),
         notices: inputs.notices.clone(),
+        target_repos: inputs.target_repos.clone(),
     }
 }
 

@@ -55,6 +55,9 @@ pub struct DashboardModel {
     /// when every repository is shown).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notices: Vec<String>,
+    /// The saved target repositories the model is scoped to (absent: every repository).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub target_repos: Vec<String>,
 }
 
 /// How many events [`DashboardModel::recent_events`] carries.

@@ -85,6 +85,7 @@ pub fn apply(inputs: &Inputs, scope: &Scope) -> Inputs {
         malformed: malformed(&inputs.malformed, scope, &mut skipped),
         manifests: batches.kept,
         notices: Vec::new(),
+        target_repos: scope.repos(),
     };
     out.notices = inputs
         .notices

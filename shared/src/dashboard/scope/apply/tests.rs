@@ -125,7 +125,11 @@ fn an_empty_scope_changes_nothing() {
     let m = build(&same, fixtures::now(), "v1");
     assert_eq!(m, build(&inputs, fixtures::now(), "v1"));
     // No notices: the model serialises exactly as before scoping existed.
-    assert!(!serde_json::to_string(&m).unwrap().contains("notices"));
+    let json = serde_json::to_string(&m).unwrap();
+    assert!(
+        !json.contains("notices") && !json.contains("targetRepos"),
+        "{json}"
+    );
 }
 
 #[test]
@@ -264,6 +268,7 @@ fn the_scoped_model_never_names_the_other_repository() {
         assert!(!json.contains(secret), "{secret} in {json}");
     }
     assert_eq!(m.notices, scoped.notices);
+    assert_eq!(m.target_repos, [IN]);
     let repos: BTreeSet<&str> = m.rows.iter().map(|r| r.repo.as_str()).collect();
     assert_eq!(repos, BTreeSet::from([IN]));
     let five = m
