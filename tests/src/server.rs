@@ -124,6 +124,15 @@ impl Server {
         )
     }
 
+    /// `PUT path` with a JSON body.
+    pub fn put_json(&self, path: &str, body: &serde_json::Value) -> (u16, String) {
+        Self::answer(
+            ureq::put(&format!("{}{path}", self.url))
+                .set("Content-Type", "application/json")
+                .send_string(&body.to_string()),
+        )
+    }
+
     fn answer(r: Result<ureq::Response, ureq::Error>) -> (u16, String) {
         match r {
             Ok(resp) => (resp.status(), resp.into_string().unwrap_or_default()),

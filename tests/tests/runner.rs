@@ -4,8 +4,8 @@
 
 mod test_batch;
 mod test_browser;
-mod test_browser_fixes;
 mod test_browser_enrich;
+mod test_browser_fixes;
 mod test_claim;
 mod test_concurrency;
 mod test_coordinator;
@@ -23,6 +23,7 @@ mod test_gc_machines;
 mod test_info;
 mod test_regressions;
 mod test_release;
+mod test_scope;
 mod test_serve;
 mod test_serve_abuse;
 mod test_serve_sync;

@@ -25,12 +25,25 @@ pub async fn get_json<T: DeserializeOwned>(url: &str) -> Result<T, String> {
 
 /// `POST url` with a JSON body, decoded as JSON.
 pub async fn post_json<T: DeserializeOwned>(url: &str, body: &Value) -> Result<T, String> {
+    send_json("POST", url, body).await
+}
+
+/// `PUT url` with a JSON body, decoded as JSON.
+pub async fn put_json<T: DeserializeOwned>(url: &str, body: &Value) -> Result<T, String> {
+    send_json("PUT", url, body).await
+}
+
+async fn send_json<T: DeserializeOwned>(
+    method: &str,
+    url: &str,
+    body: &Value,
+) -> Result<T, String> {
     let headers = Headers::new().map_err(js_error)?;
     headers
         .set("Content-Type", "application/json")
         .map_err(js_error)?;
     let init = RequestInit::new();
-    init.set_method("POST");
+    init.set_method(method);
     init.set_headers(&headers);
     init.set_body(&JsValue::from_str(&body.to_string()));
     let (status, text) = send(url, &init).await?;

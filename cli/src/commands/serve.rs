@@ -1,6 +1,8 @@
 //! `agent-coord serve`: the live dashboard over this machine's coordination state (the
 //! server itself is `crate::serve`).
 
+use agent_coord_shared::dashboard::scope::settings;
+use agent_coord_shared::dashboard::scope::Scope;
 use std::time::Duration;
 
 use super::run_argv;
@@ -12,6 +14,8 @@ use crate::serve::enrich;
 use crate::serve::guard;
 use crate::serve::limits::Limits;
 use crate::serve::start;
+use crate::serve::state::ScopeInForce;
+use crate::serve::state::ScopeSource;
 use crate::serve::AppState;
 
 /// Serve the live dashboard for this machine's coordination state
@@ -53,6 +57,10 @@ pub(crate) struct ServeArgs {
     /// GitHub REST API root, for GitHub Enterprise (`https://HOST/api/v3`)
     #[arg(long, value_name = "URL", default_value = "https://api.github.com")]
     github_api_url: String,
+    /// Show only these repositories for this run (comma-separated), instead of the target
+    /// repositories saved on this machine [default: the saved ones, else every repository]
+    #[arg(long, value_name = "OWNER/REPO,...")]
+    repos: Option<String>,
 }
 
 /// Runs `serve`.
@@ -79,6 +87,16 @@ pub(crate) fn cmd_serve(cx: &Context, args: &ServeArgs) -> Result<Report, Comman
     let state = AppState::with_limits(globals, env, allowed, limits);
     // The demo's repository is temporary and has no remote to sync with.
     let sync_every = if args.demo { 0 } else { args.sync_every };
+    if let Some(text) = &args.repos {
+        let repos = settings::normalize_text(text)
+            .map_err(|e| CommandError::usage(format!("--repos: {e}")))?;
+        state
+            .set_scope(ScopeInForce {
+                scope: Scope::of(&repos),
+                source: ScopeSource::CommandLine,
+            })
+            .map_err(|e| CommandError::operational(e.message))?;
+    }
     let opts = start::Options {
         host: &args.host,
         port: args.port,

@@ -19,6 +19,8 @@ use agent_coord_shared::dashboard::input::parse_record;
 use agent_coord_shared::dashboard::input::Inputs;
 use agent_coord_shared::dashboard::input::Parsed;
 use agent_coord_shared::dashboard::model::DashboardModel;
+use agent_coord_shared::dashboard::scope;
+use agent_coord_shared::dashboard::scope::Scope;
 use agent_coord_shared::rules::newest_beat;
 use agent_coord_shared::time::Instant;
 use gix::ObjectId;
@@ -69,6 +71,21 @@ impl Tips {
             h.update(format!("\ngithub {}", self.github));
         }
         h.finalize()
+            .iter()
+            .take(8)
+            .map(|b| format!("{b:02x}"))
+            .collect()
+    }
+
+    /// The version of the model these tips give under `scope`: [`Tips::version`] when
+    /// every repository is shown, else one that also changes with the scope (so an open page
+    /// learns of a new scope from the stream as it does of new refs).
+    pub(crate) fn version_for(&self, scope: &Scope) -> String {
+        let version = self.version();
+        if scope.is_all() {
+            return version;
+        }
+        sha2::Sha256::digest(format!("{version}\n{}", scope.id()).as_bytes())
             .iter()
             .take(8)
             .map(|b| format!("{b:02x}"))
@@ -126,6 +143,8 @@ pub(crate) struct ModelCache {
     built: Option<Arc<Built>>,
     /// The size of the last serialised model (to size the next buffer).
     json_len: usize,
+    /// The scope the cached model was derived under.
+    scope: Scope,
 }
 
 impl ModelCache {
@@ -139,12 +158,19 @@ impl ModelCache {
     /// renewed heartbeats or coordinator task checkpoints arrived since a recent full
     /// derivation. `github` is the generation and the GitHub facts to fold in (a new
     /// generation derives again from the same records).
+    ///
+    /// A new `scope` discards the cached model: the next one is derived from scratch under it.
     pub(crate) fn get(
         &mut self,
         store: &Store,
         now: Instant,
         github: (u64, Option<Arc<GithubFacts>>),
+        scope: &Scope,
     ) -> Result<Arc<Built>, StoreError> {
+        if self.scope != *scope {
+            self.built = None;
+            self.scope = scope.clone();
+        }
         let mut tips = Tips::read(store)?;
         tips.github = github.0;
         if let Some(b) = &self.built {
@@ -163,7 +189,12 @@ impl ModelCache {
             }
         }
         let started = StdInstant::now();
-        let mut inputs = self.read_inputs(store, &tips)?;
+        let inputs = self.read_inputs(store, &tips)?;
+        let mut inputs = if self.scope.is_all() {
+            inputs
+        } else {
+            scope::apply(&inputs, &self.scope)
+        };
         inputs.github = github.1;
         let inputs = Arc::new(inputs);
         Ok(self.derive_since(tips, inputs, now, true, started))
@@ -180,7 +211,7 @@ impl ModelCache {
         may_update: bool,
         started: StdInstant,
     ) -> Arc<Built> {
-        let version = tips.version();
+        let version = tips.version_for(&self.scope);
         let prev = self
             .built
             .take()

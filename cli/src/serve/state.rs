@@ -12,6 +12,7 @@ use std::sync::Mutex;
 use std::sync::OnceLock;
 
 use agent_coord_shared::dashboard::freshness::SyncView;
+use agent_coord_shared::dashboard::scope::Scope;
 use tokio::sync::watch;
 
 use super::cache;
@@ -24,6 +25,7 @@ use crate::command_error::CommandError;
 use crate::context::Context;
 use crate::context::Env;
 use crate::context::GlobalArgs;
+use crate::store::settings as saved;
 use crate::store::SharedStore;
 use crate::store::Store;
 
@@ -52,6 +54,28 @@ pub(crate) struct Shared {
     pub(crate) local_addrs: fn() -> Vec<IpAddr>,
     /// What GitHub said at its last refresh (the refresher writes it).
     pub(crate) github: enrich::Enrichment,
+    /// The target repositories in force, once known (`--repos`, else read from the saved
+    /// setting by the first request that needs them; replaced by `PUT /api/settings`).
+    scope: Mutex<Option<ScopeInForce>>,
+}
+
+/// Where the scope in force came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum ScopeSource {
+    /// `serve --repos` (for this run).
+    CommandLine,
+    /// This machine's saved setting.
+    Saved,
+    /// Nothing saved and no `--repos`: every repository is shown.
+    Unset,
+}
+
+/// The target repositories in force and where they came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct ScopeInForce {
+    pub(crate) scope: Scope,
+    pub(crate) source: ScopeSource,
 }
 
 impl Deref for AppState {
@@ -89,6 +113,7 @@ impl AppState {
             streams: Mutex::new(HashMap::new()),
             local_addrs: guard::local_addresses,
             github: enrich::Enrichment::default(),
+            scope: Mutex::new(None),
         }))
     }
 }
@@ -116,15 +141,59 @@ impl Shared {
         Ok(local)
     }
 
-    /// Returns the current model (derived only when the refs moved).
+    /// Puts `scope` in force (from `--repos`, or a saved `PUT /api/settings`); the next
+    /// model is derived under it.
+    pub(crate) fn set_scope(&self, scope: ScopeInForce) -> ApiResult<()> {
+        *self
+            .scope
+            .lock()
+            .map_err(|_| ApiError::internal("scope poisoned"))? = Some(scope);
+        Ok(())
+    }
+
+    /// Returns the target repositories in force: `--repos` or the last saved change, else
+    /// this machine's saved setting (read once), else every repository. A saved setting that
+    /// cannot be used is a 500 on every request until it is repaired or replaced.
+    pub(crate) fn scope(&self) -> ApiResult<ScopeInForce> {
+        if let Some(s) = self
+            .scope
+            .lock()
+            .map_err(|_| ApiError::internal("scope poisoned"))?
+            .clone()
+        {
+            return Ok(s);
+        }
+        let store = self.store()?;
+        let found = match saved::saved_target_repos(&store) {
+            Ok(Some(repos)) => ScopeInForce {
+                scope: Scope::of(&repos),
+                source: ScopeSource::Saved,
+            },
+            Ok(None) => ScopeInForce {
+                scope: Scope::all(),
+                source: ScopeSource::Unset,
+            },
+            Err(e) => return Err(ApiError::internal(e.to_string())),
+        };
+        let mut slot = self
+            .scope
+            .lock()
+            .map_err(|_| ApiError::internal("scope poisoned"))?;
+        // A concurrent PUT wins over what was read before it.
+        Ok(slot.get_or_insert(found).clone())
+    }
+
+    /// Returns the current model under the scope in force (derived only when the refs or
+    /// the scope moved).
     pub(crate) fn built(&self) -> ApiResult<Arc<cache::Built>> {
         let cx = self.context()?;
         let store = self.store()?;
+        let scope = self.scope()?.scope;
         let mut cache = self
             .cache
             .lock()
             .map_err(|_| ApiError::internal("model cache poisoned"))?;
-        Ok(cache.get(&store, cx.now(), self.github.facts())?)
+        Ok(cache.get(&store, cx.now(), self.github.facts(), &scope)?)
     }
 
     /// Returns the model currently cached, if any (without deriving).
@@ -141,9 +210,10 @@ impl Shared {
 
     /// Reads the refs through `store` and publishes their version if it changed.
     pub(crate) fn publish_version(&self, store: &Store) {
+        let Ok(scope) = self.scope() else { return };
         if let Ok(mut tips) = cache::Tips::read(store) {
             tips.github = self.github.facts().0;
-            let v = tips.version();
+            let v = tips.version_for(&scope.scope);
             self.version.send_if_modified(|cur| {
                 let changed = *cur != v;
                 if changed {

@@ -107,6 +107,78 @@ async fn routes_answer_json() {
 }
 
 #[tokio::test]
+async fn settings_change_only_from_this_machine_and_scope_the_items() {
+    let h = harness();
+    let put = |body: Value, peer: &'static str| {
+        let req = Request::put("/api/settings")
+            .header("host", "localhost:4319")
+            .header("content-type", "application/json")
+            .body(Body::from(body.to_string()))
+            .expect("req");
+        h.call(req, peer)
+    };
+    let (s, v) = h.get("/api/settings").await;
+    assert_eq!(s, StatusCode::OK);
+    assert_eq!(
+        (
+            v["targetRepos"].clone(),
+            v["source"].clone(),
+            v["editable"].clone()
+        ),
+        (json!([]), json!("unset"), json!(true))
+    );
+    // A viewer on another machine reads them, and is told it may not change them.
+    let req = Request::get("/api/settings")
+        .header("host", "localhost:4319")
+        .body(Body::empty())
+        .expect("req");
+    let (s, v) = h.call(req, "10.9.9.9:5000").await;
+    assert_eq!((s, v["editable"].clone()), (StatusCode::OK, json!(false)));
+    let (s, v) = put(json!({"targetRepos": ["acme/app"]}), "10.9.9.9:5000").await;
+    assert_eq!(
+        (s, v["error"].clone()),
+        (
+            StatusCode::FORBIDDEN,
+            json!("Settings can only be changed from the machine running the dashboard. Remote viewers have read-only access.")
+        )
+    );
+    let (s, v) = put(json!({"targetRepos": " , "}), "127.0.0.1:5000").await;
+    assert_eq!(
+        (s, v["error"].clone()),
+        (
+            StatusCode::BAD_REQUEST,
+            json!("At least one owner/repo target is required.")
+        )
+    );
+    let (s, v) = put(
+        json!({"targetRepos": "Beta/Tool,acme/app"}),
+        "127.0.0.1:5000",
+    )
+    .await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+    assert_eq!(v["targetRepos"], json!(["acme/app", "beta/tool"]));
+    assert_eq!(v["scopeId"].as_str().map(str::len), Some(64));
+    let (s, v) = h.get("/api/items/gamma/x/7").await;
+    assert_eq!(
+        (s, v["error"].clone()),
+        (
+            StatusCode::NOT_FOUND,
+            json!("Work item is not in the saved target repositories.")
+        )
+    );
+    // In scope (case-insensitively), but nothing is recorded for it: the unknown-item 404,
+    // not the scope's.
+    let (s, v) = h.get("/api/items/ACME/app/7").await;
+    assert_eq!(s, StatusCode::NOT_FOUND);
+    assert!(
+        v["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("is not in the coordination state")),
+        "{v}"
+    );
+}
+
+#[tokio::test]
 async fn import_then_409_then_stop_then_404() {
     let h = harness();
     let (s, v) = h

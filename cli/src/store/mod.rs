@@ -16,6 +16,7 @@ mod hook;
 mod machine;
 pub(crate) mod maintain;
 pub(crate) mod read;
+pub(crate) mod settings;
 pub(crate) mod tree;
 pub(crate) mod write;
 

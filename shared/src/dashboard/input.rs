@@ -444,10 +444,25 @@ pub struct Inputs {
     pub events: Vec<Arc<EventIn>>,
     /// Coordinator task checkpoints.
     pub tasks: Vec<Arc<TaskIn>>,
-    /// Records that could not be read: `(path, message)`.
+    /// Records that could not be read: `(path, message)`; under a scope, a record of
+    /// unknown repository is only described (`an unscoped events record`, no message).
     pub malformed: Vec<(String, String)>,
     /// What GitHub said at its last refresh; `None` builds from the git state alone.
     pub github: Option<Arc<super::github::GithubFacts>>,
+    /// What a scope left out, one notice per kind ([`super::scope::apply`]).
+    pub notices: Vec<String>,
+    /// The repositories a scope shows (empty: every one).
+    pub target_repos: Vec<String>,
+}
+
+/// The warning about an unreadable record: `Malformed JSON in <path>: <message>`, or
+/// `Malformed JSON in <description>.` when the message was withheld.
+pub fn malformed_warning(path: &str, message: &str) -> String {
+    if message.is_empty() {
+        format!("Malformed JSON in {path}.")
+    } else {
+        format!("Malformed JSON in {path}: {message}")
+    }
 }
 
 impl Inputs {

@@ -17,6 +17,7 @@ pub mod history;
 pub mod input;
 pub mod machines;
 pub mod model;
+pub mod scope;
 pub mod search;
 pub mod slice;
 pub mod sources;

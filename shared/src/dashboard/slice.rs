@@ -333,6 +333,8 @@ pub fn slice(model: &DashboardModel, view: &View) -> DashboardModel {
         recent_events: model.recent_events.clone(),
         setup: model.setup.clone(),
         source_status: model.source_status.clone(),
+        notices: model.notices.clone(),
+        target_repos: model.target_repos.clone(),
         warnings: model.warnings.iter().take(WARNINGS_CAP).cloned().collect(),
         ..DashboardModel::default()
     };

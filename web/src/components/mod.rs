@@ -2,5 +2,6 @@
 
 pub mod chart;
 pub mod coordinator;
+pub mod scope;
 pub mod topbar;
 pub mod widgets;

@@ -1,5 +1,5 @@
-//! The top bar: brand, navigation, live indicator, model time, the server's last sync and
-//! warnings.
+//! The top bar: brand, navigation, live indicator, the target repositories in force, model
+//! time, the server's last sync and warnings.
 
 use leptos::prelude::*;
 use leptos_router::components::A;
@@ -58,6 +58,25 @@ pub fn TopBar() -> impl IntoView {
                 .unwrap_or_default()
         })
     };
+    let scoped = move || {
+        store.model.with(|m| {
+            let repos = m
+                .as_ref()
+                .map(|m| m.target_repos.clone())
+                .unwrap_or_default();
+            (!repos.is_empty()).then(|| {
+                let label = match repos.as_slice() {
+                    [one] => one.clone(),
+                    many => format!("{} repositories", many.len()),
+                };
+                view! {
+                    <a class="scope-chip" href="/" data-testid="scope-chip" title=repos.join(", ")>
+                        {label}
+                    </a>
+                }
+            })
+        })
+    };
     view! {
         <header class="topbar">
             <a class="brand" href="/">"Agent Coordination"</a>
@@ -71,6 +90,7 @@ pub fn TopBar() -> impl IntoView {
                 <span class=live_class data-testid="live-indicator" title="Live updates">
                     {live_text}
                 </span>
+                {scoped}
                 <span class="generated" title="Model generated at">{generated}</span>
                 {move || {
                     sync()

@@ -12,6 +12,7 @@ use super::row_line;
 use super::section_head;
 use super::use_view;
 use super::with_model;
+use crate::components::scope::ScopePanel;
 use crate::components::widgets;
 use crate::format;
 
@@ -25,6 +26,7 @@ pub fn OverviewPage() -> impl IntoView {
     view! {
         <section class="page overview">
             <h1>"Overview"</h1>
+            <ScopePanel/>
             {with_model("overview", overview)}
         </section>
     }

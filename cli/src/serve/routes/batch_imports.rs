@@ -2,6 +2,7 @@
 //! reviewed draft). Decided by shared's `dashboard::writes::import` inside the transaction.
 
 use agent_coord_shared::dashboard::writes as dashboard_writes;
+use agent_coord_shared::manifest;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::routing::post;
@@ -10,6 +11,7 @@ use axum::Router;
 use serde_json::json;
 use serde_json::Value;
 
+use crate::serve::error::ApiError;
 use crate::serve::error::ApiResult;
 use crate::serve::extract::ApiJson;
 use crate::serve::extract::FromThisMachine;
@@ -36,6 +38,16 @@ async fn batch_imports_create(
     ApiJson(body): ApiJson<Value>,
 ) -> ApiResult<(StatusCode, Json<Value>)> {
     let out = blocking(move || {
+        let scope = s.scope()?.scope;
+        // A plan the rules would refuse anyway is left to them (their message says why).
+        let planned = (!scope.is_all())
+            .then(|| manifest::import_request(&body, "", "").ok())
+            .flatten();
+        if let Some(manifest) = planned {
+            scope
+                .check_plan(&manifest)
+                .map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, e.to_string()))?;
+        }
         let cx = s.context()?;
         let written = write(&cx, |snap, ctx| dashboard_writes::import(snap, ctx, &body))?;
         s.poll_version();

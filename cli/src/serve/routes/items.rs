@@ -27,6 +27,12 @@ async fn items_show(
 ) -> ApiResult<Json<Value>> {
     blocking(move || {
         let cx = s.context()?;
+        if !s.scope()?.scope.contains(&format!("{owner}/{repo}")) {
+            return Err(ApiError::new(
+                StatusCode::NOT_FOUND,
+                "Work item is not in the saved target repositories.",
+            ));
+        }
         let built = s.built()?;
         let d = detail::item_detail(
             &built.inputs,

@@ -7,6 +7,7 @@ pub(crate) mod dashboard;
 pub(crate) mod doctor;
 pub(crate) mod health;
 pub(crate) mod items;
+pub(crate) mod settings;
 pub(crate) mod stop_requests;
 pub(crate) mod stream;
 
@@ -24,5 +25,6 @@ pub(crate) fn router() -> Router<AppState> {
         .merge(stop_requests::router())
         .merge(batches::router())
         .merge(items::router())
+        .merge(settings::router())
         .merge(stream::router())
 }

@@ -13,6 +13,7 @@ use serde_json::json;
 use serde_json::Value;
 
 use crate::command_error::CommandError;
+use crate::serve::error::ApiError;
 use crate::serve::error::ApiResult;
 use crate::serve::extract::ApiJson;
 use crate::serve::extract::FromThisMachine;
@@ -40,6 +41,20 @@ async fn stop_requests_create(
 ) -> ApiResult<(StatusCode, Json<Value>)> {
     let out = blocking(move || {
         let request = StopRequest::from_body(&body).map_err(CommandError::from)?;
+        let scope = s.scope()?.scope;
+        if !scope.is_all() {
+            scope
+                .check_stop(request.repo.as_deref())
+                .map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, e.to_string()))?;
+            // A batch the scope hides cannot be stopped from here, whatever repo it names.
+            let id = request.batch.to_string();
+            if !s.built()?.model.batches.iter().any(|b| b.id == id) {
+                return Err(ApiError::new(
+                    StatusCode::NOT_FOUND,
+                    format!("Batch {id} is not in the saved target repositories."),
+                ));
+            }
+        }
         let cx = s.context()?;
         let written = write(&cx, |snap, ctx| dashboard_writes::stop(snap, ctx, &request))?;
         s.poll_version();

@@ -5,6 +5,7 @@ use std::cmp::Ordering;
 
 use super::rows::RowSet;
 use crate::dashboard::coordinator;
+use crate::dashboard::input::malformed_warning;
 use crate::dashboard::input::EventIn;
 use crate::dashboard::input::Inputs;
 use crate::dashboard::model::Attention;
@@ -90,11 +91,13 @@ pub(crate) fn assemble(
         warnings: inputs
             .malformed
             .iter()
-            .map(|(p, m)| format!("Malformed JSON in {p}: {m}"))
+            .map(|(p, m)| malformed_warning(p, m))
             .collect(),
         slice: None,
         setup: inputs.is_empty().then(|| SETUP_NOTICE.to_owned()),
         source_status: inputs.github.iter().map(|g| g.status.clone()).collect(),
+        notices: inputs.notices.clone(),
+        target_repos: inputs.target_repos.clone(),
     }
 }
 

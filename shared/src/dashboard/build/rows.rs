@@ -10,13 +10,13 @@ use super::Control;
 use crate::dashboard::derive;
 use crate::dashboard::derive::RowFacts;
 use crate::dashboard::github;
-use crate::dashboard::model::GhState;
-use crate::dashboard::model::GithubView;
 use crate::dashboard::input::EventIn;
 use crate::dashboard::input::HeartbeatIn;
 use crate::dashboard::input::Meta;
 use crate::dashboard::model::AttentionKind;
 use crate::dashboard::model::ControlStatus;
+use crate::dashboard::model::GhState;
+use crate::dashboard::model::GithubView;
 use crate::dashboard::model::LivenessView;
 use crate::dashboard::model::QaItem;
 use crate::dashboard::model::QaStatus;
@@ -174,7 +174,11 @@ fn item_row(
         state,
         s.liveness,
         s.last_activity(),
-        possible_open_pr(&kind, who.pr_url.is_some(), gh.as_ref().and_then(|g| g.view.as_ref())),
+        possible_open_pr(
+            &kind,
+            who.pr_url.is_some(),
+            gh.as_ref().and_then(|g| g.view.as_ref()),
+        ),
         now,
     ) {
         RowState::Archived
@@ -239,7 +243,9 @@ fn possible_open_pr(kind: &str, named: bool, github: Option<&GithubView>) -> boo
         None => kind == "pull_request" || named,
         Some(v) => match &v.implementation_pr {
             Some(pr) => !settled(pr.state),
-            None => (kind == "pull_request" && !settled(v.state)) || (named && kind != "pull_request"),
+            None => {
+                (kind == "pull_request" && !settled(v.state)) || (named && kind != "pull_request")
+            }
         },
     }
 }

@@ -114,7 +114,7 @@ fn r1_unreadable(cx: &Cx<'_>) -> Vec<HealthItem> {
                 "Unreadable coordination record",
                 Severity::Warning,
                 HealthCategory::State,
-                format!("Malformed JSON in {path}: {message}"),
+                crate::dashboard::input::malformed_warning(path, message),
                 Subject::default(),
             )
         })

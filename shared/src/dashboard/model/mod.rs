@@ -62,6 +62,13 @@ pub struct DashboardModel {
     /// How the sources besides the state branch are doing (GitHub), once one is used.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub source_status: Vec<SourceStatus>,
+    /// What the saved target repositories left out, one notice per kind of record (absent
+    /// when every repository is shown).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notices: Vec<String>,
+    /// The saved target repositories the model is scoped to (absent: every repository).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub target_repos: Vec<String>,
 }
 
 /// The one notice an empty coordination state shows instead of empty boards (reference §7.1:

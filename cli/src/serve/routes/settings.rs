@@ -1,0 +1,113 @@
+//! `GET /api/settings` and `PUT /api/settings`: the saved target repositories the
+//! dashboard is scoped to (reference §4.1). Anyone may read them; only this machine may
+//! change them, and a change is saved in this machine's configuration and put in force at
+//! once (the next model is derived under it, and open pages are told of a new version).
+
+use std::net::SocketAddr;
+
+use agent_coord_shared::dashboard::scope::settings as rules;
+use agent_coord_shared::dashboard::scope::Scope;
+use axum::extract::ConnectInfo;
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::routing::get;
+use axum::Json;
+use axum::Router;
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::serve::error::ApiError;
+use crate::serve::error::ApiResult;
+use crate::serve::extract::ApiJson;
+use crate::serve::extract::FromThisMachine;
+use crate::serve::extract::LocalWrite;
+use crate::serve::guard;
+use crate::serve::state::blocking;
+use crate::serve::state::AppState;
+use crate::serve::state::ScopeInForce;
+use crate::serve::state::ScopeSource;
+use crate::serve::state::Shared;
+use crate::store::settings as saved;
+
+/// The settings routes.
+pub(crate) fn router() -> Router<AppState> {
+    Router::new().route("/api/settings", get(settings_show).put(settings_update))
+}
+
+/// Settings changes.
+pub(crate) struct Settings;
+
+impl LocalWrite for Settings {
+    const NAME: &'static str = "Settings";
+    const VERB: &'static str = "changed";
+}
+
+/// The page polls nothing: it follows `/api/stream` (the reference's 0 disables polling).
+const REFRESH_INTERVAL_MS: u64 = 0;
+
+/// What the settings routes answer.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct SettingsView {
+    /// The repositories shown, sorted (empty: every repository).
+    pub(crate) target_repos: Vec<String>,
+    /// How often the page should poll (0: never; it follows the stream).
+    pub(crate) refresh_interval_ms: u64,
+    /// The SHA-256 of the sorted list (64 hex digits).
+    pub(crate) scope_id: String,
+    /// Where the list came from.
+    pub(crate) source: ScopeSource,
+    /// Whether the asking client may change them (it is on this machine).
+    pub(crate) editable: bool,
+}
+
+/// Returns the target repositories in force and where they came from (for `/api/doctor`
+/// and the GitHub enrichment; no secrets in it).
+pub(crate) fn current(s: &Shared) -> ApiResult<SettingsView> {
+    Ok(view(&s.scope()?, false))
+}
+
+fn view(in_force: &ScopeInForce, editable: bool) -> SettingsView {
+    SettingsView {
+        target_repos: in_force.scope.repos(),
+        refresh_interval_ms: REFRESH_INTERVAL_MS,
+        scope_id: in_force.scope.id(),
+        source: in_force.source,
+        editable,
+    }
+}
+
+async fn settings_show(
+    State(s): State<AppState>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+) -> ApiResult<Json<SettingsView>> {
+    blocking(move || {
+        let editable = guard::is_machine_local(peer.ip(), &(s.local_addrs)());
+        Ok(Json(SettingsView {
+            editable,
+            ..current(&s)?
+        }))
+    })
+    .await
+}
+
+async fn settings_update(
+    State(s): State<AppState>,
+    _: FromThisMachine<Settings>,
+    ApiJson(body): ApiJson<Value>,
+) -> ApiResult<Json<SettingsView>> {
+    let repos = rules::normalize_value(body.get("targetRepos"))
+        .map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, e.to_string()))?;
+    blocking(move || {
+        let store = s.store()?;
+        saved::save_target_repos(&store, &repos)?;
+        let in_force = ScopeInForce {
+            scope: Scope::of(&repos),
+            source: ScopeSource::Saved,
+        };
+        s.set_scope(in_force.clone())?;
+        s.poll_version();
+        Ok(Json(view(&in_force, true)))
+    })
+    .await
+}
