@@ -2,10 +2,13 @@
 //!
 //! Everything is pure so the server and the browser share one implementation.
 
+pub mod annotations;
 pub mod build;
+pub mod commands;
 pub mod coordinator;
 pub mod derive;
 pub mod detail;
+pub mod find;
 #[cfg(any(test, feature = "fixtures"))]
 #[doc(hidden)]
 pub mod fixtures;
@@ -13,6 +16,7 @@ pub mod health;
 pub mod input;
 pub mod machines;
 pub mod model;
+pub mod prompt;
 pub mod search;
 pub mod sources;
 pub mod text;

@@ -4,6 +4,8 @@
 use std::cmp::Ordering;
 
 use super::rows::RowSet;
+use crate::dashboard::annotations;
+use crate::dashboard::annotations::Annotation;
 use crate::dashboard::coordinator;
 use crate::dashboard::input::EventIn;
 use crate::dashboard::input::Inputs;
@@ -43,7 +45,7 @@ pub(crate) fn assemble(
         machines,
         health,
     } = parts;
-    let attention = attention(&rows, inputs);
+    let attention = attention(&rows, inputs, now);
     let mut counts = Counts {
         rows: rows.len(),
         needs_attention: attention.len(),
@@ -91,12 +93,22 @@ pub(crate) fn assemble(
             .iter()
             .map(|(p, m)| format!("Malformed JSON in {p}: {m}"))
             .collect(),
+        annotations: inputs
+            .annotations
+            .iter()
+            .map(|a| Annotation {
+                active: a.is_active(now),
+                ..Annotation::clone(a)
+            })
+            .collect(),
     }
 }
 
 /// The attention queue, rows' and coordinator tasks' entries together: by priority, then
-/// oldest activity first.
-fn attention(rows: &[Row], inputs: &Inputs) -> Vec<Attention> {
+/// oldest activity first; items an operator dismissed, or snoozed until later than `now`,
+/// are left out.
+fn attention(rows: &[Row], inputs: &Inputs, now: Instant) -> Vec<Attention> {
+    let hidden = annotations::hidden(inputs.annotations.iter().map(AsRef::as_ref), now);
     let mut attention: Vec<Attention> = rows
         .iter()
         .filter_map(|r| {
@@ -121,6 +133,7 @@ fn attention(rows: &[Row], inputs: &Inputs) -> Vec<Attention> {
             })
         })
         .chain(coordinator::attention_entries(&inputs.tasks))
+        .filter(|a| !hidden.contains(&a.row_id))
         .collect();
     attention.sort_by(|a, b| {
         a.priority

@@ -51,6 +51,9 @@ pub struct DashboardModel {
     pub recent_events: Vec<EventView>,
     /// Problems reading the state itself (malformed records); the rest still renders.
     pub warnings: Vec<String>,
+    /// Operators' dismissals and snoozes, each saying whether it hides its item now.
+    #[serde(default)]
+    pub annotations: Vec<crate::dashboard::annotations::Annotation>,
 }
 
 /// How many events [`DashboardModel::recent_events`] carries.
