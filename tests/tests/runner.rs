@@ -2,6 +2,7 @@
 // Helpers outside #[test] functions are test code too: a failed setup should panic.
 #![allow(clippy::unwrap_used, clippy::type_complexity)]
 
+mod test_annotations;
 mod test_batch;
 mod test_browser;
 mod test_claim;

@@ -25,6 +25,8 @@ pub(crate) const BODY_LIMIT: usize = 256 * 1024;
 pub(crate) trait LocalWrite {
     /// What the write sends, as the refusal names it ("Batch plans").
     const NAME: &'static str;
+    /// What a remote viewer may not do with it ("sent", "changed").
+    const VERB: &'static str = "sent";
 }
 
 /// Admits a request only from a peer on this machine (loopback, or an address of one of
@@ -44,8 +46,9 @@ impl<W: LocalWrite> FromRequestParts<AppState> for FromThisMachine<W> {
             return Err(ApiError::new(
                 StatusCode::FORBIDDEN,
                 format!(
-                    "{} can only be sent from the machine running the dashboard. Remote viewers have read-only access.",
-                    W::NAME
+                    "{} can only be {} from the machine running the dashboard. Remote viewers have read-only access.",
+                    W::NAME,
+                    W::VERB
                 ),
             ));
         }

@@ -1,6 +1,7 @@
 //! The API, one file per resource; each exports `router()` with its routes and handlers
 //! named `<resource>_<verb>`.
 
+pub(crate) mod annotations;
 pub(crate) mod batch_imports;
 pub(crate) mod batches;
 pub(crate) mod dashboard;
@@ -20,6 +21,7 @@ pub(crate) fn router() -> Router<AppState> {
         .merge(dashboard::router())
         .merge(batch_imports::router())
         .merge(stop_requests::router())
+        .merge(annotations::router())
         .merge(batches::router())
         .merge(items::router())
         .merge(stream::router())
