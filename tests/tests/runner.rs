@@ -5,6 +5,7 @@
 mod test_annotations;
 mod test_batch;
 mod test_browser;
+mod test_browser_actions;
 mod test_claim;
 mod test_concurrency;
 mod test_coordinator;

@@ -52,7 +52,7 @@ fn seed(env: &TestEnv) {
 
 /// Runs `browser/<script>` against a server on `env` (saving `target/browser/<shot>`) and
 /// asserts it passed.
-fn run_script(env: &TestEnv, script: &str, shot: &str) {
+pub(crate) fn run_script(env: &TestEnv, script: &str, shot: &str) {
     let browser_dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("browser");
     assert!(
         browser_dir.join("node_modules/playwright-core").is_dir(),

@@ -7,6 +7,7 @@
 //! runs. Values that pass are single-quoted in the command, which is then safe because the
 //! class has no quote.
 
+use super::model::DashboardModel;
 use super::model::Row;
 use super::model::RowState;
 
@@ -63,17 +64,36 @@ pub struct Subject<'a> {
 }
 
 impl<'a> Subject<'a> {
-    /// The subject of an operator row.
-    pub fn of(row: &'a Row) -> Subject<'a> {
+    /// The subject of an operator row of `model`.
+    pub fn of(model: &'a DashboardModel, row: &'a Row) -> Subject<'a> {
         Subject {
             repo: &row.repo,
             target: &row.target,
             thread: row.thread.as_deref(),
             batch: row.batch_id.as_deref(),
             branch: row.branch.as_deref(),
-            phase: row.status.as_deref(),
+            phase: last_phase(model, row),
         }
     }
+}
+
+/// The last phase of a row's work: its holder's heartbeat status while that heartbeat is
+/// on this work, else the status of the batch lane the row belongs to.
+pub fn last_phase<'a>(model: &'a DashboardModel, row: &Row) -> Option<&'a str> {
+    let beat = model
+        .machines
+        .iter()
+        .flat_map(|m| &m.agents)
+        .find(|a| Some(&a.id) == row.agent.as_ref() && a.work_row.as_ref() == Some(&row.id))
+        .and_then(|a| a.status.as_deref());
+    beat.or_else(|| {
+        model
+            .batches
+            .iter()
+            .flat_map(|b| &b.lanes)
+            .find(|l| l.row_id.as_ref() == Some(&row.id))
+            .map(|l| l.status.as_str())
+    })
 }
 
 /// The resume prompt: `$pr-batch`, which lane, its thread, batch, branch and last phase.
@@ -119,14 +139,14 @@ pub fn takeover_command(s: &Subject<'_>) -> String {
     parts.join(" ")
 }
 
-/// The resume prompt for a row, `None` once its work is finished.
-pub fn resume_for(row: &Row) -> Option<String> {
-    (row.state != RowState::Done).then(|| resume_prompt(&Subject::of(row)))
+/// The resume prompt for a row of `model`, `None` once its work is finished.
+pub fn resume_for(model: &DashboardModel, row: &Row) -> Option<String> {
+    (row.state != RowState::Done).then(|| resume_prompt(&Subject::of(model, row)))
 }
 
-/// The takeover command for a row, offered only when its holder is dead.
-pub fn takeover_for(row: &Row) -> Option<String> {
-    (row.state == RowState::Dead).then(|| takeover_command(&Subject::of(row)))
+/// The takeover command for a row of `model`, offered only when its holder is dead.
+pub fn takeover_for(model: &DashboardModel, row: &Row) -> Option<String> {
+    (row.state == RowState::Dead).then(|| takeover_command(&Subject::of(model, row)))
 }
 
 #[cfg(test)]
@@ -234,20 +254,38 @@ mod tests {
 
     #[test]
     fn rows_offer_what_their_state_allows() {
+        let m = DashboardModel::default();
         let row = |state| Row {
             state,
             thread: Some("t-1".into()),
-            status: Some("implementing".into()),
             ..fixtures::row("acme/app", "7")
         };
-        assert!(resume_for(&row(RowState::Done)).is_none());
-        let resume = resume_for(&row(RowState::Running)).unwrap();
+        assert!(resume_for(&m, &row(RowState::Done)).is_none());
+        let resume = resume_for(&m, &row(RowState::Running)).unwrap();
         assert!(resume.contains("Resume the existing lane for acme/app#7.\nThread handle: t-1\n"));
-        assert!(resume.contains("Last phase: implementing\n"));
-        assert!(takeover_for(&row(RowState::Running)).is_none());
-        assert!(takeover_for(&row(RowState::Stale)).is_none());
-        assert!(takeover_for(&row(RowState::Dead))
+        assert!(resume.contains("Last phase: UNKNOWN\n"));
+        assert!(takeover_for(&m, &row(RowState::Running)).is_none());
+        assert!(takeover_for(&m, &row(RowState::Stale)).is_none());
+        assert!(takeover_for(&m, &row(RowState::Dead))
             .unwrap()
             .contains("--repo 'acme/app' --target '7'"));
+    }
+
+    #[test]
+    fn the_last_phase_is_the_holders_heartbeat_else_the_lane() {
+        let mut s = fixtures::Records::new();
+        s.claim("acme/app", "1", "w1", None)
+            .beat("w1", "acme/app", "1", None, "reviewing", 1)
+            .put(
+                "batches/b1.json",
+                serde_json::json!({"batch_id": "b1", "repo": "acme/app",
+                    "targets": [{"type": "issue", "target": "2"}],
+                    "lanes": [{"name": "two", "owner": "w2", "targets": ["2"], "status": "queued"}]}),
+            )
+            .event("b1", "e1", "claim.acquired", serde_json::json!({"repo": "acme/app", "target": "1"}), 0);
+        let (_, m) = s.model();
+        let row = |id: &str| m.rows.iter().find(|r| r.id == id).unwrap();
+        assert_eq!(last_phase(&m, row("target:acme/app#1")), Some("reviewing"));
+        assert_eq!(last_phase(&m, row("target:acme/app#2")), Some("queued"));
     }
 }

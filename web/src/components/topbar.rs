@@ -3,6 +3,7 @@
 use leptos::prelude::*;
 use leptos_router::components::A;
 
+use crate::components::find::Find;
 use crate::format;
 use crate::live::use_store;
 
@@ -52,6 +53,7 @@ pub fn TopBar() -> impl IntoView {
                     .map(|(href, label)| view! { <A href=href exact=true>{label}</A> })
                     .collect_view()}
             </nav>
+            <Find/>
             <div class="status">
                 <span class=live_class data-testid="live-indicator" title="Live updates">
                     {live_text}

@@ -12,6 +12,8 @@ use leptos_router::hooks::use_query_map;
 use leptos_router::NavigateOptions;
 
 use super::LOADING;
+use crate::components::prompt;
+use crate::components::prompt::PromptPanel;
 use crate::components::widgets;
 use crate::format;
 use crate::live::use_store;
@@ -64,6 +66,7 @@ pub fn OperatorPage() -> impl IntoView {
                     _ => widgets::loading(LOADING).into_any(),
                 }
             }}
+            <PromptPanel/>
         </section>
     }
 }
@@ -119,6 +122,7 @@ fn table(
             <table class="rows">
                 <thead>
                     <tr>
+                        <th><span class="visually-hidden">"Select"</span></th>
                         <th>"State"</th>
                         <th>"Work"</th>
                         <th>"Owner"</th>
@@ -156,6 +160,7 @@ fn chips(sel: &format::Selection, q: &str, state: &str) -> impl IntoView {
 fn row_view(row: &Row) -> impl IntoView {
     view! {
         <tr data-testid="operator-row" data-row-id=row.id.clone() class=format!("state-row-{}", row.state.as_str())>
+            {prompt::select_cell(row)}
             <td class="cell-state">
                 {widgets::state_badge(row.state)}
                 {widgets::liveness_badge(row.liveness)}
