@@ -232,6 +232,16 @@ pub fn hidden<'a>(
         .collect()
 }
 
+/// The earliest end of a snooze that is active in the model: when the attention queue
+/// changes by the clock alone (no ref moves), so a page must reload then.
+pub fn next_expiry(annotations: &[Annotation]) -> Option<Instant> {
+    annotations
+        .iter()
+        .filter(|a| a.active && a.kind == AnnotationKind::Snooze)
+        .filter_map(|a| a.until.as_deref().and_then(time::parse))
+        .min()
+}
+
 fn object(body: &Value) -> Result<&Record, RuleError> {
     body.as_object()
         .ok_or_else(|| RuleError::Usage("Request body must be a JSON object.".into()))

@@ -278,3 +278,21 @@ fn a_malformed_annotation_is_a_warning_and_the_rest_renders() {
     assert_eq!(queue(&m), ["target:acme/app#1", "target:acme/app#2"]);
     assert_eq!(m.rows.len(), 3);
 }
+
+#[test]
+fn the_next_expiry_is_the_earliest_active_snooze() {
+    let mut s = fleet();
+    annotate(&mut s, "1", json!({"kind": "snooze", "until": ahead(90)}));
+    annotate(&mut s, "2", json!({"kind": "snooze", "until": ahead(30)}));
+    annotate(&mut s, "3", json!({"kind": "dismiss"}));
+    let (_, m) = s.model();
+    assert_eq!(next_expiry(&m.annotations), time::parse(&ahead(30)));
+    let mut s = fleet();
+    annotate(&mut s, "2", json!({"kind": "snooze", "until": ago(30)}));
+    annotate(&mut s, "3", json!({"kind": "dismiss"}));
+    assert_eq!(
+        next_expiry(&s.model().1.annotations),
+        None,
+        "expired or not a snooze"
+    );
+}
