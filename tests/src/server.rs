@@ -133,6 +133,15 @@ impl Server {
         )
     }
 
+    /// `DELETE path` with a JSON body.
+    pub fn delete_json(&self, path: &str, body: &serde_json::Value) -> (u16, String) {
+        Self::answer(
+            ureq::delete(&format!("{}{path}", self.url))
+                .set("Content-Type", "application/json")
+                .send_string(&body.to_string()),
+        )
+    }
+
     fn answer(r: Result<ureq::Response, ureq::Error>) -> (u16, String) {
         match r {
             Ok(resp) => (resp.status(), resp.into_string().unwrap_or_default()),

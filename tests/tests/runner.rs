@@ -2,8 +2,10 @@
 // Helpers outside #[test] functions are test code too: a failed setup should panic.
 #![allow(clippy::unwrap_used, clippy::type_complexity)]
 
+mod test_annotations;
 mod test_batch;
 mod test_browser;
+mod test_browser_actions;
 mod test_browser_enrich;
 mod test_browser_fixes;
 mod test_claim;

@@ -50,6 +50,24 @@ async fn send_json<T: DeserializeOwned>(
     decode(status, &text)
 }
 
+/// `DELETE url` with a JSON body; the response body is not read beyond errors.
+pub async fn delete_json(url: &str, body: &Value) -> Result<(), String> {
+    let headers = Headers::new().map_err(js_error)?;
+    headers
+        .set("Content-Type", "application/json")
+        .map_err(js_error)?;
+    let init = RequestInit::new();
+    init.set_method("DELETE");
+    init.set_headers(&headers);
+    init.set_body(&JsValue::from_str(&body.to_string()));
+    let (status, text) = send(url, &init).await?;
+    if (200..300).contains(&status) {
+        Ok(())
+    } else {
+        Err(server_error(status, &text))
+    }
+}
+
 async fn send(url: &str, init: &RequestInit) -> Result<(u16, String), String> {
     let window = web_sys::window().ok_or_else(|| "no browser window".to_string())?;
     let response: Response = JsFuture::from(window.fetch_with_str_and_init(url, init))

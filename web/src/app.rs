@@ -7,6 +7,7 @@ use leptos_router::components::Router;
 use leptos_router::components::Routes;
 use leptos_router::path;
 
+use crate::components::prompt;
 use crate::components::topbar::TopBar;
 use crate::components::widgets;
 use crate::live;
@@ -23,6 +24,7 @@ use crate::pages::overview::OverviewPage;
 #[component]
 pub fn App() -> impl IntoView {
     let store = live::start();
+    prompt::provide_selection();
     view! {
         <Router>
             <TopBar/>

@@ -52,6 +52,31 @@ thread_local! {
     static AGAIN: Cell<bool> = const { Cell::new(false) };
     static SOURCE: RefCell<Option<EventSource>> = const { RefCell::new(None) };
     static HANDLERS: RefCell<Option<Handlers>> = const { RefCell::new(None) };
+    /// The browser clock (ms) when the current model arrived.
+    static LOADED_AT: Cell<f64> = const { Cell::new(0.0) };
+    /// Take the next model even when its version is the same.
+    static FORCE: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Reports whether a snooze in the model has ended by the server's clock (estimated as the
+/// model's time plus what passed here since it arrived): the queue changed without any ref
+/// moving, so no new version will be announced.
+fn snooze_ended(store: Store) -> bool {
+    store.model.with_untracked(|m| {
+        let Some(m) = m else {
+            return false;
+        };
+        let ends = agent_coord_shared::dashboard::annotations::next_expiry(&m.annotations);
+        let generated = agent_coord_shared::time::parse(&m.generated_at);
+        match (ends, generated) {
+            (Some(ends), Some(generated)) => {
+                let elapsed = js_sys::Date::now() - LOADED_AT.with(Cell::get);
+                let server_now = generated.timestamp_millis() as f64 + elapsed;
+                ends.timestamp_millis() as f64 <= server_now
+            }
+            _ => false,
+        }
+    })
 }
 
 /// The stream callbacks, made once and attached to every `EventSource` we open.
@@ -95,7 +120,10 @@ fn tick(store: Store) {
     // Poll while the stream is down, and retry a failed or missing load even while it is up.
     let failed = store.error.with_untracked(Option::is_some);
     let empty = store.model.with_untracked(Option::is_none);
-    if !store.live.get_untracked() || failed || empty {
+    if snooze_ended(store) {
+        FORCE.with(|f| f.set(true));
+    }
+    if !store.live.get_untracked() || failed || empty || FORCE.with(Cell::get) {
         refresh(store);
         load_sync(store);
     }
@@ -138,7 +166,8 @@ async fn load(store: Store) {
                 m.as_ref()
                     .is_some_and(|m| m.version == model.version && m.slice == model.slice)
             });
-            if !same {
+            if !same || FORCE.with(|f| f.replace(false)) {
+                LOADED_AT.with(|t| t.set(js_sys::Date::now()));
                 store.model.set(Some(Arc::new(model)));
             }
         }

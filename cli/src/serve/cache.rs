@@ -14,6 +14,7 @@ use std::time::Instant as StdInstant;
 
 use agent_coord_shared::coordinator::task::TASKS_DIR;
 use agent_coord_shared::dashboard;
+use agent_coord_shared::dashboard::annotations::ANNOTATIONS_DIR;
 use agent_coord_shared::dashboard::github::GithubFacts;
 use agent_coord_shared::dashboard::input::parse_record;
 use agent_coord_shared::dashboard::input::Inputs;
@@ -282,7 +283,7 @@ impl ModelCache {
                 .folders(
                     repo,
                     root,
-                    &["claims", "batches", "events", TASKS_DIR],
+                    &["claims", "batches", "events", TASKS_DIR, ANNOTATIONS_DIR],
                     parse,
                     &mut |p| inputs.push(p.2.clone()),
                 )

@@ -308,6 +308,43 @@ async fn writes_only_from_this_machine() {
 }
 
 #[tokio::test]
+async fn annotations_only_from_this_machine() {
+    let h = harness();
+    let before = h.get("/api/dashboard").await.1["version"].clone();
+    let body = json!({"repo": "acme/app", "target": "1", "kind": "dismiss"});
+    for peer in ["10.1.2.3:5000", "169.254.0.9:5000", "[fe80::1]:5000"] {
+        let (s, v) = h.post("/api/annotations", body.clone(), peer).await;
+        assert_eq!(
+            (s, v["error"].clone()),
+            (
+                StatusCode::FORBIDDEN,
+                json!("Annotations can only be changed from the machine running the dashboard. Remote viewers have read-only access.")
+            ),
+            "{peer}"
+        );
+        let req = Request::delete("/api/annotations")
+            .header("host", "localhost")
+            .header("content-type", "application/json")
+            .body(Body::from(
+                json!({"repo": "acme/app", "target": "1"}).to_string(),
+            ))
+            .expect("req");
+        assert_eq!(h.call(req, peer).await.0, StatusCode::FORBIDDEN, "{peer}");
+    }
+    assert_eq!(
+        h.get("/api/dashboard").await.1["version"],
+        before,
+        "nothing was written"
+    );
+    // From this machine the same request is saved.
+    let (s, v) = h.post("/api/annotations", body, "127.0.0.1:5000").await;
+    assert_eq!(
+        (s, v["kind"].clone()),
+        (StatusCode::CREATED, json!("dismiss"))
+    );
+}
+
+#[tokio::test]
 async fn foreign_hosts_are_refused_everywhere() {
     let h = harness();
     for host in ["evil.example", "127.0.0.1.nip.io", ""] {

@@ -13,6 +13,8 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
+use super::annotations;
+use super::annotations::Annotation;
 use super::coordinator;
 use super::coordinator::TaskIn;
 use crate::record::field as f;
@@ -444,6 +446,8 @@ pub struct Inputs {
     pub events: Vec<Arc<EventIn>>,
     /// Coordinator task checkpoints.
     pub tasks: Vec<Arc<TaskIn>>,
+    /// Operators' annotations (dismissals and snoozes).
+    pub annotations: Vec<Arc<Annotation>>,
     /// Records that could not be read: `(path, message)`; under a scope, a record of
     /// unknown repository is only described (`an unscoped events record`, no message).
     pub malformed: Vec<(String, String)>,
@@ -473,6 +477,8 @@ impl Inputs {
         self.manifests.sort_by(|a, b| a.path.cmp(&b.path));
         self.events.sort_by(|a, b| a.path.cmp(&b.path));
         self.tasks.sort_by(|a, b| a.path.cmp(&b.path));
+        self.annotations
+            .sort_by(|a, b| (&a.repo, &a.target).cmp(&(&b.repo, &b.target)));
         self.malformed.sort();
     }
 
@@ -483,6 +489,7 @@ impl Inputs {
             + self.manifests.len()
             + self.events.len()
             + self.tasks.len()
+            + self.annotations.len()
             + self.malformed.len()
     }
 
@@ -508,6 +515,7 @@ impl Inputs {
             Parsed::Manifest(m) => self.manifests.push(m),
             Parsed::Event(e) => self.events.push(e),
             Parsed::Task(t) => self.tasks.push(t),
+            Parsed::Annotation(a) => self.annotations.push(a),
             Parsed::Malformed(path, message) => self.malformed.push((path, message)),
             Parsed::Ignored => {}
         }
@@ -550,6 +558,8 @@ pub enum Parsed {
     Event(Arc<EventIn>),
     /// `coordinator/tasks/<owner>/<repo>/<issue>.json`.
     Task(Arc<TaskIn>),
+    /// `annotations/<owner>/<repo>/<target>.json`.
+    Annotation(Arc<Annotation>),
     /// Not a JSON object (or not a task checkpoint): `(path, message)`.
     Malformed(String, String),
     /// Another part of the tree (archive, coordinator activities, …).
@@ -561,6 +571,12 @@ pub fn parse_record(path: &str, bytes: &[u8]) -> Parsed {
     if coordinator::is_task_path(path) {
         return match coordinator::parse_task(path, bytes) {
             Ok(task) => Parsed::Task(Arc::new(task)),
+            Err(message) => Parsed::Malformed(path.to_owned(), message),
+        };
+    }
+    if annotations::is_annotation_path(path) && path.ends_with(".json") {
+        return match annotations::parse(path, bytes) {
+            Ok(a) => Parsed::Annotation(Arc::new(a)),
             Err(message) => Parsed::Malformed(path.to_owned(), message),
         };
     }

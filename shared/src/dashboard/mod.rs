@@ -2,11 +2,14 @@
 //!
 //! Everything is pure so the server and the browser share one implementation.
 
+pub mod annotations;
 pub mod build;
+pub mod commands;
 pub mod coordinator;
 pub mod custody;
 pub mod derive;
 pub mod detail;
+pub mod find;
 #[cfg(any(test, feature = "fixtures"))]
 #[doc(hidden)]
 pub mod fixtures;
@@ -17,6 +20,7 @@ pub mod history;
 pub mod input;
 pub mod machines;
 pub mod model;
+pub mod prompt;
 pub mod scope;
 pub mod search;
 pub mod slice;

@@ -3,7 +3,8 @@
 //!
 //! The remote side was published first, so it is the base of the merge: one-sided local
 //! changes are applied on top of it, and where both sides changed a record the remote
-//! version stands, except that a batch keeps lane closures made on either side. Claims the
+//! version stands, except that a batch keeps lane closures made on either side and an
+//! operator's annotation is the one saved last. Claims the
 //! local side lost are reported (and recorded as `claim.lost` events); every other clash is
 //! recorded as a `sync.conflict` event.
 
@@ -131,6 +132,22 @@ fn both_changed(change: PathChange, out: &mut Reconciled) {
                     remote_holder,
                     batch,
                 });
+            }
+        }
+        return;
+    }
+    if path.starts_with("annotations/") {
+        // A presentation preference: the newer save wins, the remote's on a tie or when
+        // either side cleared it; neither is a conflict worth an event.
+        let saved = |r: &Option<Record>| {
+            r.as_ref()
+                .and_then(|r| f::UPDATED_AT.text(r))
+                .and_then(time::parse)
+        };
+        if let (Some(l), Some(r)) = (saved(&local), saved(&remote)) {
+            if l > r {
+                out.local_applied += 1;
+                out.writes.push((path, local));
             }
         }
         return;

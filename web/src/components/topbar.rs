@@ -6,6 +6,8 @@ use leptos_router::components::A;
 
 use agent_coord_shared::dashboard::freshness::sync_line;
 
+use crate::components::find::Find;
+
 use crate::format;
 use crate::live::use_store;
 
@@ -86,6 +88,7 @@ pub fn TopBar() -> impl IntoView {
                     .map(|(href, label)| view! { <A href=href exact=true>{label}</A> })
                     .collect_view()}
             </nav>
+            <Find/>
             <div class="status">
                 <span class=live_class data-testid="live-indicator" title="Live updates">
                     {live_text}

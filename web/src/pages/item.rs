@@ -8,6 +8,7 @@ use agent_coord_shared::dashboard::model::TimelineEntry;
 use leptos::prelude::*;
 use leptos_router::hooks::use_params_map;
 
+use crate::components::actions::OperatorActions;
 use crate::components::coordinator;
 use crate::components::widgets;
 use crate::format;
@@ -28,6 +29,8 @@ pub fn ItemPage() -> impl IntoView {
             )
         })
     });
+    // Outlives each re-render of the page, so a confirmation survives the refresh it causes.
+    let action_status = RwSignal::new(None::<String>);
     let detail = live::detail::<ItemDetail>(move || {
         let (owner, repo, target) = key.get();
         Some(format!(
@@ -56,14 +59,14 @@ pub fn ItemPage() -> impl IntoView {
                         {widgets::error_banner(format!("Could not load {owner}/{repo}#{target}: {e}"))}
                     }
                     .into_any(),
-                    Some(Ok(d)) => page(&d).into_any(),
+                    Some(Ok(d)) => page(&d, action_status).into_any(),
                 }
             }}
         </section>
     }
 }
 
-fn page(d: &ItemDetail) -> impl IntoView {
+fn page(d: &ItemDetail, action_status: RwSignal<Option<String>>) -> impl IntoView {
     let state = match &d.row {
         Some(r) => widgets::state_badge(r.state).into_any(),
         None => view! { <span>{format::UNKNOWN}</span> }.into_any(),
@@ -76,6 +79,7 @@ fn page(d: &ItemDetail) -> impl IntoView {
             <dt>"Holder"</dt><dd data-testid="item-holder">{format::or_unknown(d.holder.as_deref())}</dd>
             {d.row.as_ref().map(row_meta)}
         </dl>
+        {d.row.clone().map(|row| view! { <OperatorActions row=row status=action_status/> })}
         {d.coordinator.as_ref().map(coordinator::panel)}
         {d.coordinator_warning.clone().map(widgets::warning_banner)}
         <h2>"Custody timeline"</h2>

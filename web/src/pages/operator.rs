@@ -16,6 +16,8 @@ use leptos_router::NavigateOptions;
 use super::slice_view;
 use super::use_view;
 use super::LOADING;
+use crate::components::prompt;
+use crate::components::prompt::PromptPanel;
 use crate::components::widgets;
 use crate::format;
 use crate::live::use_store;
@@ -76,6 +78,7 @@ pub fn OperatorPage() -> impl IntoView {
                 }
                 _ => widgets::loading(LOADING).into_any(),
             }}
+            <PromptPanel/>
         </section>
     }
 }
@@ -116,6 +119,7 @@ fn table(m: &Arc<DashboardModel>, q: &str, state: &str, busy: bool) -> impl Into
             <table class="rows">
                 <thead>
                     <tr>
+                        <th><span class="visually-hidden">"Select"</span></th>
                         <th>"State"</th>
                         <th>"Work"</th>
                         <th>"Owner"</th>
@@ -153,6 +157,7 @@ fn chips(sel: &Slice, q: &str, state: &str) -> impl IntoView {
 fn row_view(row: &Row) -> impl IntoView {
     view! {
         <tr data-testid="operator-row" data-row-id=row.id.clone() class=format!("state-row-{}", row.state.as_str())>
+            {prompt::select_cell(row)}
             // The cell stays a table cell (its borders line up with the row's); the badges
             // wrap inside it.
             <td class="cell-state">

@@ -1,10 +1,12 @@
 //! The API, one file per resource; each exports `router()` with its routes and handlers
 //! named `<resource>_<verb>`.
 
+pub(crate) mod annotations;
 pub(crate) mod batch_imports;
 pub(crate) mod batches;
 pub(crate) mod dashboard;
 pub(crate) mod doctor;
+pub(crate) mod finds;
 pub(crate) mod health;
 pub(crate) mod items;
 pub(crate) mod settings;
@@ -21,8 +23,10 @@ pub(crate) fn router() -> Router<AppState> {
         .merge(health::router())
         .merge(dashboard::router())
         .merge(doctor::router())
+        .merge(finds::router())
         .merge(batch_imports::router())
         .merge(stop_requests::router())
+        .merge(annotations::router())
         .merge(batches::router())
         .merge(items::router())
         .merge(settings::router())

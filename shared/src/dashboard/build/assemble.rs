@@ -4,6 +4,8 @@
 use std::cmp::Ordering;
 
 use super::rows::RowSet;
+use crate::dashboard::annotations;
+use crate::dashboard::annotations::Annotation;
 use crate::dashboard::coordinator;
 use crate::dashboard::input::malformed_warning;
 use crate::dashboard::input::EventIn;
@@ -45,7 +47,7 @@ pub(crate) fn assemble(
         machines,
         health,
     } = parts;
-    let attention = attention(&rows, inputs);
+    let attention = attention(&rows, inputs, now);
     let mut counts = Counts {
         rows: rows.len(),
         needs_attention: attention.len(),
@@ -98,12 +100,22 @@ pub(crate) fn assemble(
         source_status: inputs.github.iter().map(|g| g.status.clone()).collect(),
         notices: inputs.notices.clone(),
         target_repos: inputs.target_repos.clone(),
+        annotations: inputs
+            .annotations
+            .iter()
+            .map(|a| Annotation {
+                active: a.is_active(now),
+                ..Annotation::clone(a)
+            })
+            .collect(),
     }
 }
 
 /// The attention queue, rows' and coordinator tasks' entries together: by priority, then
-/// oldest activity first.
-fn attention(rows: &[Row], inputs: &Inputs) -> Vec<Attention> {
+/// oldest activity first; items an operator dismissed, or snoozed until later than `now`,
+/// are left out.
+fn attention(rows: &[Row], inputs: &Inputs, now: Instant) -> Vec<Attention> {
+    let hidden = annotations::hidden(inputs.annotations.iter().map(AsRef::as_ref), now);
     let mut attention: Vec<Attention> = rows
         .iter()
         .filter_map(|r| {
@@ -128,6 +140,7 @@ fn attention(rows: &[Row], inputs: &Inputs) -> Vec<Attention> {
             })
         })
         .chain(coordinator::attention_entries(&inputs.tasks))
+        .filter(|a| !hidden.contains(&a.row_id))
         .collect();
     attention.sort_by(|a, b| {
         a.priority

@@ -69,6 +69,9 @@ pub struct DashboardModel {
     /// The saved target repositories the model is scoped to (absent: every repository).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub target_repos: Vec<String>,
+    /// Operators' dismissals and snoozes, each saying whether it hides its item now.
+    #[serde(default)]
+    pub annotations: Vec<crate::dashboard::annotations::Annotation>,
 }
 
 /// The one notice an empty coordination state shows instead of empty boards (reference §7.1:

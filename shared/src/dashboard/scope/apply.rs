@@ -87,6 +87,13 @@ pub fn apply(inputs: &Inputs, scope: &Scope) -> Inputs {
         notices: Vec::new(),
         target_repos: scope.repos(),
         github: inputs.github.clone(),
+        // An annotation names its item's repository: only those in scope apply.
+        annotations: inputs
+            .annotations
+            .iter()
+            .filter(|a| scope.contains(&a.repo))
+            .cloned()
+            .collect(),
     };
     out.notices = inputs
         .notices

@@ -229,3 +229,47 @@ proptest::proptest! {
         }
     }
 }
+
+#[test]
+fn an_annotation_saved_on_both_sides_is_the_newer_one() {
+    let note = |kind: &str, at: &str| {
+        rec(json!({"repo": "acme/app", "target": "7", "kind": kind, "updated_at": at}))
+    };
+    let at = "annotations/acme/app/7.json";
+    let early = "2026-06-13T10:00:00Z";
+    let late = "2026-06-13T11:00:00Z";
+    // The local save is newer: it is applied on top of the remote.
+    let out = reconcile(
+        vec![change(
+            at,
+            None,
+            note("dismiss", late),
+            note("snooze", early),
+        )],
+        &ctx(),
+    );
+    assert_eq!(out.writes, vec![(at.to_owned(), note("dismiss", late))]);
+    assert!(
+        out.conflicts.is_empty(),
+        "no conflict event for a preference"
+    );
+    // The remote save is newer, or as new, or one side cleared it: the remote stands.
+    for (local, remote) in [
+        (note("dismiss", early), note("snooze", late)),
+        (note("dismiss", late), note("snooze", late)),
+        (None, note("snooze", early)),
+        (note("dismiss", late), None),
+    ] {
+        let out = reconcile(
+            vec![change(
+                at,
+                note("snooze", "2026-06-13T09:00:00Z"),
+                local,
+                remote,
+            )],
+            &ctx(),
+        );
+        assert!(out.writes.is_empty(), "{:?}", out.writes);
+        assert!(out.conflicts.is_empty());
+    }
+}

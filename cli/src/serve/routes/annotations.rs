@@ -1,0 +1,66 @@
+//! `POST /api/annotations` saves an operator's dismissal or snooze of an item, `DELETE
+//! /api/annotations` clears it: the third write, guarded like the other two (same machine,
+//! JSON, same-origin) and committed the same way. Decided by shared's
+//! `dashboard::annotations` inside the transaction.
+
+use agent_coord_shared::dashboard::annotations;
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::routing::post;
+use axum::Json;
+use axum::Router;
+use serde_json::Value;
+
+use crate::serve::error::ApiResult;
+use crate::serve::extract::ApiJson;
+use crate::serve::extract::FromThisMachine;
+use crate::serve::extract::LocalWrite;
+use crate::serve::state::blocking;
+use crate::serve::state::AppState;
+use crate::transact::write;
+
+/// The annotation routes.
+pub(crate) fn router() -> Router<AppState> {
+    Router::new().route(
+        "/api/annotations",
+        post(annotations_create).delete(annotations_destroy),
+    )
+}
+
+/// Annotations.
+pub(crate) struct Annotate;
+
+impl LocalWrite for Annotate {
+    const NAME: &'static str = "Annotations";
+    const VERB: &'static str = "changed";
+}
+
+async fn annotations_create(
+    State(s): State<AppState>,
+    _: FromThisMachine<Annotate>,
+    ApiJson(body): ApiJson<Value>,
+) -> ApiResult<(StatusCode, Json<annotations::Annotation>)> {
+    let saved = blocking(move || {
+        let cx = s.context()?;
+        let written = write(&cx, |_, ctx| annotations::save(ctx, &body))?;
+        s.poll_version();
+        Ok(written.done.plan.outcome)
+    })
+    .await?;
+    Ok((StatusCode::CREATED, Json(saved)))
+}
+
+async fn annotations_destroy(
+    State(s): State<AppState>,
+    _: FromThisMachine<Annotate>,
+    ApiJson(body): ApiJson<Value>,
+) -> ApiResult<StatusCode> {
+    blocking(move || {
+        let cx = s.context()?;
+        write(&cx, |snap, _| annotations::clear(snap, &body))?;
+        s.poll_version();
+        Ok(())
+    })
+    .await?;
+    Ok(StatusCode::NO_CONTENT)
+}

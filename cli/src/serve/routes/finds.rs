@@ -1,0 +1,41 @@
+//! `GET /api/find?q=`: Universal Find over the whole model (jobs, batches, machines), run on
+//! the server because the page holds only the view it shows (`shared::dashboard::find`).
+
+use agent_coord_shared::dashboard::find;
+use axum::extract::Query;
+use axum::extract::State;
+use axum::routing::get;
+use axum::Json;
+use axum::Router;
+use serde_json::Value;
+
+use crate::serve::error::ApiError;
+use crate::serve::error::ApiResult;
+use crate::serve::state::blocking;
+use crate::serve::state::AppState;
+
+/// The find route.
+pub(crate) fn router() -> Router<AppState> {
+    Router::new().route("/api/find", get(finds_show))
+}
+
+/// `?q=` is the text typed.
+#[derive(Debug, Default, serde::Deserialize)]
+struct Params {
+    #[serde(default)]
+    q: String,
+}
+
+async fn finds_show(
+    State(s): State<AppState>,
+    Query(params): Query<Params>,
+) -> ApiResult<Json<Value>> {
+    blocking(move || {
+        let built = s.built()?;
+        let found = find::find(&built.model, &params.q);
+        serde_json::to_value(found)
+            .map(Json)
+            .map_err(|e| ApiError::internal(e.to_string()))
+    })
+    .await
+}

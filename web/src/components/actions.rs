@@ -1,0 +1,182 @@
+//! Operator actions on one row (reference dashboard §1.13): copy the resume prompt, copy
+//! the takeover command for a dead holder (texts from shared's `dashboard::commands`), and
+//! dismiss or snooze the item's attention (`POST`/`DELETE /api/annotations`).
+
+use agent_coord_shared::dashboard::annotations::AnnotationKind;
+use agent_coord_shared::dashboard::commands;
+use agent_coord_shared::dashboard::model::Row;
+use agent_coord_shared::time;
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use serde_json::json;
+use serde_json::Value;
+
+use crate::api;
+use crate::clipboard;
+use crate::live::use_store;
+
+/// The actions panel for `row`; confirmations go to `status`.
+#[component]
+pub fn OperatorActions(row: Row, status: RwSignal<Option<String>>) -> impl IntoView {
+    let store = use_store();
+    let subject = row.clone();
+    // Re-rendered with the model: the last phase comes from the holder's heartbeat.
+    let copies = move || {
+        let model = store.model.get().unwrap_or_default();
+        let resume = commands::resume_for(&model, &subject).map(|text| {
+            copy_block(
+                text,
+                "copy-resume",
+                "resume-prompt",
+                "Copy resume prompt",
+                ("Resume prompt copied", "Could not copy resume prompt"),
+                status,
+            )
+        });
+        let takeover = commands::takeover_for(&model, &subject).map(|text| {
+            copy_block(
+                text,
+                "copy-takeover",
+                "takeover-command",
+                "Copy takeover command",
+                ("Takeover command copied", "Could not copy takeover command"),
+                status,
+            )
+        });
+        view! { {resume} {takeover} }
+    };
+    let annotate = row
+        .id
+        .starts_with("target:")
+        .then(|| annotation_control(row.repo.clone(), row.target.clone(), status));
+    view! {
+        <section class="panel operator-actions" data-testid="operator-actions">
+            <h2>"Operator actions"</h2>
+            {copies}
+            {annotate}
+            <p class="muted" role="status" data-testid="action-status">
+                {move || status.get().unwrap_or_default()}
+            </p>
+        </section>
+    }
+}
+
+fn copy_block(
+    text: String,
+    button_id: &'static str,
+    pre_id: &'static str,
+    label: &'static str,
+    (ok, failed): (&'static str, &'static str),
+    status: RwSignal<Option<String>>,
+) -> impl IntoView {
+    let to_copy = text.clone();
+    let on_click = move |_| {
+        let text = to_copy.clone();
+        spawn_local(async move {
+            let copied = clipboard::copy(&text).await;
+            status.try_set(Some(if copied { ok } else { failed }.to_owned()));
+        });
+    };
+    view! {
+        <div class="prompt">
+            <button data-testid=button_id on:click=on_click>{label}</button>
+            <pre data-testid=pre_id>{text}</pre>
+        </div>
+    }
+}
+
+/// The dismiss/snooze select, or "Clear snooze"/"Clear dismissal" when the item has one.
+fn annotation_control(
+    repo: String,
+    target: String,
+    status: RwSignal<Option<String>>,
+) -> impl IntoView {
+    let store = use_store();
+    let (r1, t1) = (repo.clone(), target.clone());
+    let current = Memo::new(move |_| {
+        store.model.with(|m| {
+            m.as_ref().and_then(|m| {
+                m.annotations
+                    .iter()
+                    .find(|a| a.repo == r1 && a.target == t1)
+                    .map(|a| a.kind)
+            })
+        })
+    });
+    let pending = RwSignal::new(false);
+    let key = json!({ "repo": repo, "target": target });
+    let key2 = key.clone();
+    let on_change = move |ev| {
+        let choice = event_target_value(&ev);
+        let now = store
+            .model
+            .with_untracked(|m| m.as_ref().and_then(|m| time::parse(&m.generated_at)));
+        let mut body = key.clone();
+        let snooze = |secs| {
+            now.and_then(|n| time::offset_seconds(n, secs))
+                .map(time::format)
+        };
+        match choice.as_str() {
+            "dismiss" => body["kind"] = json!("dismiss"),
+            "snooze-1h" => {
+                body["kind"] = json!("snooze");
+                body["until"] = json!(snooze(3600));
+            }
+            "snooze-1d" => {
+                body["kind"] = json!("snooze");
+                body["until"] = json!(snooze(86_400));
+            }
+            _ => return,
+        }
+        send(body, false, pending, status);
+    };
+    let on_clear = move |_| send(key2.clone(), true, pending, status);
+    move || {
+        match current.get() {
+        Some(kind) => {
+            let label = match kind {
+                AnnotationKind::Snooze => "Clear snooze",
+                AnnotationKind::Dismiss => "Clear dismissal",
+            };
+            view! {
+                <button data-testid="clear-annotation" disabled=move || pending.get() on:click=on_clear.clone()>
+                    {label}
+                </button>
+            }
+            .into_any()
+        }
+        None => view! {
+            <label class="annotate">
+                "Attention: "
+                <select data-testid="annotate" disabled=move || pending.get() on:change=on_change.clone()>
+                    <option value="" selected=true>"Keep in the queue"</option>
+                    <option value="snooze-1h">"Snooze 1 hour"</option>
+                    <option value="snooze-1d">"Snooze 1 day"</option>
+                    <option value="dismiss">"Dismiss forever"</option>
+                </select>
+            </label>
+        }
+        .into_any(),
+    }
+    }
+}
+
+fn send(body: Value, clear: bool, pending: RwSignal<bool>, status: RwSignal<Option<String>>) {
+    pending.set(true);
+    spawn_local(async move {
+        let outcome = if clear {
+            api::delete_json("/api/annotations", &body).await
+        } else {
+            api::post_json::<Value>("/api/annotations", &body)
+                .await
+                .map(|_| ())
+        };
+        let text = match outcome {
+            Ok(()) if clear => "Presentation preference cleared".to_owned(),
+            Ok(()) => "Presentation preference saved".to_owned(),
+            Err(e) => format!("Could not save presentation preference: {e}"),
+        };
+        pending.try_set(false);
+        status.try_set(Some(text));
+    });
+}
