@@ -141,7 +141,7 @@ pub fn takeover_command(s: &Subject<'_>) -> String {
 
 /// The resume prompt for a row of `model`, `None` once its work is finished.
 pub fn resume_for(model: &DashboardModel, row: &Row) -> Option<String> {
-    (row.state != RowState::Done).then(|| resume_prompt(&Subject::of(model, row)))
+    (!row.state.is_terminal()).then(|| resume_prompt(&Subject::of(model, row)))
 }
 
 /// The takeover command for a row of `model`, offered only when its holder is dead.

@@ -2,6 +2,7 @@
 //! [`super::custody`], reference §1.11) and coordinator task.
 
 use super::build::event_view;
+use super::commands;
 use super::coordinator;
 use super::custody;
 use super::input::EventIn;
@@ -95,9 +96,13 @@ pub fn item_detail(
     };
     let (coordinator, coordinator_warning) =
         coordinator::item_section(&inputs.tasks, &inputs.malformed, repo, target);
+    let resume_prompt = row.as_ref().and_then(|r| commands::resume_for(model, r));
+    let takeover_command = row.as_ref().and_then(|r| commands::takeover_for(model, r));
     ItemDetail {
         repo: repo.to_owned(),
         target: target.to_owned(),
+        resume_prompt,
+        takeover_command,
         row,
         holder,
         timeline,

@@ -335,6 +335,8 @@ pub fn slice(model: &DashboardModel, view: &View) -> DashboardModel {
         source_status: model.source_status.clone(),
         notices: model.notices.clone(),
         target_repos: model.target_repos.clone(),
+        // Small, and the item page's actions and the snooze timer read them.
+        annotations: model.annotations.clone(),
         warnings: model.warnings.iter().take(WARNINGS_CAP).cloned().collect(),
         ..DashboardModel::default()
     };

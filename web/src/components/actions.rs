@@ -3,7 +3,6 @@
 //! dismiss or snooze the item's attention (`POST`/`DELETE /api/annotations`).
 
 use agent_coord_shared::dashboard::annotations::AnnotationKind;
-use agent_coord_shared::dashboard::commands;
 use agent_coord_shared::dashboard::model::Row;
 use agent_coord_shared::time;
 use leptos::prelude::*;
@@ -15,36 +14,36 @@ use crate::api;
 use crate::clipboard;
 use crate::live::use_store;
 
-/// The actions panel for `row`; confirmations go to `status`.
+/// The actions panel for `row`, with the resume prompt and takeover command the server
+/// composed for it; confirmations go to `status`.
 #[component]
-pub fn OperatorActions(row: Row, status: RwSignal<Option<String>>) -> impl IntoView {
-    let store = use_store();
-    let subject = row.clone();
-    // Re-rendered with the model: the last phase comes from the holder's heartbeat.
-    let copies = move || {
-        let model = store.model.get().unwrap_or_default();
-        let resume = commands::resume_for(&model, &subject).map(|text| {
-            copy_block(
-                text,
-                "copy-resume",
-                "resume-prompt",
-                "Copy resume prompt",
-                ("Resume prompt copied", "Could not copy resume prompt"),
-                status,
-            )
-        });
-        let takeover = commands::takeover_for(&model, &subject).map(|text| {
-            copy_block(
-                text,
-                "copy-takeover",
-                "takeover-command",
-                "Copy takeover command",
-                ("Takeover command copied", "Could not copy takeover command"),
-                status,
-            )
-        });
-        view! { {resume} {takeover} }
-    };
+pub fn OperatorActions(
+    row: Row,
+    resume: Option<String>,
+    takeover: Option<String>,
+    status: RwSignal<Option<String>>,
+) -> impl IntoView {
+    let resume = resume.map(|text| {
+        copy_block(
+            text,
+            "copy-resume",
+            "resume-prompt",
+            "Copy resume prompt",
+            ("Resume prompt copied", "Could not copy resume prompt"),
+            status,
+        )
+    });
+    let takeover = takeover.map(|text| {
+        copy_block(
+            text,
+            "copy-takeover",
+            "takeover-command",
+            "Copy takeover command",
+            ("Takeover command copied", "Could not copy takeover command"),
+            status,
+        )
+    });
+    let copies = view! { {resume} {takeover} };
     let annotate = row
         .id
         .starts_with("target:")

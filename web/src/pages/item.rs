@@ -79,7 +79,10 @@ fn page(d: &ItemDetail, action_status: RwSignal<Option<String>>) -> impl IntoVie
             <dt>"Holder"</dt><dd data-testid="item-holder">{format::or_unknown(d.holder.as_deref())}</dd>
             {d.row.as_ref().map(row_meta)}
         </dl>
-        {d.row.clone().map(|row| view! { <OperatorActions row=row status=action_status/> })}
+        {d.row.clone().map(|row| {
+            let (resume, takeover) = (d.resume_prompt.clone(), d.takeover_command.clone());
+            view! { <OperatorActions row=row resume=resume takeover=takeover status=action_status/> }
+        })}
         {d.coordinator.as_ref().map(coordinator::panel)}
         {d.coordinator_warning.clone().map(widgets::warning_banner)}
         <h2>"Custody timeline"</h2>

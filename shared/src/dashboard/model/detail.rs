@@ -115,6 +115,13 @@ pub struct ItemDetail {
     pub coordinator_warning: Option<String>,
     /// Model version this was derived at.
     pub version: String,
+    /// The resume prompt for the item's work (absent once it is finished), composed on the
+    /// server from the whole model (the page holds only a view of it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resume_prompt: Option<String>,
+    /// The takeover command, offered only while the holder is dead.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub takeover_command: Option<String>,
 }
 
 impl ItemDetail {
