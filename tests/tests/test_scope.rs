@@ -99,6 +99,16 @@ fn serve_with_repos_shows_only_those_repositories() {
     let server = Server::start(&env, &["--repos", "ACME/app"]);
     let (body, scoped) = model(&server);
     assert_eq!(row_repos(&scoped), ["acme/app"]);
+    // The doctor (this machine) reports the scope in force and where it came from.
+    let (code, doctor) = server.get("/api/doctor");
+    assert_eq!(code, 200, "{doctor}");
+    let doctor: serde_json::Value = serde_json::from_str(&doctor).expect("JSON");
+    assert_eq!(
+        doctor["scope"]["targetRepos"],
+        json!(["acme/app"]),
+        "{doctor}"
+    );
+    assert_eq!(doctor["scope"]["source"], "command_line", "{doctor}");
     assert!(!body.contains("gamma"), "{body}");
     assert!(!body.contains("Secret plan"), "{body}");
     // Every event of the other repository's batch (the claim's own and the recorded one).

@@ -22,8 +22,9 @@ use crate::serve::AppState;
 ///
 /// A read-only web dashboard (overview, operator rows, batches, machines, health, custody
 /// timelines) derived from the state branch and heartbeat refs, updated live as refs move.
-/// Two writes exist, accepted only from this machine: importing a batch plan from a pasted
-/// `$pr-batch` launch prompt, and appending a `batch.stop_requested` event.
+/// Writes are accepted only from this machine: importing a batch plan from a pasted
+/// `$pr-batch` launch prompt, appending a `batch.stop_requested` event, dismissing or
+/// snoozing an item's attention, and saving the target repositories.
 #[derive(clap::Args, Debug, Clone)]
 #[command(after_help = "Examples:
   agent-coord serve                          # http://127.0.0.1:4319

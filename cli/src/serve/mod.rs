@@ -1,6 +1,7 @@
 //! The dashboard server behind `agent-coord serve`: read-only views of the coordination
-//! refs, with exactly two writes to the state (import a batch plan, request a batch stop)
-//! and one to this machine's settings (the target repositories the views are scoped to).
+//! refs, with three writes to the state (import a batch plan, request a batch stop,
+//! annotate an item's attention) and one to this machine's settings (the target
+//! repositories the views are scoped to).
 //!
 //! Stateless: every response derives from the current refs through [`cache::ModelCache`];
 //! a watcher polls the refs and announces each new model version on `GET /api/stream`.

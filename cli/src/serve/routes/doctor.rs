@@ -1,5 +1,6 @@
 //! `GET /api/doctor`: the dashboard's sources and how they are doing — the state branch and
-//! GitHub (status, token source, API URL, repositories, the last refresh's cost) — for a
+//! GitHub (status, token source, API URL, repositories, the last refresh's cost), the
+//! target repositories in force, and the server's own syncing — for a
 //! client on this machine only (reference §4.1). A fresh read, never a token, never GitHub's
 //! raw error body.
 
@@ -19,6 +20,7 @@ use serde_json::Value;
 use crate::serve::error::ApiError;
 use crate::serve::error::ApiResult;
 use crate::serve::guard;
+use crate::serve::routes::settings;
 use crate::serve::state::blocking;
 use crate::serve::state::AppState;
 
@@ -51,10 +53,17 @@ async fn doctor_show(
         let github = s.github.doctor();
         let mut sources = vec![state_branch];
         sources.extend(github.get("status").cloned());
+        // The target repositories in force (and where they came from), or why not.
+        let scope = match settings::current(&s) {
+            Ok(view) => serde_json::to_value(view).unwrap_or(Value::Null),
+            Err(e) => json!({"error": e.message}),
+        };
         Ok(Json(json!({
             "version": *s.version.borrow(),
             "perResource": sources,
+            "scope": scope,
             "github": github,
+            "sync": *s.sync.borrow(),
         })))
     })
     .await
