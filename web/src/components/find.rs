@@ -37,6 +37,10 @@ pub fn Find() -> impl IntoView {
     // The server searches the whole model (the page holds one view of it); the newest
     // query's answer wins, and a new model version asks again.
     let found = RwSignal::new(Found::default());
+    // The query `found` answers, and an Enter pressed before the answer to the text typed
+    // arrived (it opens that answer's match when it comes).
+    let answered = RwSignal::new(String::new());
+    let enter_pending = RwSignal::new(false);
     let seq = StoredValue::new(0u64);
     Effect::new(move |_| {
         let q = query.get();
@@ -45,6 +49,7 @@ pub fn Find() -> impl IntoView {
         let mine = seq.get_value();
         if q.trim().is_empty() {
             found.set(Found::default());
+            answered.set(q);
             return;
         }
         spawn_local(async move {
@@ -52,6 +57,7 @@ pub fn Find() -> impl IntoView {
             if let Ok(answer) = api::get_json::<Found>(&url).await {
                 if seq.try_get_value() == Some(mine) {
                     found.try_set(answer);
+                    answered.try_set(q);
                 }
             }
         });
@@ -87,6 +93,17 @@ pub fn Find() -> impl IntoView {
         }
     };
     let go_key = go.clone();
+    let go_later = go.clone();
+    // An Enter that came before its answer opens the answer's match once it is here.
+    Effect::new(move |_| {
+        let q = answered.get();
+        if enter_pending.get_untracked() && q == query.get_untracked() {
+            enter_pending.set(false);
+            if let Some(r) = found.with_untracked(|f| f.open.clone()) {
+                go_later(&r);
+            }
+        }
+    });
     let on_key = move |e: ev::KeyboardEvent| {
         let n = found.with_untracked(|f| f.results.len());
         let moved = match e.key().as_str() {
@@ -104,12 +121,19 @@ pub fn Find() -> impl IntoView {
             "End" => Some(n.saturating_sub(1)),
             "Enter" => {
                 e.prevent_default();
-                let chosen = found.with_untracked(|f| match active.get_untracked() {
-                    Some(i) => f.results.get(i).cloned(),
-                    None => f.open.clone(),
-                });
-                if let Some(r) = chosen {
-                    go_key(&r);
+                let current = answered.with_untracked(|a| *a == query.get_untracked());
+                match active.get_untracked() {
+                    Some(i) => {
+                        if let Some(r) = found.with_untracked(|f| f.results.get(i).cloned()) {
+                            go_key(&r);
+                        }
+                    }
+                    None if !current => enter_pending.set(true),
+                    None => {
+                        if let Some(r) = found.with_untracked(|f| f.open.clone()) {
+                            go_key(&r);
+                        }
+                    }
                 }
                 None
             }
