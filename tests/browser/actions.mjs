@@ -2,21 +2,12 @@
 // prompt (and its refusal), copy it, import it as a batch; find by keyboard (Ctrl-K);
 // resume and takeover commands on the item page; dismiss and snooze hide attention.
 // Usage: node actions.mjs <base-url> <screenshot.png>
-import { chromium } from 'playwright-core';
+import { args, launch, step } from './chromium.mjs';
 import assert from 'node:assert/strict';
 
-const [base, screenshot] = process.argv.slice(2);
-if (!base || !screenshot) {
-  console.error('usage: node actions.mjs <base-url> <screenshot.png>');
-  process.exit(64);
-}
+const [base, screenshot] = args('actions.mjs');
 
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-    '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-});
-const step = (name) => console.log(`step: ${name}`);
+const browser = await launch();
 const model = async () => (await fetch(`${base}/api/dashboard`)).json();
 try {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });

@@ -4,21 +4,12 @@
 // shows CAS generations on claim entries and liveness as spans.
 // Usage: node cells.mjs <base-url> <screenshot.png>
 // Exits non-zero with a message on the first failed expectation.
-import { chromium } from 'playwright-core';
+import { args, launch, step } from './chromium.mjs';
 import assert from 'node:assert/strict';
 
-const [base, screenshot] = process.argv.slice(2);
-if (!base || !screenshot) {
-  console.error('usage: node cells.mjs <base-url> <screenshot.png>');
-  process.exit(64);
-}
+const [base, screenshot] = args('cells.mjs');
 
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-    '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-});
-const step = (name) => console.log(`step: ${name}`);
+const browser = await launch();
 
 // Per row: the State cell's top and bottom, and every other cell's, in CSS pixels.
 const boxes = (page) => page.locator('[data-testid="operator-row"]').evaluateAll((rows) => rows.map((tr) => {

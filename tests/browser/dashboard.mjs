@@ -1,14 +1,10 @@
 // Drives the served dashboard in Debian's headless Chromium.
 // Usage: node dashboard.mjs <base-url> <screenshot.png>
 // Exits non-zero with a message on the first failed expectation.
-import { chromium } from 'playwright-core';
+import { args, launch, step } from './chromium.mjs';
 import assert from 'node:assert/strict';
 
-const [base, screenshot] = process.argv.slice(2);
-if (!base || !screenshot) {
-  console.error('usage: node dashboard.mjs <base-url> <screenshot.png>');
-  process.exit(64);
-}
+const [base, screenshot] = args('dashboard.mjs');
 
 const PROMPT = [
   'Repository: acme/app',
@@ -22,12 +18,7 @@ const PROMPT = [
   '',
 ].join('\n');
 
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-    '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-});
-const step = (name) => console.log(`step: ${name}`);
+const browser = await launch();
 try {
   const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   const errors = [];

@@ -4,21 +4,16 @@
 // linking /api/doctor) says so while the rows from git still render.
 // Usage: node enrich.mjs <base-url> <screenshot.png> <enriched|refused>
 // Exits non-zero with a message on the first failed expectation.
-import { chromium } from 'playwright-core';
+import { args, launch, step } from './chromium.mjs';
 import assert from 'node:assert/strict';
 
-const [base, screenshot, mode] = process.argv.slice(2);
-if (!base || !screenshot || !['enriched', 'refused'].includes(mode)) {
+const [base, screenshot, mode] = args('enrich.mjs');
+if (!['enriched', 'refused'].includes(mode)) {
   console.error('usage: node enrich.mjs <base-url> <screenshot.png> <enriched|refused>');
   process.exit(64);
 }
 
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-    '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-});
-const step = (name) => console.log(`step: ${name}`);
+const browser = await launch();
 try {
   const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   const errors = [];

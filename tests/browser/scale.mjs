@@ -4,20 +4,11 @@
 // Usage: node scale.mjs <base-url> <screenshot.png> [search]  (default: `#<target>` of a row
 // on the operator table's second page)
 // Prints one line `figures: {json}` and exits non-zero on the first failed expectation.
-import { chromium } from 'playwright-core';
+import { args, launch, step } from './chromium.mjs';
 import assert from 'node:assert/strict';
 
-const [base, screenshot, given] = process.argv.slice(2);
-if (!base || !screenshot) {
-  console.error('usage: node scale.mjs <base-url> <screenshot.png> [search]');
-  process.exit(64);
-}
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-    '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-});
-const step = (name) => console.log(`step: ${name}`);
+const [base, screenshot, given] = args('scale.mjs');
+const browser = await launch();
 const second = await (await fetch(`${base}/api/dashboard?view=operator&page=2`)).json();
 const search = given || `#${second.rows[0].target}`;
 try {

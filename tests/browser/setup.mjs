@@ -2,21 +2,12 @@
 // setup notice saying how to start, and an item nobody knows is "Not found", not an empty page.
 // Usage: node setup.mjs <base-url> <screenshot.png>
 // Exits non-zero with a message on the first failed expectation.
-import { chromium } from 'playwright-core';
+import { args, launch, step } from './chromium.mjs';
 import assert from 'node:assert/strict';
 
-const [base, screenshot] = process.argv.slice(2);
-if (!base || !screenshot) {
-  console.error('usage: node setup.mjs <base-url> <screenshot.png>');
-  process.exit(64);
-}
+const [base, screenshot] = args('setup.mjs');
 
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-    '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-});
-const step = (name) => console.log(`step: ${name}`);
+const browser = await launch();
 try {
   const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
   const errors = [];
