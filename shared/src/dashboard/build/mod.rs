@@ -216,4 +216,6 @@ mod incremental;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
+mod tests_archive;
+#[cfg(test)]
 mod tests_warnings;

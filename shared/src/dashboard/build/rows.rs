@@ -15,8 +15,6 @@ use crate::dashboard::input::HeartbeatIn;
 use crate::dashboard::input::Meta;
 use crate::dashboard::model::AttentionKind;
 use crate::dashboard::model::ControlStatus;
-use crate::dashboard::model::GhState;
-use crate::dashboard::model::GithubView;
 use crate::dashboard::model::LivenessView;
 use crate::dashboard::model::QaItem;
 use crate::dashboard::model::QaStatus;
@@ -174,7 +172,7 @@ fn item_row(
         state,
         s.liveness,
         s.last_activity(),
-        possible_open_pr(
+        github::possible_open_pr(
             &kind,
             who.pr_url.is_some(),
             gh.as_ref().and_then(|g| g.view.as_ref()),
@@ -232,22 +230,6 @@ fn item_row(
         github: gh.and_then(|g| g.view),
     };
     (row, qas)
-}
-
-/// Reports whether a pull request may still be open for an item (reference §1.3): the item
-/// is one, a holder named one, or GitHub links an implementation pull request — unless
-/// GitHub answered that it is closed or merged.
-fn possible_open_pr(kind: &str, named: bool, github: Option<&GithubView>) -> bool {
-    let settled = |s: GhState| matches!(s, GhState::Closed | GhState::Merged);
-    match github {
-        None => kind == "pull_request" || named,
-        Some(v) => match &v.implementation_pr {
-            Some(pr) => !settled(pr.state),
-            None => {
-                (kind == "pull_request" && !settled(v.state)) || (named && kind != "pull_request")
-            }
-        },
-    }
 }
 
 impl Subject<'_, '_> {

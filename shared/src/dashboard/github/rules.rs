@@ -216,3 +216,19 @@ pub fn decide(
         title: link.root.map(|r| r.title.clone()).filter(|t| !t.is_empty()),
     }
 }
+
+/// Reports whether a pull request may still be open for an item (reference §1.3): the item
+/// is one, a holder named one, or GitHub links an implementation pull request — unless
+/// GitHub answered that it is closed or merged.
+pub fn possible_open_pr(kind: &str, named: bool, github: Option<&GithubView>) -> bool {
+    let settled = |s: GhState| matches!(s, GhState::Closed | GhState::Merged);
+    match github {
+        None => kind == "pull_request" || named,
+        Some(v) => match &v.implementation_pr {
+            Some(pr) => !settled(pr.state),
+            None => {
+                (kind == "pull_request" && !settled(v.state)) || (named && kind != "pull_request")
+            }
+        },
+    }
+}

@@ -360,3 +360,45 @@ fn json_beat(agent: &str, target: &str, branch: &str, age: i64) -> serde_json::V
         "status": "implementing", "branch": branch, "updated_at": ago(age),
         "expires_at": ago(age - 10), "machine_id": "box-1"})
 }
+
+#[test]
+fn a_pull_request_may_be_open_until_github_says_it_is_closed_or_merged() {
+    use crate::dashboard::model::GhState;
+    use crate::dashboard::model::GithubView;
+    use crate::dashboard::model::LinkedPull;
+    let view = |kind: &str, state, implementation: Option<GhState>| GithubView {
+        kind: kind.into(),
+        state,
+        title: None,
+        url: None,
+        draft: false,
+        author: None,
+        assignees: Vec::new(),
+        head_branch: None,
+        ci: None,
+        implementation_pr: implementation.map(|state| LinkedPull {
+            number: 9,
+            state,
+            url: None,
+            ci: None,
+        }),
+        terminal: None,
+        terminal_at: None,
+    };
+    // Without GitHub: a pull request item, or a holder that named one.
+    assert!(possible_open_pr("pull_request", false, None));
+    assert!(possible_open_pr("issue", true, None));
+    assert!(!possible_open_pr("issue", false, None));
+    // GitHub settles it.
+    let merged = view("pull_request", GhState::Merged, None);
+    assert!(!possible_open_pr("pull_request", false, Some(&merged)));
+    let open = view("pull_request", GhState::Open, None);
+    assert!(possible_open_pr("pull_request", false, Some(&open)));
+    let closed_impl = view("issue", GhState::Open, Some(GhState::Closed));
+    assert!(!possible_open_pr("issue", true, Some(&closed_impl)));
+    let open_impl = view("issue", GhState::Open, Some(GhState::Open));
+    assert!(possible_open_pr("issue", false, Some(&open_impl)));
+    // A named pull request GitHub linked to nothing may still be open.
+    let unlinked = view("issue", GhState::Open, None);
+    assert!(possible_open_pr("issue", true, Some(&unlinked)));
+}
