@@ -7,7 +7,6 @@
 //! moves with the clock even when no ref does, so a cached model is also rebuilt once it
 //! is older than [`MAX_AGE`]).
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 use std::time::Instant as StdInstant;
@@ -22,11 +21,11 @@ use agent_coord_shared::dashboard::input::Parsed;
 use agent_coord_shared::dashboard::model::DashboardModel;
 use agent_coord_shared::dashboard::scope;
 use agent_coord_shared::dashboard::scope::Scope;
-use agent_coord_shared::rules::newest_beat;
 use agent_coord_shared::time::Instant;
 use gix::ObjectId;
 use sha2::Digest;
 
+use super::beats::Beats;
 use crate::store::tree;
 use crate::store::tree::Parse;
 use crate::store::tree::Roots;
@@ -118,16 +117,9 @@ pub(crate) struct Built {
     /// What deriving it cost (reported in `Server-Timing`).
     pub(crate) timing: Timing,
     built_at: StdInstant,
-}
-
-/// The heartbeats that counted at one read, and the refs they were chosen from.
-struct Beats {
-    /// The heartbeat refs read (name and commit, sorted).
-    tips: Vec<(String, ObjectId)>,
-    /// The copy that counts for each heartbeat path, in path order.
-    chosen: Arc<Vec<Parsed>>,
-    /// The heartbeat folders listed (kept in the tree cache while these refs are current).
-    roots: Roots<Parsed>,
+    /// Counts the models this cache derived (or updated): a request compares serials to
+    /// know whether it paid for this one.
+    pub(crate) serial: u64,
 }
 
 /// The model last derived, and the records it was derived from (read through the store's
@@ -137,6 +129,9 @@ pub(crate) struct ModelCache {
     trees: TreeCache<Parsed>,
     /// The state tip's folders, as last listed (kept in the tree cache).
     state_roots: Roots<Parsed>,
+    /// The records on the state tip last read, sorted (without heartbeats, which live on
+    /// their own refs): most new tips of a live fleet move only a heartbeat ref.
+    state_part: Option<(ObjectId, Inputs)>,
     /// The heartbeats chosen at the last read: most new tips move only the state branch
     /// (an event, a claim), and choosing among every heartbeat's copies again was most of
     /// such a read's cost.
@@ -146,12 +141,14 @@ pub(crate) struct ModelCache {
     json_len: usize,
     /// The scope the cached model was derived under.
     scope: Scope,
+    /// The serial of the last model derived.
+    serial: u64,
 }
 
 impl ModelCache {
-    /// The model currently cached, if any.
-    pub(crate) fn current(&self) -> Option<Arc<Built>> {
-        self.built.clone()
+    /// The serial of the model currently cached, if any.
+    pub(crate) fn current_serial(&self) -> Option<u64> {
+        self.built.as_ref().map(|b| b.serial)
     }
 
     /// Returns the model for the store's current tips, deriving it only when they moved
@@ -233,8 +230,17 @@ impl ModelCache {
                     p.full_at,
                 ),
             };
-            dashboard::build::update_with(model, &derivation, &prev_inputs, &inputs, now, &version)
-                .map(|(model, fresh)| (model, fresh.map_or(derivation, Arc::new), full_at))
+            // Nobody else holds the derivation either: it is brought up to date in place.
+            let mut derivation = Arc::try_unwrap(derivation).unwrap_or_else(|d| (*d).clone());
+            dashboard::build::update_with(
+                model,
+                &mut derivation,
+                &prev_inputs,
+                &inputs,
+                now,
+                &version,
+            )
+            .map(|model| (model, Arc::new(derivation), full_at))
         });
         let updated_flag = updated.is_some();
         let (model, derivation, full_at) = match updated {
@@ -264,7 +270,9 @@ impl ModelCache {
                 updated: updated_flag,
             },
             built_at: StdInstant::now(),
+            serial: self.serial + 1,
         });
+        self.serial = built.serial;
         self.json_len = built.json.len();
         self.built = Some(built.clone());
         built
@@ -276,20 +284,32 @@ impl ModelCache {
             Ok(bytes) => parse_record(path, bytes),
             Err(message) => Parsed::Malformed(path.to_owned(), message),
         };
-        let mut inputs = Inputs::default();
-        if let Some(tip) = tips.state {
-            let root = tree::of_commit(repo, tip).map_err(StoreError::git)?;
-            self.trees
-                .folders(
-                    repo,
-                    root,
-                    &["claims", "batches", "events", TASKS_DIR, ANNOTATIONS_DIR],
-                    parse,
-                    &mut |p| inputs.push(p.2.clone()),
-                )
-                .map_err(StoreError::git)?;
-        }
-        self.state_roots = self.trees.take_roots();
+        let mut inputs = match (tips.state, &self.state_part) {
+            // Only heartbeat refs moved: the state branch's records are the ones read last.
+            (Some(tip), Some((read, part))) if *read == tip => part.clone(),
+            (Some(tip), _) => {
+                let mut part = Inputs::default();
+                let root = tree::of_commit(repo, tip).map_err(StoreError::git)?;
+                self.trees
+                    .folders(
+                        repo,
+                        root,
+                        &["claims", "batches", "events", TASKS_DIR, ANNOTATIONS_DIR],
+                        parse,
+                        &mut |p| part.push(p.2.clone()),
+                    )
+                    .map_err(StoreError::git)?;
+                self.state_roots = self.trees.take_roots();
+                part.sort();
+                self.state_part = Some((tip, part.clone()));
+                part
+            }
+            (None, _) => {
+                self.state_roots = Roots::default();
+                self.state_part = None;
+                Inputs::default()
+            }
+        };
         for parsed in self.heartbeats(repo, &tips.heartbeats, parse)?.iter() {
             inputs.push(parsed.clone());
         }
@@ -304,61 +324,20 @@ impl ModelCache {
     }
 
     /// Returns the heartbeat that counts for each heartbeat path on the refs `tips`: the
-    /// previous answer when those refs have not moved, else chosen again.
+    /// previous answer when those refs have not moved, else chosen again (only for the
+    /// paths whose blob moved, when the same refs list the same paths).
     fn heartbeats(
         &mut self,
         repo: &gix::Repository,
         tips: &[(String, ObjectId)],
         parse: Parse<'_, Parsed>,
     ) -> Result<Arc<Vec<Parsed>>, StoreError> {
-        if let Some(beats) = self.beats.as_ref().filter(|b| b.tips == tips) {
-            return Ok(beats.chosen.clone());
+        if let Some(chosen) = self.beats.as_ref().and_then(|b| b.at(tips)) {
+            return Ok(chosen);
         }
-        // Each heartbeat path may have a copy on several machines' refs: the shared rule
-        // picks the one that counts, among distinct blobs in blob-id order (as the CLI does).
-        let mut copies: BTreeMap<Arc<str>, Vec<(ObjectId, Parsed)>> = BTreeMap::new();
-        for (_, commit) in tips {
-            // A heartbeat ref that is not a commit is skipped, as the CLI's reads do.
-            let Ok(root) = tree::of_commit(repo, *commit) else {
-                continue;
-            };
-            self.trees
-                .folders(repo, root, &["heartbeats"], parse, &mut |(
-                    path,
-                    id,
-                    parsed,
-                )| {
-                    if !matches!(parsed, Parsed::Ignored) {
-                        copies
-                            .entry(path.clone())
-                            .or_default()
-                            .push((*id, parsed.clone()));
-                    }
-                })
-                .map_err(StoreError::git)?;
-        }
-        let mut beats = Vec::with_capacity(copies.len());
-        for (_, mut ids) in copies {
-            ids.sort_by_key(|(id, _)| *id);
-            ids.dedup_by_key(|(id, _)| *id);
-            let readable = ids.into_iter().map(|(_, parsed)| match parsed {
-                Parsed::Malformed(..) => Err(parsed),
-                other => Ok(other),
-            });
-            let updated_at = |p: &Parsed| match p {
-                Parsed::Heartbeat(h) => h.updated_at,
-                _ => None,
-            };
-            if let Some(winner) = newest_beat::newest_readable(readable, updated_at) {
-                beats.push(winner.unwrap_or_else(|malformed| malformed));
-            }
-        }
-        let chosen = Arc::new(beats);
-        self.beats = Some(Beats {
-            tips: tips.to_vec(),
-            chosen: chosen.clone(),
-            roots: self.trees.take_roots(),
-        });
+        let beats = Beats::read(self.beats.take(), &mut self.trees, repo, tips, parse)?;
+        let chosen = beats.at(tips).unwrap_or_default();
+        self.beats = Some(beats);
         Ok(chosen)
     }
 }

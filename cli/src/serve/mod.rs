@@ -10,6 +10,7 @@
 
 pub(crate) mod assets;
 pub(crate) mod authority;
+mod beats;
 pub(crate) mod cache;
 pub(crate) mod conn;
 pub(crate) mod enrich;

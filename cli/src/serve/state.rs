@@ -197,8 +197,9 @@ impl Shared {
     }
 
     /// Returns the model currently cached, if any (without deriving).
-    pub(crate) fn last_built(&self) -> Option<Arc<cache::Built>> {
-        self.cache.lock().ok().and_then(|c| c.current())
+    /// The serial of the model cached now, if any (see [`cache::Built::serial`]).
+    pub(crate) fn last_serial(&self) -> Option<u64> {
+        self.cache.lock().ok().and_then(|c| c.current_serial())
     }
 
     /// Reads the refs and publishes their version if it changed.

@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use super::derive;
 use super::input::ClaimIn;
 use super::input::EventIn;
+use super::input::HeartbeatIn;
 use super::input::Inputs;
 use super::model::AgentView;
 use super::model::LivenessView;
@@ -65,10 +66,10 @@ pub fn machines(
     resolved: &BTreeMap<String, MachineOf>,
     now: Instant,
 ) -> Vec<MachineView> {
-    let hb: HashMap<&str, _> = inputs
+    let hb: HashMap<&str, &HeartbeatIn> = inputs
         .heartbeats
         .iter()
-        .map(|h| (h.agent.as_str(), h))
+        .map(|h| (h.agent.as_str(), h.as_ref()))
         .collect();
     let mut claims: HashMap<&str, Vec<&ClaimIn>> = HashMap::new();
     for c in active_claims {
@@ -81,52 +82,105 @@ pub fn machines(
             MachineOf::Inferred(m) => (m.clone(), true),
             MachineOf::Missing => ("unassigned".to_owned(), false),
         };
-        let h = hb.get(agent.as_str());
         let held = claims
             .get(agent.as_str())
             .map(Vec::as_slice)
             .unwrap_or_default();
-        let work = h
-            .and_then(|h| Some((h.repo.clone()?, h.target.clone()?)))
-            .or_else(|| held.first().map(|c| (c.repo.clone(), c.target.clone())));
-        groups.entry((id, inferred)).or_default().push(AgentView {
-            id: agent.clone(),
-            liveness: LivenessView::of(h.map(|h| h.liveness(now))),
-            heartbeat_at: h.and_then(|h| h.updated_at).map(time::format),
-            status: h.map(|h| h.status.clone()),
-            host: h
-                .and_then(|h| h.meta.host.clone())
-                .or_else(|| held.first().and_then(|c| c.meta.host.clone())),
-            thread: h
-                .and_then(|h| h.meta.thread.clone())
-                .or_else(|| held.first().and_then(|c| c.meta.thread.clone())),
-            claims: held.len(),
-            work_row: work.as_ref().map(|(r, t)| format!("target:{r}#{t}")),
-            work: work.map(|(r, t)| format!("{r}#{t}")),
-            batch_id: h
-                .and_then(|h| h.batch_id.clone())
-                .or_else(|| held.first().and_then(|c| c.batch_id.clone())),
-        });
+        let view = agent_view(agent, hb.get(agent.as_str()).copied(), held, now);
+        groups.entry((id, inferred)).or_default().push(view);
     }
     let mut out: Vec<MachineView> = groups
         .into_iter()
-        .map(|((id, inferred), mut agents)| {
-            agents.sort_by(|a, b| {
-                // Live first, then stale, unknown, dead and heartbeat-less (the enum's order).
-                a.liveness.cmp(&b.liveness).then_with(|| a.id.cmp(&b.id))
-            });
-            let count = |want: LivenessView| agents.iter().filter(|a| a.liveness == want).count();
-            MachineView {
-                live: count(LivenessView::Live),
-                stale: count(LivenessView::Stale),
-                dead: count(LivenessView::Dead) + count(LivenessView::NoHeartbeat),
-                claims: agents.iter().map(|a| a.claims).sum(),
-                id,
-                inferred,
-                agents,
+        .map(|((id, inferred), agents)| machine_view(id, inferred, agents))
+        .collect();
+    sort_machines(&mut out);
+    out
+}
+
+/// Updates `prev` (built by [`machines`] from earlier inputs) for renewed heartbeats (the
+/// same agents on the same work and machine; status, times and metadata moved): their
+/// agents' views are built again, with their machines' order and counts. Other agents keep
+/// the liveness they were built with.
+pub fn renew_machines(
+    prev: Vec<MachineView>,
+    renewed: &[&HeartbeatIn],
+    active_claims: &[&ClaimIn],
+    now: Instant,
+) -> Vec<MachineView> {
+    let beats: HashMap<&str, &HeartbeatIn> =
+        renewed.iter().map(|h| (h.agent.as_str(), *h)).collect();
+    let mut held: HashMap<&str, Vec<&ClaimIn>> = HashMap::new();
+    for c in active_claims {
+        if beats.contains_key(c.agent.as_str()) {
+            held.entry(&c.agent).or_default().push(c);
+        }
+    }
+    let mut out: Vec<MachineView> = prev
+        .into_iter()
+        .map(|m| {
+            if !m.agents.iter().any(|a| beats.contains_key(a.id.as_str())) {
+                return m;
             }
+            let agents = m
+                .agents
+                .into_iter()
+                .map(|a| match beats.get(a.id.as_str()) {
+                    Some(h) => {
+                        let claims = held.get(a.id.as_str()).map(Vec::as_slice);
+                        agent_view(&a.id, Some(h), claims.unwrap_or_default(), now)
+                    }
+                    None => a,
+                })
+                .collect();
+            machine_view(m.id, m.inferred, agents)
         })
         .collect();
-    out.sort_by(|a, b| b.live.cmp(&a.live).then_with(|| a.id.cmp(&b.id)));
+    sort_machines(&mut out);
     out
+}
+
+/// One agent: its heartbeat (if any) and the claims it holds.
+fn agent_view(agent: &str, h: Option<&HeartbeatIn>, held: &[&ClaimIn], now: Instant) -> AgentView {
+    let work = h
+        .and_then(|h| Some((h.repo.clone()?, h.target.clone()?)))
+        .or_else(|| held.first().map(|c| (c.repo.clone(), c.target.clone())));
+    AgentView {
+        id: agent.to_owned(),
+        liveness: LivenessView::of(h.map(|h| h.liveness(now))),
+        heartbeat_at: h.and_then(|h| h.updated_at).map(time::format),
+        status: h.map(|h| h.status.clone()),
+        host: h
+            .and_then(|h| h.meta.host.clone())
+            .or_else(|| held.first().and_then(|c| c.meta.host.clone())),
+        thread: h
+            .and_then(|h| h.meta.thread.clone())
+            .or_else(|| held.first().and_then(|c| c.meta.thread.clone())),
+        claims: held.len(),
+        work_row: work.as_ref().map(|(r, t)| format!("target:{r}#{t}")),
+        work: work.map(|(r, t)| format!("{r}#{t}")),
+        batch_id: h
+            .and_then(|h| h.batch_id.clone())
+            .or_else(|| held.first().and_then(|c| c.batch_id.clone())),
+    }
+}
+
+/// One machine: its agents in order (live first, then stale, unknown, dead and
+/// heartbeat-less — the enum's order — then by id) and its counts.
+fn machine_view(id: String, inferred: bool, mut agents: Vec<AgentView>) -> MachineView {
+    agents.sort_by(|a, b| a.liveness.cmp(&b.liveness).then_with(|| a.id.cmp(&b.id)));
+    let count = |want: LivenessView| agents.iter().filter(|a| a.liveness == want).count();
+    MachineView {
+        live: count(LivenessView::Live),
+        stale: count(LivenessView::Stale),
+        dead: count(LivenessView::Dead) + count(LivenessView::NoHeartbeat),
+        claims: agents.iter().map(|a| a.claims).sum(),
+        id,
+        inferred,
+        agents,
+    }
+}
+
+/// Machines with the most live agents first, then by id.
+fn sort_machines(machines: &mut [MachineView]) {
+    machines.sort_by(|a, b| b.live.cmp(&a.live).then_with(|| a.id.cmp(&b.id)));
 }

@@ -330,29 +330,118 @@ fn apply_heartbeats(out: &mut [BatchSrc], hb_by_agent: &HashMap<&str, &Heartbeat
 
 /// Dependencies: a dependency blocks until its lane is complete; unknown lanes block.
 fn apply_dependencies(out: &mut [BatchSrc]) {
-    let index: HashMap<(String, String), bool> = out
+    if out
         .iter()
-        .flat_map(|b| {
-            b.lanes
-                .iter()
-                .map(|l| ((b.id.clone(), l.name.clone()), l.complete()))
-        })
-        .collect();
-    for b in out {
-        let owners = b.lane_owners();
-        let id = b.id.clone();
-        for lane in &mut b.lanes {
-            lane.blocked_on = lane
-                .depends_on
-                .iter()
-                .filter(|dep| {
-                    let key = resolve_dep(dep, &id, &owners);
-                    !key.and_then(|k| index.get(&k).copied()).unwrap_or(false)
-                })
-                .cloned()
-                .collect();
+        .all(|b| b.lanes.iter().all(|l| l.depends_on.is_empty()))
+    {
+        for lane in out.iter_mut().flat_map(|b| b.lanes.iter_mut()) {
+            lane.blocked_on.clear();
+        }
+        return;
+    }
+    // Decided over the lanes as they are, then written back.
+    let blocked: Vec<Vec<Vec<String>>> = {
+        let index: HashMap<(&str, &str), bool> = out
+            .iter()
+            .flat_map(|b| {
+                b.lanes
+                    .iter()
+                    .map(|l| ((b.id.as_str(), l.name.as_str()), l.complete()))
+            })
+            .collect();
+        out.iter()
+            .map(|b| {
+                let by_target = b
+                    .lanes
+                    .iter()
+                    .any(|l| l.depends_on.iter().any(|d| d.contains('#')))
+                    .then(|| b.lane_owners());
+                let no_owners = HashMap::new();
+                let owners = by_target.as_ref().unwrap_or(&no_owners);
+                b.lanes
+                    .iter()
+                    .map(|lane| {
+                        lane.depends_on
+                            .iter()
+                            .filter(|dep| {
+                                let key = resolve_dep(dep, &b.id, owners);
+                                !key.and_then(|(b, l)| {
+                                    index.get(&(b.as_str(), l.as_str())).copied()
+                                })
+                                .unwrap_or(false)
+                            })
+                            .cloned()
+                            .collect()
+                    })
+                    .collect()
+            })
+            .collect()
+    };
+    for (b, lanes) in out.iter_mut().zip(blocked) {
+        for (lane, blocked_on) in b.lanes.iter_mut().zip(lanes) {
+            lane.blocked_on = blocked_on;
         }
     }
+}
+
+/// Updates `srcs` (derived by [`batches`] from earlier inputs) for heartbeats renewed since:
+/// `renewed` pairs each earlier heartbeat with its renewal (the same agent on the same
+/// work; its status and times moved). The lanes those agents own take the new status and
+/// liveness where the heartbeat applies (as [`batches`] would apply it), an inferred batch a
+/// renewal names takes its newest signal time again, and dependencies are applied again.
+/// Other lanes keep the liveness they were derived with. Returns the indices of the batches
+/// with a lane a renewal applies to.
+pub(crate) fn renew(
+    srcs: &mut [BatchSrc],
+    inputs: &Inputs,
+    renewed: &[&HeartbeatIn],
+    active_claims: &[&ClaimIn],
+    now: Instant,
+) -> BTreeSet<usize> {
+    let by_agent: HashMap<&str, &HeartbeatIn> =
+        renewed.iter().map(|h| (h.agent.as_str(), *h)).collect();
+    let named: BTreeSet<&str> = renewed
+        .iter()
+        .filter_map(|h| heartbeat_work(h).map(|w| w.0))
+        .collect();
+    let mut touched = BTreeSet::new();
+    // Whether a lane became complete or stopped being: only then can a dependency move.
+    let mut flipped = false;
+    for (i, b) in srcs.iter_mut().enumerate() {
+        for lane in &mut b.lanes {
+            let Some(hb) = lane.owner.as_deref().and_then(|o| by_agent.get(o)) else {
+                continue;
+            };
+            if heartbeat_applies(hb, &b.id, lane) {
+                let was = lane.complete();
+                lane.status = hb.status.clone();
+                lane.liveness = Some(hb.liveness(now));
+                flipped |= lane.complete() != was;
+                touched.insert(i);
+            }
+        }
+        if b.source == BatchSource::Inferred && named.contains(b.id.as_str()) {
+            b.updated_at = newest_signal(inputs, active_claims, &b.id);
+        }
+    }
+    if flipped {
+        apply_dependencies(srcs);
+    }
+    touched
+}
+
+/// The time of the newest signal an inferred batch has (as [`inferred_batches`] takes it).
+fn newest_signal(inputs: &Inputs, active_claims: &[&ClaimIn], batch: &str) -> Option<Instant> {
+    let claims = active_claims
+        .iter()
+        .filter(|c| c.batch_id.as_deref() == Some(batch))
+        .filter_map(|c| c.updated_at);
+    let beats = inputs
+        .heartbeats
+        .iter()
+        .filter(|h| heartbeat_work(h).is_some_and(|w| w.0 == batch))
+        .filter_map(|h| h.updated_at);
+    claims.chain(beats).max()
 }
 
 /// Resolves `batch:lane`, `lane`, or `owner/repo#N` (when one lane owns N) to a lane key.

@@ -44,6 +44,14 @@ pub fn OperatorPage() -> impl IntoView {
         state: RowState::parse(&state.get()),
         page: page.get(),
     });
+    // Until the answer to a new search arrives, the last one stays, marked busy.
+    let busy = Memo::new(move |_| {
+        store.model.with(|m| {
+            m.as_ref()
+                .and_then(|m| m.slice.as_ref())
+                .is_none_or(|s| s.query != wanted.get())
+        })
+    });
     let navigate = use_navigate();
     let on_input = move |ev| {
         let text = event_target_value(&ev);
@@ -70,11 +78,11 @@ pub fn OperatorPage() -> impl IntoView {
                 prop:value=move || q.get()
                 on:input=on_input
             />
+            // The table is built again only when an answer arrives: typing changes the URL's
+            // query, which only marks the last answer busy until the new one comes.
             {move || match store.model.get() {
                 Some(m) if slice_view(&m) == Some("operator") => {
-                    // Until the answer to a new search arrives, the last one stays, marked busy.
-                    let busy = m.slice.as_ref().is_none_or(|s| s.query != wanted.get());
-                    table(&m, &q.get(), &state.get(), busy).into_any()
+                    table(&m, &q.get_untracked(), &state.get_untracked(), busy).into_any()
                 }
                 _ => widgets::loading(LOADING).into_any(),
             }}
@@ -95,7 +103,7 @@ fn href(q: &str, state: &str, page: usize) -> String {
     )
 }
 
-fn table(m: &Arc<DashboardModel>, q: &str, state: &str, busy: bool) -> impl IntoView {
+fn table(m: &Arc<DashboardModel>, q: &str, state: &str, busy: Memo<bool>) -> impl IntoView {
     let sel = m.slice.clone().unwrap_or_default();
     let rows = m.rows.iter().map(row_view).collect_view();
     let (q1, s1) = (q.to_string(), state.to_string());
@@ -115,7 +123,7 @@ fn table(m: &Arc<DashboardModel>, q: &str, state: &str, busy: bool) -> impl Into
     view! {
         {chips(&sel, q, state)}
         <p class="muted" data-testid="operator-summary">{summary}</p>
-        <div class="table-wrap" aria-busy=busy.to_string() data-testid="operator-table">
+        <div class="table-wrap" aria-busy=move || busy.get().to_string() data-testid="operator-table">
             <table class="rows">
                 <thead>
                     <tr>

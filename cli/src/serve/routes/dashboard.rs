@@ -2,8 +2,6 @@
 //! `?view=…` (what the page asks for) only what one page shows, cut from it per request
 //! (`shared::dashboard::slice`).
 
-use std::sync::Arc;
-
 use agent_coord_shared::dashboard::slice;
 use agent_coord_shared::dashboard::slice::View;
 use axum::body::Body;
@@ -46,9 +44,11 @@ async fn dashboard_show(
         ));
     }
     let (built, fresh, sliced) = blocking(move || {
-        let previous = s.last_built();
+        // Only the serial of the model cached before: holding that model here would keep
+        // the cache from updating it in place (it would copy it instead).
+        let previous = s.last_serial();
         let built = s.built()?;
-        let fresh = previous.is_none_or(|p| !Arc::ptr_eq(&p, &built));
+        let fresh = previous != Some(built.serial);
         let sliced = match view {
             Some(view) => {
                 let started = std::time::Instant::now();

@@ -76,16 +76,23 @@ fn base(
         ));
     }
     for (i, agent) in AGENTS.iter().enumerate() {
-        let (repo, target, age) = beats
+        // A beat names a saved batch, the claims' inferred one, one of its own, or none.
+        let (repo, target, age, batch) = beats
             .get(i)
-            .map(|(_, r, t, a)| (REPOS[r % 2], format!("{}", t % 6), *a))
-            .unwrap_or((REPOS[0], format!("{i}"), 1));
-        let v = json!({"agent_id": agent, "repo": repo, "target": target, "status": "implementing",
+            .map(|(b, r, t, a)| (REPOS[r % 2], format!("{}", t % 6), *a, BEAT_BATCHES[b % 4]))
+            .unwrap_or((REPOS[0], format!("{i}"), 1, None));
+        let mut v = json!({"agent_id": agent, "repo": repo, "target": target, "status": "implementing",
                        "updated_at": ago(age), "expires_at": ago(age - 10), "machine_id": format!("box-{i}")});
+        if let Some(b) = batch {
+            v["batch_id"] = json!(b);
+        }
         files.push(record(&format!("heartbeats/{agent}.json"), &v));
     }
     files
 }
+
+/// The batch a heartbeat names: saved `b0`, `b2` inferred from the claims, `b5` its own.
+const BEAT_BATCHES: [Option<&str>; 4] = [None, Some("b0"), Some("b2"), Some("b5")];
 
 /// A tree holds one blob per path: the last write of a path wins.
 fn inputs(files: &[(String, Vec<u8>)]) -> Inputs {
@@ -203,11 +210,17 @@ proptest! {
             h.expires_at = crate::time::parse(&ago(age - 10));
             after.heartbeats[i] = Arc::new(h);
         }
-        let full = build(&after, now, "v2");
-        let (incremental, fresh) = update_with(model, &derivation, &before, &after, now, "v2")
+        let (full, full_derivation) = build_with(&after, now, "v2");
+        let mut derivation = derivation;
+        let incremental = update_with(model, &mut derivation, &before, &after, now, "v2")
             .expect("only renewed heartbeats and events by known agents");
-        prop_assert!(fresh.is_some(), "the lanes were derived again");
         prop_assert_eq!(incremental, full);
+        // The lanes were brought up to date in place: the next update starts from what a
+        // full build would have kept.
+        prop_assert_eq!(
+            format!("{:?}", derivation.srcs),
+            format!("{:?}", full_derivation.srcs)
+        );
     }
 }
 

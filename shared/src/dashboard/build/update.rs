@@ -53,19 +53,20 @@ pub fn update(
     now: Instant,
     version: &str,
 ) -> Option<DashboardModel> {
-    update_with(prev, derivation, prev_inputs, inputs, now, version).map(|(model, _)| model)
+    let mut derivation = derivation.clone();
+    update_with(prev, &mut derivation, prev_inputs, inputs, now, version)
 }
 
-/// [`update`], also returning the new [`Derivation`] when renewed heartbeats changed the
-/// lanes (the caller keeps the old one otherwise).
+/// [`update`], bringing `derivation` up to date in place (renewed heartbeats move lane
+/// statuses and liveness). It is left as it was when this returns `None`.
 pub fn update_with(
     prev: DashboardModel,
-    derivation: &Derivation,
+    derivation: &mut Derivation,
     prev_inputs: &Inputs,
     inputs: &Inputs,
     now: Instant,
     version: &str,
-) -> Option<(DashboardModel, Option<Derivation>)> {
+) -> Option<DashboardModel> {
     let added = added_events(prev_inputs, inputs)?;
     let renewed = renewed_beats(prev_inputs, inputs)?;
     if added.len() > MAX_ADDED || renewed.len() > MAX_ADDED || !machines_known(&added, derivation) {
@@ -93,24 +94,15 @@ pub fn update_with(
                 health,
             },
         );
-        return Some((model, None));
+        return Some(model);
     }
-    // Renewed heartbeats move lane statuses and liveness: the lanes are derived again (the
-    // batches are the same ones, in the same order, as agent, work and batch did not move).
-    let fresh = (!renewed.is_empty()).then(|| {
-        let hb_by_agent: HashMap<&str, &HeartbeatIn> = inputs
-            .heartbeats
-            .iter()
-            .map(|h| (h.agent.as_str(), h.as_ref()))
-            .collect();
-        let active = sources::active_claims(inputs);
-        Derivation {
-            srcs: sources::batches(inputs, &hb_by_agent, &active, now),
-            resolved: derivation.resolved.clone(),
-            lane_rows: derivation.lane_rows.clone(),
-        }
-    });
-    let derivation = fresh.as_ref().unwrap_or(derivation);
+    let active = sources::active_claims(inputs);
+    // Renewed heartbeats move lane statuses and liveness (the batches are the same ones,
+    // in the same order, as agent, work and batch did not move).
+    if !renewed.is_empty() {
+        sources::renew(&mut derivation.srcs, inputs, &renewed, &active, now);
+    }
+    let derivation = &*derivation;
     let srcs = &derivation.srcs;
     let mut affected = Affected::of(&added, srcs);
     if !renewed.is_empty() {
@@ -151,8 +143,7 @@ pub fn update_with(
     let machines = if renewed.is_empty() {
         machines
     } else {
-        let active = sources::active_claims(inputs);
-        crate::dashboard::machines::machines(inputs, &active, &derivation.resolved, now)
+        crate::dashboard::machines::renew_machines(machines, &renewed, &active, now)
     };
     let model = assemble::assemble(
         inputs,
@@ -165,7 +156,7 @@ pub fn update_with(
             health,
         },
     );
-    Some((model, fresh))
+    Some(model)
 }
 
 fn same_list<T>(a: &[Arc<T>], b: &[Arc<T>]) -> bool {

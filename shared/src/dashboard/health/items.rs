@@ -6,6 +6,7 @@ use std::collections::HashSet;
 use super::item;
 use super::Cx;
 use super::Subject;
+use crate::dashboard::input::ClaimIn;
 use crate::dashboard::machines::MachineOf;
 use crate::dashboard::model::HealthCategory;
 use crate::dashboard::model::HealthItem;
@@ -48,18 +49,24 @@ pub(super) fn h1_missing_machine(cx: &Cx<'_>) -> Vec<HealthItem> {
 
 /// H2: an active claim with no heartbeat from its holder on that work.
 pub(super) fn h2_claim_without_heartbeat(cx: &Cx<'_>) -> Vec<HealthItem> {
+    let claims: Vec<&ClaimIn> = sources::active_claims(cx.inputs)
+        .into_iter()
+        .filter(|c| c.status == "active" && cx.scope.item(&c.repo, &c.target))
+        .collect();
+    if claims.is_empty() {
+        return Vec::new();
+    }
     let beats: HashSet<(&str, &str, &str)> = cx
         .inputs
         .heartbeats
         .iter()
         .filter_map(|h| Some((h.agent.as_str(), h.repo.as_deref()?, h.target.as_deref()?)))
+        .filter(|(_, r, t)| cx.scope.item(r, t))
         .collect();
-    sources::active_claims(cx.inputs)
+    claims
         .into_iter()
         .filter(|c| {
-            c.status == "active"
-                && cx.scope.item(&c.repo, &c.target)
-                && cx.operational(&c.repo, &c.target)
+            cx.operational(&c.repo, &c.target)
                 && !beats.contains(&(c.agent.as_str(), c.repo.as_str(), c.target.as_str()))
         })
         .map(|c| {
