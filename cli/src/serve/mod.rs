@@ -13,6 +13,7 @@ pub(crate) mod authority;
 mod beats;
 pub(crate) mod cache;
 pub(crate) mod conn;
+mod deriver;
 pub(crate) mod enrich;
 pub(crate) mod error;
 pub(crate) mod extract;

@@ -16,6 +16,7 @@ use agent_coord_shared::dashboard::scope::Scope;
 use tokio::sync::watch;
 
 use super::cache;
+use super::deriver;
 use super::enrich;
 use super::error::ApiError;
 use super::error::ApiResult;
@@ -39,7 +40,9 @@ pub(crate) struct Shared {
     pub(crate) env: Env,
     /// The repository, opened by the first request that could open it, then kept.
     store: Mutex<Option<Arc<SharedStore>>>,
-    pub(crate) cache: Mutex<cache::ModelCache>,
+    pub(crate) cache: Arc<Mutex<cache::ModelCache>>,
+    /// The one thread that derives models (see [`deriver`]).
+    deriver: deriver::Deriver,
     pub(crate) allowed_hosts: Vec<String>,
     /// The port the server listens on, once bound (a Host naming another port is refused).
     pub(crate) bound_port: OnceLock<u16>,
@@ -104,7 +107,8 @@ impl AppState {
             globals,
             env,
             store: Mutex::new(None),
-            cache: Mutex::new(cache::ModelCache::default()),
+            cache: Arc::new(Mutex::new(cache::ModelCache::default())),
+            deriver: deriver::Deriver::default(),
             allowed_hosts,
             bound_port: OnceLock::new(),
             version: watch::channel(String::new()).0,
@@ -189,11 +193,13 @@ impl Shared {
         let cx = self.context()?;
         let store = self.store()?;
         let scope = self.scope()?.scope;
-        let mut cache = self
-            .cache
-            .lock()
-            .map_err(|_| ApiError::internal("model cache poisoned"))?;
-        Ok(cache.get(&store, cx.now(), self.github.facts(), &scope)?)
+        let (now, github, cache) = (cx.now(), self.github.facts(), self.cache.clone());
+        self.deriver.run(move || {
+            let mut cache = cache
+                .lock()
+                .map_err(|_| ApiError::internal("model cache poisoned"))?;
+            Ok(cache.get(&store, now, github, &scope)?)
+        })
     }
 
     /// Returns the model currently cached, if any (without deriving).

@@ -171,7 +171,7 @@ pub(crate) struct TreeCache<T> {
 }
 
 /// Stale bytes (listings and records no current tree uses) kept before a trim.
-pub(crate) const STALE_BYTES: usize = 16 << 20;
+pub(crate) const STALE_BYTES: usize = 4 << 20;
 
 /// The folders one read listed: what a caller keeps (and [`TreeCache::trim`] spares) for as
 /// long as it uses those trees.
