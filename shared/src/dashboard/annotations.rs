@@ -9,7 +9,7 @@
 //! know. A record that does not read as an annotation is a model warning, never a broken
 //! page.
 
-use std::collections::HashSet;
+use rustc_hash::FxHashSet as HashSet;
 
 use serde::Deserialize;
 use serde::Serialize;

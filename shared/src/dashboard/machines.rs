@@ -1,7 +1,7 @@
 //! Agents grouped by machine (reference §1.8).
 
+use rustc_hash::FxHashMap as HashMap;
 use std::collections::BTreeMap;
-use std::collections::HashMap;
 
 use super::derive;
 use super::input::ClaimIn;
@@ -71,7 +71,7 @@ pub fn machines(
         .iter()
         .map(|h| (h.agent.as_str(), h.as_ref()))
         .collect();
-    let mut claims: HashMap<&str, Vec<&ClaimIn>> = HashMap::new();
+    let mut claims: HashMap<&str, Vec<&ClaimIn>> = HashMap::default();
     for c in active_claims {
         claims.entry(&c.agent).or_default().push(c);
     }
@@ -109,7 +109,7 @@ pub fn renew_machines(
 ) -> Vec<MachineView> {
     let beats: HashMap<&str, &HeartbeatIn> =
         renewed.iter().map(|h| (h.agent.as_str(), *h)).collect();
-    let mut held: HashMap<&str, Vec<&ClaimIn>> = HashMap::new();
+    let mut held: HashMap<&str, Vec<&ClaimIn>> = HashMap::default();
     for c in active_claims {
         if beats.contains_key(c.agent.as_str()) {
             held.entry(&c.agent).or_default().push(c);

@@ -2,9 +2,9 @@
 //! from claims and heartbeats, each lane with its owner's heartbeat and its dependencies
 //! applied (reference §1.1, §7). Both [`super::build`] and [`super::health`] read these.
 
+use rustc_hash::FxHashMap as HashMap;
 use std::collections::BTreeMap;
 use std::collections::BTreeSet;
-use std::collections::HashMap;
 
 use super::input::ClaimIn;
 use super::input::HeartbeatIn;
@@ -146,7 +146,7 @@ impl BatchSrc {
 
     /// Target → the lanes that own it (for `owner/repo#N` dependency references).
     pub(crate) fn lane_owners(&self) -> HashMap<String, Vec<String>> {
-        let mut owners: HashMap<String, Vec<String>> = HashMap::new();
+        let mut owners: HashMap<String, Vec<String>> = HashMap::default();
         for l in &self.lanes {
             for t in &l.targets {
                 owners.entry(t.clone()).or_default().push(l.name.clone());
@@ -356,7 +356,7 @@ fn apply_dependencies(out: &mut [BatchSrc]) {
                     .iter()
                     .any(|l| l.depends_on.iter().any(|d| d.contains('#')))
                     .then(|| b.lane_owners());
-                let no_owners = HashMap::new();
+                let no_owners = HashMap::default();
                 let owners = by_target.as_ref().unwrap_or(&no_owners);
                 b.lanes
                     .iter()

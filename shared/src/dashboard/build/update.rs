@@ -6,9 +6,9 @@
 //! feed the attention queue, which assembling derives again every time, so a tip that
 //! changed nothing else reuses every row.
 
+use rustc_hash::FxHashMap as HashMap;
+use rustc_hash::FxHashSet as HashSet;
 use std::collections::BTreeSet;
-use std::collections::HashMap;
-use std::collections::HashSet;
 use std::sync::Arc;
 
 use super::assemble;
@@ -428,17 +428,17 @@ impl Step<'_, '_> {
             .iter()
             .map(|(bi, li)| format!("lane:{}:{}", srcs[*bi].id, srcs[*bi].lanes[*li].name))
             .collect();
+        // Kept in place (rows are large: moving every one into a new list cost more than
+        // deriving the few that changed).
         let mut set = RowSet {
-            rows: prev_rows
-                .into_iter()
-                .filter(|r| r.id.starts_with("lane:") || !self.key(&r.repo, &r.target))
-                .filter(|r| !lane_row_ids.contains(&r.id))
-                .collect(),
-            qa: prev_qa
-                .into_iter()
-                .filter(|q| !self.key(&q.repo, &q.target))
-                .collect(),
+            rows: prev_rows,
+            qa: prev_qa,
         };
+        set.rows.retain(|r| {
+            (r.id.starts_with("lane:") || !self.key(&r.repo, &r.target))
+                && !lane_row_ids.contains(&r.id)
+        });
+        set.qa.retain(|q| !self.key(&q.repo, &q.target));
         let active = sources::active_claims(self.inputs);
         for (repo, target) in &self.affected.keys {
             let item = Item::gather(repo, target, self.inputs, &active, srcs, &self.index);
@@ -462,11 +462,9 @@ impl Step<'_, '_> {
             &self.index.by_batch,
             Some(&self.affected.batches),
         );
-        let mut views: Vec<BatchView> = prev
-            .into_iter()
-            .filter(|b| !self.affected.batch_ids.contains(&b.id))
-            .chain(fresh)
-            .collect();
+        let mut views = prev;
+        views.retain(|b| !self.affected.batch_ids.contains(&b.id));
+        views.extend(fresh);
         views::sort_views(&mut views, srcs);
         views
     }
@@ -484,21 +482,19 @@ impl Step<'_, '_> {
             .map(|h| h.agent.as_str())
             .collect();
         let batch_ids = &self.affected.batch_ids;
-        let mut out: Vec<HealthItem> = prev
-            .into_iter()
-            .filter(|h| {
-                let key = || match (&h.repo, &h.target) {
-                    (Some(r), Some(t)) => self.key(r, t),
-                    _ => false,
-                };
-                match h.signal {
-                    Signal::H1 => !h.agent.as_deref().is_some_and(|a| hb_agents.contains(a)),
-                    Signal::H2 | Signal::H3 => !key(),
-                    Signal::R1 => true,
-                    _ => !h.batch_id.as_ref().is_some_and(|b| batch_ids.contains(b)),
-                }
-            })
-            .collect();
+        let mut out = prev;
+        out.retain(|h| {
+            let key = || match (&h.repo, &h.target) {
+                (Some(r), Some(t)) => self.key(r, t),
+                _ => false,
+            };
+            match h.signal {
+                Signal::H1 => !h.agent.as_deref().is_some_and(|a| hb_agents.contains(a)),
+                Signal::H2 | Signal::H3 => !key(),
+                Signal::R1 => true,
+                _ => !h.batch_id.as_ref().is_some_and(|b| batch_ids.contains(b)),
+            }
+        });
         let scope = health::Scope::Only {
             keys: self.keys,
             batches: batch_ids,

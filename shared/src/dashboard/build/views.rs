@@ -1,8 +1,8 @@
 //! Batch views: each batch with its lanes' states and notes, audit and QA counts, tier,
 //! control and repairs (reference §4).
 
+use rustc_hash::FxHashMap as HashMap;
 use std::collections::BTreeSet;
-use std::collections::HashMap;
 
 use super::fmt;
 use super::rows::RowSet;
@@ -95,7 +95,7 @@ fn lane_states(srcs: &[BatchSrc], rows: &[Row], only: Option<&BTreeSet<usize>>) 
         }
         ids
     });
-    let mut states = LaneStates::new();
+    let mut states = LaneStates::default();
     for b in srcs
         .iter()
         .filter(|b| needed.as_ref().is_none_or(|n| n.contains(b.id.as_str())))

@@ -1,7 +1,7 @@
 //! Health signals about work items: H1 (heartbeat without a machine id), H2 (active claim
 //! without a heartbeat), H3 (started but nobody processing it).
 
-use std::collections::HashSet;
+use rustc_hash::FxHashSet as HashSet;
 
 use super::item;
 use super::Cx;

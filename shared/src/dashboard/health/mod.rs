@@ -3,10 +3,10 @@
 //! One function per signal: H1–H3 are about work items ([`items`]), H4–H9 about batches
 //! ([`batches`]), R1 about unreadable records. [`health`] runs them all over a [`Scope`].
 
+use rustc_hash::FxHashMap as HashMap;
+use rustc_hash::FxHashSet as HashSet;
 use std::collections::BTreeMap;
 use std::collections::BTreeSet;
-use std::collections::HashMap;
-use std::collections::HashSet;
 
 use super::input::EventIn;
 use super::input::Inputs;
@@ -77,10 +77,30 @@ pub(crate) fn health(
     machines: &BTreeMap<String, MachineOf>,
     scope: &Scope<'_>,
 ) -> Vec<HealthItem> {
+    let row_of = match scope {
+        Scope::All => rows.iter().map(|r| (r.id.as_str(), r)).collect(),
+        // Only the rows a scoped pass asks about: its items and its batches' targets.
+        Scope::Only { keys, .. } => {
+            let targets: HashSet<&str> = keys
+                .iter()
+                .map(|(_, t)| *t)
+                .chain(
+                    srcs.iter()
+                        .filter(|b| scope.batch(&b.id))
+                        .flat_map(|b| b.lanes.iter().flat_map(|l| &l.targets))
+                        .map(String::as_str),
+                )
+                .collect();
+            rows.iter()
+                .filter(|r| targets.contains(r.target.as_str()))
+                .map(|r| (r.id.as_str(), r))
+                .collect()
+        }
+    };
     let cx = Cx {
         inputs,
         rows,
-        row_of: rows.iter().map(|r| (r.id.as_str(), r)).collect(),
+        row_of,
         machines,
         scope,
     };

@@ -22,9 +22,9 @@
 //!
 //! Each kind left out is counted in one notice.
 
+use rustc_hash::FxHashMap as HashMap;
+use rustc_hash::FxHashSet as HashSet;
 use std::collections::BTreeSet;
-use std::collections::HashMap;
-use std::collections::HashSet;
 use std::sync::Arc;
 
 use super::refs::repo_refs;
@@ -108,7 +108,7 @@ pub fn apply(inputs: &Inputs, scope: &Scope) -> Inputs {
 type Corroboration = HashMap<(String, String), BTreeSet<String>>;
 
 fn corroboration(inputs: &Inputs) -> Corroboration {
-    let mut map: Corroboration = HashMap::new();
+    let mut map: Corroboration = HashMap::default();
     let claims = inputs.claims.iter().filter_map(|c| {
         Some((
             c.batch_id.as_deref()?,
@@ -344,9 +344,9 @@ impl Batches {
         skipped: &mut Skipped,
     ) -> Batches {
         let mut kept = Vec::new();
-        let mut ambiguous = HashSet::new();
+        let mut ambiguous = HashSet::default();
         // (batch, lane) pairs no longer shown, for dependencies.
-        let mut hidden: HashSet<(String, String)> = HashSet::new();
+        let mut hidden: HashSet<(String, String)> = HashSet::default();
         for m in &inputs.manifests {
             match scope_manifest(m, scope, corroborated) {
                 Some((scoped, gone, foreign)) => {
