@@ -229,12 +229,14 @@ fn browser(base: &str) -> String {
     format!(
         "| Chromium: first useful view (overview with its queue) after navigation | {:.0} ms, {:.1} KB transferred |\n\
          | Chromium: operator table after a click | {:.0} ms |\n\
-         | Chromium: search answer (typed → table settled) | {:.0} ms |\n\
+         | Chromium: search answer (input event → table settled, in the page, median of 5) | {:.0} ms |\n\
+         | Chromium: search typed by Playwright (fill → table settled seen by the driver) | {:.0} ms |\n\
          | Chromium: operator page 2 by URL | {:.0} ms |\n",
         n("firstViewMs"),
         n("firstViewBytes") / 1e3,
         n("operatorMs"),
         n("searchMs"),
+        n("searchDriverMs"),
         n("pageMs"),
     )
 }
