@@ -10,7 +10,6 @@
 //! page.
 
 use rustc_hash::FxHashSet as HashSet;
-
 use serde::Deserialize;
 use serde::Serialize;
 use serde_json::json;

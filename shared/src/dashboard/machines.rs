@@ -1,7 +1,8 @@
 //! Agents grouped by machine (reference §1.8).
 
-use rustc_hash::FxHashMap as HashMap;
 use std::collections::BTreeMap;
+
+use rustc_hash::FxHashMap as HashMap;
 
 use super::derive;
 use super::input::ClaimIn;

@@ -2,9 +2,10 @@
 //! from claims and heartbeats, each lane with its owner's heartbeat and its dependencies
 //! applied (reference §1.1, §7). Both [`super::build`] and [`super::health`] read these.
 
-use rustc_hash::FxHashMap as HashMap;
 use std::collections::BTreeMap;
 use std::collections::BTreeSet;
+
+use rustc_hash::FxHashMap as HashMap;
 
 use super::input::ClaimIn;
 use super::input::HeartbeatIn;

@@ -10,8 +10,9 @@
 //!
 //! [`update`] re-derives only what new events can change, with the same steps.
 
-use rustc_hash::FxHashMap as HashMap;
 use std::collections::BTreeMap;
+
+use rustc_hash::FxHashMap as HashMap;
 
 use super::input::EventIn;
 use super::input::HeartbeatIn;

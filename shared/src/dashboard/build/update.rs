@@ -6,10 +6,11 @@
 //! feed the attention queue, which assembling derives again every time, so a tip that
 //! changed nothing else reuses every row.
 
-use rustc_hash::FxHashMap as HashMap;
-use rustc_hash::FxHashSet as HashSet;
 use std::collections::BTreeSet;
 use std::sync::Arc;
+
+use rustc_hash::FxHashMap as HashMap;
+use rustc_hash::FxHashSet as HashSet;
 
 use super::assemble;
 use super::items::Item;

@@ -1,8 +1,9 @@
 //! Batch views: each batch with its lanes' states and notes, audit and QA counts, tier,
 //! control and repairs (reference §4).
 
-use rustc_hash::FxHashMap as HashMap;
 use std::collections::BTreeSet;
+
+use rustc_hash::FxHashMap as HashMap;
 
 use super::fmt;
 use super::rows::RowSet;

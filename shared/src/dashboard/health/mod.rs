@@ -3,10 +3,11 @@
 //! One function per signal: H1–H3 are about work items ([`items`]), H4–H9 about batches
 //! ([`batches`]), R1 about unreadable records. [`health`] runs them all over a [`Scope`].
 
-use rustc_hash::FxHashMap as HashMap;
-use rustc_hash::FxHashSet as HashSet;
 use std::collections::BTreeMap;
 use std::collections::BTreeSet;
+
+use rustc_hash::FxHashMap as HashMap;
+use rustc_hash::FxHashSet as HashSet;
 
 use super::input::EventIn;
 use super::input::Inputs;

@@ -22,10 +22,11 @@
 //!
 //! Each kind left out is counted in one notice.
 
-use rustc_hash::FxHashMap as HashMap;
-use rustc_hash::FxHashSet as HashSet;
 use std::collections::BTreeSet;
 use std::sync::Arc;
+
+use rustc_hash::FxHashMap as HashMap;
+use rustc_hash::FxHashSet as HashSet;
 
 use super::refs::repo_refs;
 use super::Scope;
