@@ -25,8 +25,8 @@ use crate::store::StoreError;
 pub(crate) struct Beats {
     /// The heartbeat refs read (name and commit, sorted).
     tips: Vec<(String, ObjectId)>,
-    /// What each ref (in `tips` order) listed: paths and blob ids, in tree order.
-    listed: Vec<Vec<(Arc<str>, ObjectId)>>,
+    /// What each ref (in `tips` order) listed, in tree order.
+    listed: Vec<Vec<tree::Parsed<Parsed>>>,
     /// Every readable-or-malformed copy of each path: (blob id, parsed), one per ref.
     copies: BTreeMap<Arc<str>, Vec<(ObjectId, Parsed)>>,
     /// The copy that counts for each path.
@@ -67,15 +67,11 @@ impl Beats {
             fresh.push(copies);
         }
         let roots = trees.take_roots();
-        let listed: Vec<Vec<(Arc<str>, ObjectId)>> = fresh
-            .iter()
-            .map(|l| l.iter().map(|(path, id, _)| (path.clone(), *id)).collect())
-            .collect();
         let renewed = prev.and_then(|p| p.renewed(tips, &fresh));
         let (copies, winners) = renewed.unwrap_or_else(|| chosen_afresh(&fresh));
         Ok(Beats {
             tips: tips.to_vec(),
-            listed,
+            listed: fresh,
             chosen: Arc::new(winners.values().cloned().collect()),
             copies,
             winners,
@@ -110,7 +106,7 @@ impl Beats {
             if old.len() != new.len() {
                 return None;
             }
-            for ((path, was), (new_path, id, parsed)) in old.iter().zip(new) {
+            for ((path, was, _), (new_path, id, parsed)) in old.iter().zip(new) {
                 if path != new_path {
                     return None;
                 }
@@ -206,10 +202,7 @@ mod tests {
         let (copies, winners) = chosen_afresh(fresh);
         Beats {
             tips: tips.to_vec(),
-            listed: fresh
-                .iter()
-                .map(|l| l.iter().map(|(p, i, _)| (p.clone(), *i)).collect())
-                .collect(),
+            listed: fresh.to_vec(),
             chosen: Arc::new(winners.values().cloned().collect()),
             copies,
             winners,

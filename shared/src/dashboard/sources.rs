@@ -316,16 +316,25 @@ fn heartbeat_applies(hb: &HeartbeatIn, batch: &str, lane: &LaneSrc) -> bool {
 fn apply_heartbeats(out: &mut [BatchSrc], hb_by_agent: &HashMap<&str, &HeartbeatIn>, now: Instant) {
     for b in out {
         for lane in &mut b.lanes {
-            let Some(hb) = lane.owner.as_deref().and_then(|o| hb_by_agent.get(o)) else {
-                continue;
-            };
-            if heartbeat_applies(hb, &b.id, lane) {
-                lane.status = hb.status.clone();
-                lane.liveness = Some(hb.liveness(now));
-            } else if let (Some(r), Some(t)) = (&hb.repo, &hb.target) {
-                lane.mismatch = Some(format!("{r}#{t}"));
+            if let Some(hb) = lane.owner.as_deref().and_then(|o| hb_by_agent.get(o)) {
+                apply_heartbeat(hb, &b.id, lane, now);
             }
         }
+    }
+}
+
+/// Applies the owner's heartbeat `hb` to a lane of `batch`: its status and liveness when the
+/// heartbeat is about the lane (returns true), else the work it points at instead.
+fn apply_heartbeat(hb: &HeartbeatIn, batch: &str, lane: &mut LaneSrc, now: Instant) -> bool {
+    if heartbeat_applies(hb, batch, lane) {
+        lane.status = hb.status.clone();
+        lane.liveness = Some(hb.liveness(now));
+        true
+    } else {
+        if let (Some(r), Some(t)) = (&hb.repo, &hb.target) {
+            lane.mismatch = Some(format!("{r}#{t}"));
+        }
+        false
     }
 }
 
@@ -413,10 +422,8 @@ pub(crate) fn renew(
             let Some(hb) = lane.owner.as_deref().and_then(|o| by_agent.get(o)) else {
                 continue;
             };
-            if heartbeat_applies(hb, &b.id, lane) {
-                let was = lane.complete();
-                lane.status = hb.status.clone();
-                lane.liveness = Some(hb.liveness(now));
+            let was = lane.complete();
+            if apply_heartbeat(hb, &b.id, lane, now) {
                 flipped |= lane.complete() != was;
                 touched.insert(i);
             }

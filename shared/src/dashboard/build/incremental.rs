@@ -91,6 +91,18 @@ fn base(
     files
 }
 
+/// The next tip: the same records (the same Arcs, as the server's cache shares them) plus
+/// `new` events.
+fn with_events(before: &Inputs, new: &[Ev]) -> Inputs {
+    let mut after = before.clone();
+    for (i, e) in new.iter().enumerate() {
+        let (path, bytes) = event(1000 + i, e);
+        after.push(parse_record(&path, &bytes));
+    }
+    after.finish();
+    after
+}
+
 /// The batch a heartbeat names: saved `b0`, `b2` inferred from the claims, `b5` its own.
 const BEAT_BATCHES: [Option<&str>; 4] = [None, Some("b0"), Some("b2"), Some("b5")];
 
@@ -168,14 +180,8 @@ proptest! {
         files.extend(old_tasks.iter().map(task_record));
         let before = inputs(&files);
         let (model, derivation) = build_with(&before, now, "v1");
-        // The next tip: the same records (the same Arcs, as the server's cache shares them)
-        // plus the new events, and tasks written or rewritten.
-        let mut after = before.clone();
-        for (i, e) in new.iter().enumerate() {
-            let (path, bytes) = event(1000 + i, e);
-            after.push(parse_record(&path, &bytes));
-        }
-        after.finish();
+        // The next tip: new events, and tasks written or rewritten.
+        let mut after = with_events(&before, &new);
         put_tasks(&mut after, &new_tasks);
         let full = build(&after, now, "v2");
         let updated = update(model, &derivation, &before, &after, now, "v2");
@@ -196,12 +202,7 @@ proptest! {
         files.extend(old.iter().enumerate().map(|(i, e)| event(i, e)));
         let before = inputs(&files);
         let (model, derivation) = build_with(&before, now, "v1");
-        let mut after = before.clone();
-        for (i, e) in new.iter().enumerate() {
-            let (path, bytes) = event(1000 + i, e);
-            after.push(parse_record(&path, &bytes));
-        }
-        after.finish();
+        let mut after = with_events(&before, &new);
         for (agent, status, age) in &renewals {
             let i = agent % after.heartbeats.len();
             let mut h = after.heartbeats[i].as_ref().clone();
