@@ -261,14 +261,23 @@ impl Store {
             std::fs::create_dir_all(opts.path).map_err(|e| open_err(e.into()))?;
             gix::init_bare(opts.path).map_err(|e| open_err(e.into()))?;
         }
-        let options = gix::open::Options::isolated().config_overrides([
-            "user.name=agent-coord",
-            "user.email=agent-coord@localhost",
-            "core.filesRefLockTimeout=2000",
-            // Records are small and deltify well once packed: cache delta bases so a full
-            // read inflates each chain once, not once per record.
-            "core.deltaBaseCacheLimit=8m",
-        ]);
+        let options = gix::open::Options::isolated()
+            .config_overrides([
+                "user.name=agent-coord",
+                "user.email=agent-coord@localhost",
+                "core.filesRefLockTimeout=2000",
+                // Records are small and deltify well once packed: cache delta bases so a full
+                // read inflates each chain once, not once per record.
+                "core.deltaBaseCacheLimit=8m",
+            ])
+            // Room for the packs other processes add while this one runs: every write may pack
+            // (`maintain.rs`), each new pack takes an index slot when this process next looks,
+            // and gix's default (10 % over the packs present at open) ran out under sixteen
+            // concurrent writers ("too few index slots").
+            .object_store_slots(gix::odb::store::init::Slots::AsNeededByDiskState {
+                multiplier: 2.0,
+                minimum: 256,
+            });
         let repo = gix::open_opts(opts.path, options).map_err(|e| open_err(e.into()))?;
         gix::refs::FullName::try_from(opts.state_ref.as_str())
             .map_err(|_| StoreError::Config(format!("invalid state ref: {}", opts.state_ref)))?;
@@ -374,13 +383,23 @@ impl Store {
     }
 }
 
-/// Returns the object a ref points at, peeled, or `None` if it does not exist.
+/// Returns the object a ref points at (peeled when it is symbolic), or `None` if it does
+/// not exist.
 pub(crate) fn ref_target(
     repo: &gix::Repository,
     name: &str,
 ) -> Result<Option<gix::ObjectId>, StoreError> {
     match repo.try_find_reference(name).map_err(StoreError::git)? {
-        Some(mut r) => Ok(Some(r.peel_to_id().map_err(StoreError::git)?.detach())),
+        // Our refs point straight at commits: their id needs no object read (peeling reads
+        // the object to look for a tag, and failed when another process's packing moved it
+        // from a loose file into a new pack at that moment).
+        Some(r) => match r.target().try_id() {
+            Some(id) => Ok(Some(id.to_owned())),
+            None => {
+                let mut r = r;
+                Ok(Some(r.peel_to_id().map_err(StoreError::git)?.detach()))
+            }
+        },
         None => Ok(None),
     }
 }
