@@ -1,9 +1,10 @@
 //! `agent-coord serve`: the live dashboard over this machine's coordination state (the
 //! server itself is `crate::serve`).
 
+use std::time::Duration;
+
 use agent_coord_shared::dashboard::scope::settings;
 use agent_coord_shared::dashboard::scope::Scope;
-use std::time::Duration;
 
 use super::run_argv;
 use crate::command_error::CommandError;

@@ -1,9 +1,9 @@
 //! `agent-coord status`: what is claimed, who is alive, how batches stand.
 
+use std::io::Write;
+
 use agent_coord_shared::rules::status;
 use agent_coord_shared::rules::status::Scope;
-
-use std::io::Write;
 
 use super::status_stream::render_row;
 use super::status_stream::JsonStream;
