@@ -6,6 +6,7 @@ pub mod coord;
 pub mod env;
 pub mod fake_github;
 pub mod fleet;
+pub mod modgraph;
 pub mod remote;
 pub mod server;
 pub mod soak;

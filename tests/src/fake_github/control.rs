@@ -24,7 +24,7 @@ use super::error::ApiError;
 use super::error::ApiJson;
 use super::git;
 use super::ops;
-use super::routes::number;
+use super::request::number;
 use super::shape;
 use super::state::valid_segment;
 use super::state::Fault;

@@ -106,6 +106,7 @@ mod control;
 mod error;
 mod git;
 mod ops;
+mod request;
 mod routes;
 mod server;
 mod shape;

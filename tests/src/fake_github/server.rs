@@ -27,19 +27,16 @@ use tower::ServiceExt;
 
 use super::control;
 use super::error::ApiError;
+use super::request::Login;
+use super::request::RATE_LIMIT;
 use super::routes;
 use super::state::FaultMode;
 use super::state::RequestLog;
 use super::state::Shared;
 use super::state::World;
-use super::state::RATE_LIMIT;
 
 /// The largest response body the ETag layer reads; the fake's pages are far smaller.
 const MAX_BODY: usize = 64 << 20;
-
-/// The authenticated user of a REST request, put into the request's extensions.
-#[derive(Clone, Debug)]
-pub struct Login(pub String);
 
 /// The error a service returns to make hyper close the connection without a response.
 #[derive(Debug, thiserror::Error)]

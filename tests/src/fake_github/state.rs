@@ -23,9 +23,6 @@ pub use self::ci::CiPlan;
 pub use self::ci::CiSpec;
 use super::error::ApiError;
 
-/// The rate limit each user starts with, as GitHub's for a personal token.
-pub const RATE_LIMIT: u64 = 5000;
-
 /// Whether a GitHub account is a person or an app's bot; shown as `type` in every user object.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum UserKind {

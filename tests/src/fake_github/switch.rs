@@ -14,7 +14,7 @@ use serde::Serialize;
 use serde_json::json;
 
 use super::error::ApiError;
-use super::state::RATE_LIMIT;
+use super::request::RATE_LIMIT;
 
 /// How the fake answers REST requests.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]

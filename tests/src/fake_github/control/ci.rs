@@ -22,7 +22,7 @@ use crate::fake_github::error::ApiError;
 use crate::fake_github::error::ApiJson;
 use crate::fake_github::git;
 use crate::fake_github::ops;
-use crate::fake_github::routes::number;
+use crate::fake_github::request::number;
 use crate::fake_github::routes::LOGS_GONE;
 use crate::fake_github::shape;
 use crate::fake_github::state::ci::JobLog;

@@ -14,7 +14,7 @@ use serde_json::Value;
 use crate::fake_github::error::ApiError;
 use crate::fake_github::error::ApiJson;
 use crate::fake_github::ops;
-use crate::fake_github::routes::number;
+use crate::fake_github::request::number;
 use crate::fake_github::shape;
 use crate::fake_github::state::Shared;
 

@@ -15,12 +15,12 @@ use axum::Json;
 use axum::Router;
 use serde_json::Value;
 
-use super::number;
 use super::paginate_counted;
 use super::ListParams;
 use crate::fake_github::error::ApiError;
 use crate::fake_github::git;
 use crate::fake_github::ops;
+use crate::fake_github::request::number;
 use crate::fake_github::shape;
 use crate::fake_github::state::ci::JobLog;
 use crate::fake_github::state::ci::WorkflowRun;

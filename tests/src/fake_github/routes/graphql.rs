@@ -14,7 +14,7 @@ use serde_json::Value;
 
 use crate::fake_github::error::ApiError;
 use crate::fake_github::ops;
-use crate::fake_github::server::Login;
+use crate::fake_github::request::Login;
 use crate::fake_github::shape;
 use crate::fake_github::state::now;
 use crate::fake_github::state::pull_node_id;

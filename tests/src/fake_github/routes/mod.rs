@@ -91,11 +91,6 @@ impl ListParams {
     }
 }
 
-/// Parses a path's issue number; anything else is 404, as on GitHub.
-pub fn number(text: &str) -> Result<u64, ApiError> {
-    text.parse().map_err(|_| ApiError::NotFound)
-}
-
 /// Answers one page of `items` with a `Link` header pointing at the next, last, first and
 /// previous pages on `base_url`, keeping the request's other query parameters.
 pub fn paginate(items: Vec<Value>, params: &ListParams, uri: &Uri, base_url: &str) -> Response {

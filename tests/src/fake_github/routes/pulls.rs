@@ -15,14 +15,14 @@ use axum::Router;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::number;
 use super::paginate;
 use super::ListParams;
 use crate::fake_github::error::ApiError;
 use crate::fake_github::error::ApiJson;
 use crate::fake_github::git;
 use crate::fake_github::ops;
-use crate::fake_github::server::Login;
+use crate::fake_github::request::number;
+use crate::fake_github::request::Login;
 use crate::fake_github::shape;
 use crate::fake_github::state::Shared;
 

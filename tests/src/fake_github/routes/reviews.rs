@@ -13,7 +13,6 @@ use axum::Router;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::number;
 use super::paginate;
 use super::ListParams;
 use crate::fake_github::error::ApiError;
@@ -22,7 +21,8 @@ use crate::fake_github::git;
 use crate::fake_github::ops;
 use crate::fake_github::ops::reviews::NewReview;
 use crate::fake_github::ops::reviews::ReviewEvent;
-use crate::fake_github::server::Login;
+use crate::fake_github::request::number;
+use crate::fake_github::request::Login;
 use crate::fake_github::shape;
 use crate::fake_github::state::ReviewState;
 use crate::fake_github::state::Shared;
