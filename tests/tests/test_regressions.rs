@@ -96,14 +96,19 @@ fn regression_events_blob_replaced_by_folder() {
         out.stderr,
         "warning: claim.acquired event not recorded: the state tree has a file at events/b1 where a folder belongs; the file is kept\n"
     );
-    assert_eq!(env.holder("acme/app", "7").as_deref(), Some("a"), "the claim stands");
+    assert_eq!(
+        env.holder("acme/app", "7").as_deref(),
+        Some("a"),
+        "the claim stands"
+    );
     assert_eq!(
         env.git(&["show", "refs/heads/agent-coord:events/b1"]),
         "notes nobody asked to delete"
     );
     let out = env.release("a", "acme/app", "7").run().success();
     assert!(
-        out.stderr.starts_with("warning: claim.released event not recorded: "),
+        out.stderr
+            .starts_with("warning: claim.released event not recorded: "),
         "{out}"
     );
     // A claim in another batch is unaffected.

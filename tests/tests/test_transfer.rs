@@ -478,10 +478,18 @@ fn regression_imported_jsonl_lines_lose_their_batch() {
     env.run(["export", "--to", dst.to_str().unwrap()]).success();
     assert_eq!(
         walk(&dst),
-        ["events/b1.jsonl", "events/batches.jsonl", "history/b2.jsonl"]
+        [
+            "events/b1.jsonl",
+            "events/batches.jsonl",
+            "history/b2.jsonl"
+        ]
     );
     for (path, text) in &files {
-        assert_eq!(&std::fs::read_to_string(dst.join(path)).unwrap(), text, "{path}");
+        assert_eq!(
+            &std::fs::read_to_string(dst.join(path)).unwrap(),
+            text,
+            "{path}"
+        );
     }
 }
 

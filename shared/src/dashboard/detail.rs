@@ -100,8 +100,12 @@ pub fn item_detail(
     let (coordinator, coordinator_warning) =
         coordinator::item_section(&inputs.tasks, &inputs.malformed, repo, target);
     let custody = row.as_ref().map(|r| fenced(r, claim, &heartbeats));
-    let resume_prompt = custody.as_ref().and_then(|r| commands::resume_for(model, r));
-    let takeover_command = custody.as_ref().and_then(|r| commands::takeover_for(model, r));
+    let resume_prompt = custody
+        .as_ref()
+        .and_then(|r| commands::resume_for(model, r));
+    let takeover_command = custody
+        .as_ref()
+        .and_then(|r| commands::takeover_for(model, r));
     ItemDetail {
         repo: repo.to_owned(),
         target: target.to_owned(),
@@ -166,7 +170,9 @@ mod tests {
         let (inputs, m) = s.model();
         let d = item_detail(&inputs, &m, "acme/app", "7", now());
         assert_eq!(d.holder.as_deref(), Some("wa"));
-        let resume = d.resume_prompt.expect("unfinished work has a resume prompt");
+        let resume = d
+            .resume_prompt
+            .expect("unfinished work has a resume prompt");
         assert!(
             resume.contains("Thread handle: UNKNOWN\nBatch: b1\nBranch: UNKNOWN\n"),
             "{resume}"

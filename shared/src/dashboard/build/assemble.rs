@@ -22,8 +22,8 @@ use crate::dashboard::model::Row;
 use crate::dashboard::model::RowState;
 use crate::dashboard::model::Severity;
 use crate::dashboard::model::RECENT_EVENTS;
-use crate::record::is_http_url;
 use crate::dashboard::model::SETUP_NOTICE;
+use crate::record::is_http_url;
 use crate::time;
 use crate::time::Instant;
 

@@ -313,5 +313,8 @@ fn regression_gc_skips_annotations() {
     assert_eq!(p.removals, ["annotations/acme/app/1.json"]);
     let action = &p.outcome.actions[0];
     assert_eq!(action.eligible_at.as_deref(), Some(ago(8).as_str()));
-    assert!(FAMILIES.contains(&"annotations"), "--prefix annotations selects them");
+    assert!(
+        FAMILIES.contains(&"annotations"),
+        "--prefix annotations selects them"
+    );
 }
