@@ -37,6 +37,10 @@ pub trait Snapshot {
         Ok(self.read(path)?.map(T::from))
     }
 
+    /// Reports whether the state tree holds a file (of any content, a record or not) at
+    /// exactly `path`: a write below it would need a folder there.
+    fn is_file(&self, path: &str) -> Result<bool, ReadError>;
+
     /// Returns every `.json` record below the folder `prefix`, sorted by path.
     fn list(&self, prefix: &str) -> Result<Vec<(String, Record)>, ReadError>;
 
@@ -101,6 +105,10 @@ fn parse(path: &str, bytes: &[u8]) -> Result<Record, ReadError> {
 impl Snapshot for MemorySnapshot {
     fn read(&self, path: &str) -> Result<Option<Record>, ReadError> {
         self.files.get(path).map(|b| parse(path, b)).transpose()
+    }
+
+    fn is_file(&self, path: &str) -> Result<bool, ReadError> {
+        Ok(self.files.contains_key(path))
     }
 
     fn list(&self, prefix: &str) -> Result<Vec<(String, Record)>, ReadError> {

@@ -5,12 +5,20 @@
 //! A `.json` file holds one record. Under `events/` and `history/` a file may also be
 //! JSONL (`<name>.jsonl`, one object per line, blank lines skipped) or a `.json` file whose
 //! value is an array of objects (the predecessor dashboard appends its stop requests to
-//! `events/batches/<id>.jsonl`). Such a file is stored as a folder named like the file, one
-//! record per line or element at `<file>/<n>.json` (`n` the 1-based physical line or
-//! element index, zero-padded to six digits), so the state stays one record per blob and
-//! export can write the file back: lines at their original line numbers (the dashboard's
-//! `<path>:<line>` event identities stay stable), elements in order.
+//! `events/batches/<id>.jsonl`). Each line or element is one stored record, so the state
+//! stays one record per blob. It belongs to the batch its own `batch_id` names, under the
+//! event layout every other write uses: `events/<batch>/<file>:<n>.json`, `<file>` the
+//! file's path with `/` written `:` and `n` the 1-based physical line or element index,
+//! zero-padded to six digits (`events/b1/events:batches.jsonl:000003.json`). A line with no
+//! usable batch id stays in a folder named like the file, at `<file>/<n>.json`. Either
+//! name says where the record came from, so export writes the file back: lines at their
+//! original line numbers (the dashboard's `<path>:<line>` event identities stay stable),
+//! elements in order. Imported names never hold `:` (their segments are
+//! [`is_repo_part`](crate::ids::is_repo_part)), so a source path reads back unambiguously.
 
+use crate::ids::is_segment;
+use crate::ids::BatchId;
+use crate::record::field as f;
 use crate::record::from_bytes;
 use crate::record::Record;
 
@@ -42,9 +50,20 @@ pub fn is_event_path(path: &str) -> bool {
     path.starts_with("events/") || path.starts_with("history/")
 }
 
-/// Returns the stored path of line or element `n` (1-based) of the file at `path`.
+/// Returns the stored path of line or element `n` (1-based) of the file at `path` that
+/// belongs to no batch.
 pub fn item_path(path: &str, n: usize) -> String {
     format!("{path}/{n:06}.json")
+}
+
+/// Returns the stored path of line or element `n` (1-based) of the file at `path`: in the
+/// events folder of the batch the record names, else [`item_path`].
+pub fn attributed_path(path: &str, n: usize, record: &Record) -> String {
+    let name = format!("{}:{n:06}", path.replace('/', ":"));
+    match f::BATCH_ID.text(record).map(str::parse::<BatchId>) {
+        Some(Ok(batch)) if is_segment(&name) => crate::ids::paths::event(&batch, &name),
+        _ => item_path(path, n),
+    }
 }
 
 /// Returns the records a file of the root becomes, each with its stored path.
@@ -70,7 +89,7 @@ pub fn split_file(path: &str, bytes: &[u8]) -> Result<Vec<(String, Record)>, Fil
                 line: i + 1,
                 message: e.to_string(),
             })?;
-            out.push((item_path(path, i + 1), record));
+            out.push((attributed_path(path, i + 1, &record), record));
         }
         return Ok(out);
     }
@@ -80,7 +99,9 @@ pub fn split_file(path: &str, bytes: &[u8]) -> Result<Vec<(String, Record)>, Fil
                 .into_iter()
                 .enumerate()
                 .map(|(i, item)| match item {
-                    serde_json::Value::Object(record) => Ok((item_path(path, i + 1), record)),
+                    serde_json::Value::Object(record) => {
+                        Ok((attributed_path(path, i + 1, &record), record))
+                    }
                     _ => Err(file_err(format!("element {} is not a JSON object", i + 1))),
                 })
                 .collect();
@@ -97,13 +118,21 @@ pub fn is_container_name(name: &str) -> bool {
     name.ends_with(".json") || name.ends_with(".jsonl")
 }
 
-/// Splits a stored path into its file-form container and the item number, when it is one.
-fn container_item(path: &str) -> Option<(&str, usize)> {
+/// Splits a stored path into the file it came from and its item number, when it is a line
+/// or element of one (either form of [`split_file`]).
+fn container_item(path: &str) -> Option<(String, usize)> {
     let (dir, file) = path.rsplit_once('/')?;
-    let n = file.strip_suffix(".json")?;
-    let valid = is_event_path(dir) && is_container_name(dir) && n.len() >= 6;
+    let stem = file.strip_suffix(".json")?;
+    let in_batch_folder = dir
+        .strip_prefix("events/")
+        .is_some_and(|batch| !batch.contains('/'));
+    let (source, n) = match stem.rsplit_once(':') {
+        Some((encoded, n)) if in_batch_folder => (encoded.replace(':', "/"), n),
+        _ => (dir.to_owned(), stem),
+    };
+    let valid = is_event_path(&source) && is_container_name(&source) && n.len() >= 6;
     let n: usize = n.parse().ok().filter(|n| *n > 0 && valid)?;
-    Some((dir, n))
+    Some((source, n))
 }
 
 /// Returns the files of a state root from stored `(path, bytes)` blobs, folding every
@@ -113,19 +142,21 @@ pub fn join_files(blobs: Vec<(String, Vec<u8>)>) -> Result<Vec<(String, Vec<u8>)
     let mut out = Vec::new();
     let mut containers: BTreeMap<String, BTreeMap<usize, Record>> = BTreeMap::new();
     for (path, bytes) in blobs {
-        match container_item(&path) {
-            Some((dir, n)) => {
-                let record = from_bytes(&bytes).map_err(|e| FileError::File {
-                    path: path.clone(),
-                    message: format!("is not a JSON object record: {e}"),
-                })?;
-                containers
-                    .entry(dir.to_owned())
-                    .or_default()
-                    .insert(n, record);
-            }
-            None => out.push((path, bytes)),
+        let Some((file, n)) = container_item(&path) else {
+            out.push((path, bytes));
+            continue;
+        };
+        let items = containers.entry(file).or_default();
+        if items.contains_key(&n) {
+            // Two records claim one line (a state not made by import): keep both.
+            out.push((path, bytes));
+            continue;
         }
+        let record = from_bytes(&bytes).map_err(|e| FileError::File {
+            path: path.clone(),
+            message: format!("is not a JSON object record: {e}"),
+        })?;
+        items.insert(n, record);
     }
     for (dir, items) in containers {
         let mut bytes = Vec::new();

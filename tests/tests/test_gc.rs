@@ -98,7 +98,7 @@ fn gc_flag_errors() {
     [exit status: 1]
     $ agent-coord gc --dry-run --prefix archive
     ------- stderr -------
-    --prefix must be one of: claims, heartbeats, batches, events
+    --prefix must be one of: claims, heartbeats, batches, events, annotations
     [exit status: 1]
     ");
     env.run(["gc", "--dry-run", "--new-epoch"]).code(1);
@@ -209,4 +209,36 @@ fn a_clone_that_cannot_place_its_history_refuses_instead_of_resurrecting() {
         fleet.remote_tip("refs/heads/agent-coord") == a.state_tip(),
         "nothing pushed"
     );
+}
+
+/// `gc` never looked at annotations: a snooze over for weeks stayed on the branch for good.
+/// Once its `until` is `--hot-days` past it is archived like any finished record; a
+/// dismissal stays; `--prefix annotations` selects them.
+#[test]
+fn regression_gc_skips_annotations() {
+    let env = TestEnv::new();
+    let annotation = |target: &str, kind: &str| {
+        let mut a = json!({"schema_version": 1, "repo": "acme/app", "target": target,
+                           "kind": kind, "updated_at": "2026-06-01T00:00:00Z"});
+        if kind == "snooze" {
+            a["until"] = json!("2026-06-02T00:00:00Z");
+        }
+        serde_json::to_string_pretty(&a).unwrap()
+    };
+    env.put_state_files(&[
+        ("annotations/acme/app/1.json", &annotation("1", "snooze")),
+        ("annotations/acme/app/2.json", &annotation("2", "dismiss")),
+    ]);
+    let out = env
+        .run(["gc", "--dry-run", "--prefix", "annotations"])
+        .success();
+    assert_eq!(
+        out.stdout,
+        "gc dry-run hot=7d archive=30d synthetic_hot=1d\n- archive annotations/acme/app/1.json -> archive/annotations/acme/app/1.json (expired_snooze)\n"
+    );
+    env.run(["gc", "--execute"]).success();
+    assert_eq!(env.paths("annotations"), ["annotations/acme/app/2.json"]);
+    let archived = env.record("archive/annotations/acme/app/1.json").unwrap();
+    assert_eq!(archived["record_family"], json!("archived_record"));
+    assert_eq!(archived["data"]["kind"], json!("snooze"));
 }

@@ -75,21 +75,41 @@ fn regression_unreadable_expiry_counts_as_expired() {
     env.claim("b", "acme/app", "7").run().success();
 }
 
+/// A file where a batch's events folder belongs: every write keeps the file (gix's tree
+/// editor would have replaced it by the folder). A lifecycle event is best-effort (issue 22:
+/// the claim exited 2 and wrote nothing), so the claim, release and heartbeat stand with a
+/// warning, while an explicit `record-event` into that folder still fails and writes nothing.
 #[test]
 fn regression_events_blob_replaced_by_folder() {
     let env = TestEnv::new();
     env.put_state_files(&[("events/b1", "notes nobody asked to delete\n")]);
     let tip = env.state_tip();
-    let out = env.claim("a", "acme/app", "7").batch("b1").run().code(2);
+    let out = env.event("b1", "note").agent("a").run().code(2);
     assert!(
         out.stderr.starts_with("cannot write events/b1/")
             && out.stderr.ends_with(": the state tree has a file at events/b1 where a folder belongs; nothing was written and the file is kept (move it aside to continue)\n"),
         "{out}"
     );
     assert_eq!(env.state_tip(), tip, "nothing was written");
+    let out = env.claim("a", "acme/app", "7").batch("b1").run().success();
+    assert_eq!(
+        out.stderr,
+        "warning: claim.acquired event not recorded: the state tree has a file at events/b1 where a folder belongs; the file is kept\n"
+    );
+    assert_eq!(
+        env.holder("acme/app", "7").as_deref(),
+        Some("a"),
+        "the claim stands"
+    );
     assert_eq!(
         env.git(&["show", "refs/heads/agent-coord:events/b1"]),
         "notes nobody asked to delete"
+    );
+    let out = env.release("a", "acme/app", "7").run().success();
+    assert!(
+        out.stderr
+            .starts_with("warning: claim.released event not recorded: "),
+        "{out}"
     );
     // A claim in another batch is unaffected.
     env.claim("a", "acme/app", "8").batch("b2").run().success();
@@ -97,6 +117,38 @@ fn regression_events_blob_replaced_by_folder() {
         env.git(&["show", "refs/heads/agent-coord:events/b1"]),
         "notes nobody asked to delete"
     );
+}
+
+/// A write that packs while another process packs printed `warning: could not pack loose
+/// objects: git gc failed: Unable to create '…/gc.pid.lock': File exists.` Another packer
+/// at work is no problem: the write leaves the packing to it and says nothing.
+#[test]
+fn regression_concurrent_packer_warning() {
+    let env = TestEnv::new();
+    // Every write packs, and its `git gc --auto` always has packs to consolidate.
+    env.git(&["config", "agent-coord.looseObjectLimit", "1"]);
+    env.git(&["config", "gc.autoPackLimit", "1"]);
+    env.claim("a", "acme/app", "1").run().success();
+    // Another process's `git gc` holds its lock.
+    let lock = env.root().join("repo.git/gc.pid.lock");
+    std::fs::write(&lock, "").unwrap();
+    for target in 2..4 {
+        let out = env.claim("a", "acme/app", target).run().success();
+        assert_eq!(out.stderr, "", "{out}");
+    }
+    std::fs::remove_file(&lock).unwrap();
+    // Sixteen writers that all want to pack at once: none warns.
+    let env = TestEnv::new();
+    env.git(&["config", "agent-coord.looseObjectLimit", "1"]);
+    env.git(&["config", "gc.autoPackLimit", "1"]);
+    env.claim("seed", "acme/app", "100").run().success();
+    let calls = (0..16).map(|w| env.claim(&format!("w{w}"), "acme/app", w));
+    let outputs = agent_coord_tests::call::run_together(calls);
+    for out in outputs {
+        assert!(out.status.success(), "{out:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!stderr.contains("could not pack"), "{stderr}");
+    }
 }
 
 #[test]

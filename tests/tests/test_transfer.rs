@@ -414,3 +414,110 @@ fn import_names_the_line_of_a_malformed_jsonl_record() {
     ");
     assert_eq!(env.state_tip(), None, "nothing written");
 }
+
+/// `import` stored the lines of `events/<batch>.jsonl` under `events/<batch>.jsonl/<n>.json`,
+/// where no batch scope looks: `status --batch-id` showed none of them. Each line belongs to
+/// the batch its own `batch_id` names (whichever file it is in), and export writes every
+/// file back as it was.
+#[test]
+fn regression_imported_jsonl_lines_lose_their_batch() {
+    let env = TestEnv::new();
+    let src = env.root().join("legacy");
+    let line = |batch: &str, ty: &str, at: &str| {
+        json!({"schema_version": 1, "type": ty, "batch_id": batch, "repo": "acme/app",
+               "target": "7", "at": at})
+        .to_string()
+    };
+    let files = [
+        (
+            "events/b1.jsonl",
+            format!(
+                "{}\n{}\n",
+                line("b1", "lane.started", "2026-06-19T19:00:00Z"),
+                line("b1", "blocked", "2026-06-19T19:10:00Z")
+            ),
+        ),
+        (
+            "events/batches.jsonl",
+            format!(
+                "{}\n\n{}\n{{\"type\":\"note\"}}\n",
+                line("b2", "batch.created", "2026-06-19T18:00:00Z"),
+                line("b1", "continued", "2026-06-19T19:20:00Z")
+            ),
+        ),
+        (
+            "history/b2.jsonl",
+            format!("{}\n", line("b2", "done", "2026-06-19T21:00:00Z")),
+        ),
+    ];
+    for (path, text) in &files {
+        let p = src.join(path);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+    let out = env.import(&src).json().run().success().json();
+    assert_eq!(out["records"], json!(6), "{out}");
+    let types = |batch: &str| -> Vec<String> {
+        let status = env
+            .run(["status", "--batch-id", batch, "--json"])
+            .success()
+            .json();
+        let mut types: Vec<String> = status["events"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e["type"].as_str().unwrap().to_owned())
+            .collect();
+        types.sort();
+        types
+    };
+    assert_eq!(types("b1"), ["blocked", "continued", "lane.started"]);
+    assert_eq!(types("b2"), ["batch.created", "done"]);
+
+    let dst = env.root().join("exported");
+    env.run(["export", "--to", dst.to_str().unwrap()]).success();
+    assert_eq!(
+        walk(&dst),
+        [
+            "events/b1.jsonl",
+            "events/batches.jsonl",
+            "history/b2.jsonl"
+        ]
+    );
+    for (path, text) in &files {
+        assert_eq!(
+            &std::fs::read_to_string(dst.join(path)).unwrap(),
+            text,
+            "{path}"
+        );
+    }
+}
+
+/// Annotations (an operator's dismissals and snoozes) are records of the state branch like
+/// any other, but `import` skipped the folder, so an export → import round trip lost them.
+#[test]
+fn regression_annotations_missing_from_export() {
+    let env = TestEnv::new();
+    env.claim("a", "acme/app", "3").run().success();
+    let dismissal = json!({"schema_version": 1, "repo": "acme/app", "target": "3",
+                           "kind": "dismiss", "note": "handled by hand",
+                           "updated_at": "2026-06-13T12:00:00Z", "machine_id": "box-1"});
+    let text = serde_json::to_string_pretty(&dismissal).unwrap() + "\n";
+    env.put_state_files(&[("annotations/acme/app/3.json", &text)]);
+    let dst = env.root().join("exported");
+    let out = env
+        .run(["export", "--to", dst.to_str().unwrap(), "--json"])
+        .success()
+        .json();
+    assert_eq!(out["records"], json!(2), "{out}");
+    assert_eq!(
+        std::fs::read_to_string(dst.join("annotations/acme/app/3.json")).unwrap(),
+        text
+    );
+    let env2 = TestEnv::new();
+    let out = env2.import(&dst).json().run().success().json();
+    assert_eq!(out["records"], json!(2), "{out}");
+    assert_eq!(out["skipped_files"], json!(0), "{out}");
+    assert_eq!(out["families"]["annotations"], json!(1), "{out}");
+    assert_eq!(env2.record("annotations/acme/app/3.json"), Some(dismissal));
+}

@@ -61,7 +61,7 @@ pub(crate) struct GcArgs {
         allow_negative_numbers = true
     )]
     synthetic_hot_days: i64,
-    /// Limit to these families (repeatable): claims, heartbeats, batches, events
+    /// Limit to these families (repeatable): claims, heartbeats, batches, events, annotations
     #[arg(long, value_name = "FAMILY")]
     prefix: Vec<String>,
     /// After --execute, start a new epoch: the branch restarts from one commit holding the
@@ -148,9 +148,10 @@ pub(crate) fn cmd_gc(cx: &Context, args: &GcArgs) -> Result<Report, CommandError
         .iter()
         .any(|p| !gc::FAMILIES.contains(&p.as_str()))
     {
-        return Err(CommandError::usage(
-            "--prefix must be one of: claims, heartbeats, batches, events",
-        ));
+        return Err(CommandError::usage(format!(
+            "--prefix must be one of: {}",
+            gc::FAMILIES.join(", ")
+        )));
     }
     let families: Vec<&str> = if args.prefix.is_empty() {
         gc::FAMILIES.to_vec()

@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::path::PathBuf;
 
+use agent_coord_shared::dashboard::annotations::ANNOTATIONS_DIR;
 use agent_coord_shared::ids::is_repo_part;
 use agent_coord_shared::ids::AgentId;
 use agent_coord_shared::record::to_bytes;
@@ -25,7 +26,7 @@ use crate::transact::write;
 use crate::transact::Written;
 
 /// Top-level folders that hold records, in the order counts are reported.
-const FAMILIES: [&str; 7] = [
+const FAMILIES: [&str; 8] = [
     "claims",
     "heartbeats",
     "batches",
@@ -33,13 +34,25 @@ const FAMILIES: [&str; 7] = [
     "history",
     "archive",
     "coordinator",
+    ANNOTATIONS_DIR,
 ];
+
+/// What a state root holds.
+struct Root {
+    /// Every record, by stored path.
+    records: BTreeMap<String, Record>,
+    /// How many records each top-level folder's files hold (a line of `history/x.jsonl`
+    /// counts for history wherever its batch stores it).
+    families: BTreeMap<&'static str, usize>,
+    /// Files that are not records.
+    skipped: usize,
+}
 
 /// Import a predecessor state root (claims/, heartbeats/, batches/, events/, history/, archive/)
 ///
 /// Under events/ and history/, a `.jsonl` file is one record per line and a `.json` file
-/// may hold an array of records; each line or element is stored on its own, and export
-/// writes the file back. Everything lands in one commit (heartbeats on this machine's heartbeat ref). A record
+/// may hold an array of records; each line or element is stored on its own, in the events
+/// folder of the batch its `batch_id` names, and export writes the file back. Everything lands in one commit (heartbeats on this machine's heartbeat ref). A record
 /// that exists with different content is a conflict unless --overwrite. Malformed files
 /// abort the import before anything is written.
 #[derive(clap::Args, Debug)]
@@ -72,7 +85,7 @@ fn is_record_file(path: &str) -> bool {
 }
 
 /// Reads every record file below `root`, validating paths and JSON before anything is written.
-fn read_root(root: &Path) -> Result<(BTreeMap<String, Record>, usize), CommandError> {
+fn read_root(root: &Path) -> Result<Root, CommandError> {
     if !root.is_dir() {
         return Err(CommandError::usage(format!(
             "import source is not a directory: {}",
@@ -80,6 +93,7 @@ fn read_root(root: &Path) -> Result<(BTreeMap<String, Record>, usize), CommandEr
         )));
     }
     let mut records = BTreeMap::new();
+    let mut families: BTreeMap<&'static str, usize> = FAMILIES.iter().map(|f| (*f, 0)).collect();
     let mut skipped = 0;
     let mut stack = vec![(root.to_path_buf(), String::new())];
     while let Some((dir, rel)) = stack.pop() {
@@ -129,17 +143,29 @@ fn read_root(root: &Path) -> Result<(BTreeMap<String, Record>, usize), CommandEr
                     .map_err(|e| CommandError::operational(format!("cannot read {path}: {e}")))?;
                 let split = split_file(&path, &bytes)
                     .map_err(|e| CommandError::usage(format!("import: {e}")))?;
+                let family = FAMILIES.iter().find(|f| path.starts_with(&format!("{f}/")));
+                if let Some(n) = family.and_then(|f| families.get_mut(f)) {
+                    *n += split.len();
+                }
                 records.extend(split);
             } else {
                 skipped += 1;
             }
         }
     }
-    Ok((records, skipped))
+    Ok(Root {
+        records,
+        families,
+        skipped,
+    })
 }
 
 pub(crate) fn cmd_import(cx: &Context, args: &ImportArgs) -> Result<Report, CommandError> {
-    let (records, skipped) = read_root(&args.from)?;
+    let Root {
+        records,
+        families,
+        skipped,
+    } = read_root(&args.from)?;
     let mut heartbeats = Vec::new();
     let mut state = Vec::new();
     for (path, record) in &records {
@@ -209,10 +235,7 @@ pub(crate) fn cmd_import(cx: &Context, args: &ImportArgs) -> Result<Report, Comm
     }
     let mut counts = serde_json::Map::new();
     for family in FAMILIES {
-        let n = records
-            .keys()
-            .filter(|p| p.starts_with(&format!("{family}/")))
-            .count();
+        let n = families.get(family).copied().unwrap_or_default();
         counts.insert(family.to_owned(), json!(n));
     }
     let report = if args.json {

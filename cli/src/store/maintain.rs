@@ -4,8 +4,19 @@
 //! once enough new ones have piled up since the last packing, pack them with the git CLI
 //! (`git repack -d`, then `git gc --auto` to consolidate packs), so nobody has to run git
 //! by hand; `import` packs at once.
+//!
+//! One packer at a time: packing holds a lock file in the git directory (`flock`, so a
+//! killed packer never leaves it held). A write that finds another process packing leaves
+//! the work to it and says nothing, and so does one whose `git gc` meets another `git gc`'s
+//! lock; only a lock left far too long is worth a warning.
 
+use std::fs::File;
 use std::path::PathBuf;
+use std::time::Duration;
+use std::time::SystemTime;
+
+use nix::fcntl::Flock;
+use nix::fcntl::FlockArg;
 
 use super::Store;
 use crate::git_subprocess::Git;
@@ -22,6 +33,26 @@ const LIMIT_KEY: &str = "agent-coord.looseObjectLimit";
 /// unreachable ones (replaced heartbeat commits) stay loose until `git gc` prunes them,
 /// and must not make every later write pack again.
 const BASELINE_FILE: &str = "agent-coord-loose-baseline";
+
+/// The file (in the git directory) whose lock the one packer at a time holds.
+const PACK_LOCK_FILE: &str = "agent-coord-pack.lock";
+
+/// The lock `git gc` takes; the message of a gc that found it taken names it.
+const GC_LOCK_FILE: &str = "gc.pid.lock";
+
+/// How old a `git gc` lock may be before it counts as left behind (by a killed gc) rather
+/// than held by a gc at work.
+const GC_LOCK_STALE_AFTER: Duration = Duration::from_secs(3600);
+
+/// Whether this process may pack.
+enum PackLock {
+    /// It holds the lock until this is dropped.
+    Held { _lock: Flock<File> },
+    /// Another process holds it: that one packs.
+    Busy,
+    /// The lock file cannot be used (a read-only git directory): pack unlocked.
+    Unavailable,
+}
 
 impl Store {
     /// Returns the objects folder (of the common directory, for linked worktrees).
@@ -67,21 +98,65 @@ impl Store {
         if self.loose_objects(limit) <= baseline.saturating_add(limit) {
             return;
         }
-        if let Err(e) = self.pack_counting(limit) {
-            self.warn(format!("warning: could not pack loose objects: {e}"));
+        match self.pack_counting(limit, false) {
+            Err(e) if !self.another_gc_runs(&e) => {
+                self.warn(format!("warning: could not pack loose objects: {e}"));
+            }
+            _ => {}
         }
     }
 
-    /// Packs the loose objects the refs reach and records what stays loose.
+    /// Packs the loose objects the refs reach and records what stays loose, waiting for
+    /// another packer to finish first.
     pub(crate) fn pack(&self) -> Result<(), GitError> {
-        self.pack_counting(self.loose_limit())
+        self.pack_counting(self.loose_limit(), true)
     }
 
-    fn pack_counting(&self, limit: u64) -> Result<(), GitError> {
+    /// Takes the packer's lock: waits for it when `wait`, else reports it busy.
+    fn pack_lock(&self, wait: bool) -> PackLock {
+        let path = self.repo.common_dir().join(PACK_LOCK_FILE);
+        let Ok(file) = File::options().create(true).append(true).open(path) else {
+            return PackLock::Unavailable;
+        };
+        let arg = if wait {
+            FlockArg::LockExclusive
+        } else {
+            FlockArg::LockExclusiveNonblock
+        };
+        match Flock::lock(file, arg) {
+            Ok(lock) => PackLock::Held { _lock: lock },
+            Err((_, nix::errno::Errno::EWOULDBLOCK)) => PackLock::Busy,
+            Err(_) => PackLock::Unavailable,
+        }
+    }
+
+    /// Reports whether `e` says another `git gc` is at work (its lock is taken, and not
+    /// so long ago that a killed gc must have left it).
+    fn another_gc_runs(&self, e: &GitError) -> bool {
+        let GitError::Failed { message, .. } = e else {
+            return false;
+        };
+        if !message.contains(GC_LOCK_FILE) && !message.contains("already running") {
+            return false;
+        }
+        let age = std::fs::metadata(self.repo.common_dir().join(GC_LOCK_FILE))
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| SystemTime::now().duration_since(t).ok());
+        // Gone by now (its gc finished), or recent: another packer, not a problem.
+        age.is_none_or(|age| age < GC_LOCK_STALE_AFTER)
+    }
+
+    fn pack_counting(&self, limit: u64, wait: bool) -> Result<(), GitError> {
+        let lock = self.pack_lock(wait);
+        if matches!(lock, PackLock::Busy) {
+            return Ok(());
+        }
         Git::new(self.repo.git_dir()).pack_loose()?;
         // Best effort: without the file the next write simply checks against zero.
         let left = self.loose_objects(limit);
         let _ = std::fs::write(self.baseline_path(), format!("{left}\n"));
+        drop(lock);
         Ok(())
     }
 }

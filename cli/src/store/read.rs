@@ -297,6 +297,13 @@ impl Snapshot for TipSnapshot<'_> {
         Ok(())
     }
 
+    fn is_file(&self, path: &str) -> Result<bool, ReadError> {
+        let Some(tree) = self.tree else {
+            return Ok(false);
+        };
+        Ok(self.blob_at(tree, path)?.is_some())
+    }
+
     fn read(&self, path: &str) -> Result<Option<Record>, ReadError> {
         if Self::is_heartbeat_path(path) {
             let copies = self.heartbeat_copies(path, true)?;

@@ -5,12 +5,15 @@ use super::build::event_view;
 use super::commands;
 use super::coordinator;
 use super::custody;
+use super::input::ClaimIn;
 use super::input::EventIn;
 use super::input::HeartbeatIn;
 use super::input::Inputs;
+use super::input::Meta;
 use super::model::BatchDetail;
 use super::model::DashboardModel;
 use super::model::ItemDetail;
+use super::model::Row;
 use crate::rules::liveness::Liveness;
 use crate::time::Instant;
 
@@ -96,8 +99,13 @@ pub fn item_detail(
     };
     let (coordinator, coordinator_warning) =
         coordinator::item_section(&inputs.tasks, &inputs.malformed, repo, target);
-    let resume_prompt = row.as_ref().and_then(|r| commands::resume_for(model, r));
-    let takeover_command = row.as_ref().and_then(|r| commands::takeover_for(model, r));
+    let custody = row.as_ref().map(|r| fenced(r, claim, &heartbeats));
+    let resume_prompt = custody
+        .as_ref()
+        .and_then(|r| commands::resume_for(model, r));
+    let takeover_command = custody
+        .as_ref()
+        .and_then(|r| commands::takeover_for(model, r));
     ItemDetail {
         repo: repo.to_owned(),
         target: target.to_owned(),
@@ -109,5 +117,87 @@ pub fn item_detail(
         coordinator,
         coordinator_warning,
         version: model.version.clone(),
+    }
+}
+
+/// The row as the operator's actions see it (reference §1.13, `effectiveCustody`): an
+/// active claim hides other agents' heartbeats, so while one of them is on the target the
+/// thread and branch are the claim's, else the holder's own heartbeat's, else unknown (the
+/// row itself may show the other agent's, its chosen heartbeat falling back to any live one).
+fn fenced(row: &Row, claim: Option<&ClaimIn>, heartbeats: &[&HeartbeatIn]) -> Row {
+    let Some(claim) = claim.filter(|c| c.status == "active") else {
+        return row.clone();
+    };
+    if heartbeats.iter().all(|h| h.agent == claim.agent) {
+        return row.clone();
+    }
+    let own = heartbeats.iter().find(|h| h.agent == claim.agent);
+    let pick = |f: fn(&Meta) -> &Option<String>| {
+        f(&claim.meta)
+            .clone()
+            .or_else(|| own.and_then(|h| f(&h.meta).clone()))
+    };
+    Row {
+        thread: pick(|m| &m.thread),
+        branch: pick(|m| &m.branch),
+        ..row.clone()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::dashboard::fixtures::ago;
+    use crate::dashboard::fixtures::ahead;
+    use crate::dashboard::fixtures::now;
+    use crate::dashboard::fixtures::Records;
+
+    /// With `wa`'s active claim and `wb`'s live heartbeat on the same target, the resume
+    /// prompt named `wa`'s lane with `wb`'s branch and thread: an active claim hides other
+    /// agents' heartbeats from the operator's actions (reference §1.13), so what only `wb`
+    /// knows is UNKNOWN, while the page's chosen heartbeat may still be `wb`'s.
+    #[test]
+    fn regression_resume_prompt_borrows_another_agents_context() {
+        let mut s = Records::new();
+        s.claim("acme/app", "7", "wa", Some("b1")).put(
+            "heartbeats/wb.json",
+            json!({"agent_id": "wb", "repo": "acme/app", "target": "7", "status": "implementing",
+                   "branch": "wb/fix-7", "thread_handle": "thread-b", "updated_at": ago(1),
+                   "expires_at": ahead(9), "machine_id": "box-2"}),
+        );
+        let (inputs, m) = s.model();
+        let d = item_detail(&inputs, &m, "acme/app", "7", now());
+        assert_eq!(d.holder.as_deref(), Some("wa"));
+        let resume = d
+            .resume_prompt
+            .expect("unfinished work has a resume prompt");
+        assert!(
+            resume.contains("Thread handle: UNKNOWN\nBatch: b1\nBranch: UNKNOWN\n"),
+            "{resume}"
+        );
+        assert!(!resume.contains("thread-b") && !resume.contains("wb/fix-7"));
+
+        // The holder's own context fills the lines: its claim, else its own heartbeat.
+        s.put(
+            "claims/acme/app/7.json",
+            json!({"repo": "acme/app", "target": "7", "agent_id": "wa", "status": "active",
+                   "batch_id": "b1", "branch": "wa/fix-7", "claimed_at": ago(120),
+                   "updated_at": ago(60)}),
+        )
+        .put(
+            "heartbeats/wa.json",
+            json!({"agent_id": "wa", "repo": "acme/app", "target": "7", "status": "implementing",
+                   "thread_handle": "thread-a", "updated_at": ago(300), "expires_at": ago(290)}),
+        );
+        let (inputs, m) = s.model();
+        let resume = item_detail(&inputs, &m, "acme/app", "7", now())
+            .resume_prompt
+            .expect("a resume prompt");
+        assert!(
+            resume.contains("Thread handle: thread-a\nBatch: b1\nBranch: wa/fix-7\n"),
+            "{resume}"
+        );
     }
 }

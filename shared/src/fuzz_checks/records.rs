@@ -200,7 +200,8 @@ const FILES: [&str; 5] = [
 
 /// A state-root file that imports comes back from export as the same records at the same
 /// stored paths (JSONL lines at their line numbers), and every stored path stays below
-/// the file's own path.
+/// the file's own path or is an event in a batch's folder (`events/<batch>/<name>.json`,
+/// both segments safe).
 pub fn transfer_files(data: &[u8]) {
     use crate::transfer::join_files;
     use crate::transfer::split_file;
@@ -210,6 +211,14 @@ pub fn transfer_files(data: &[u8]) {
         return;
     };
     for (stored, _) in &records {
+        let in_batch = stored
+            .strip_prefix("events/")
+            .and_then(|rest| rest.strip_suffix(".json"))
+            .and_then(|rest| rest.split_once('/'))
+            .is_some_and(|(batch, name)| is_segment(batch) && is_segment(name));
+        if in_batch {
+            continue;
+        }
         assert!(
             stored == path || stored.starts_with(&format!("{path}/")),
             "{stored} is not below {path}"

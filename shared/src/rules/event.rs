@@ -99,6 +99,16 @@ pub fn lifecycle(
     let batch: BatchId = raw
         .parse()
         .map_err(|e: crate::ids::IdError| warn(e.to_string()))?;
+    // The store refuses a write below a file (it would replace it): the main write must
+    // not fail for its event, so the event is left out and the file kept.
+    let folder = paths::events_dir(&batch);
+    for at in ["events", folder.as_str()] {
+        if snap.is_file(at).map_err(|e| warn(e.to_string()))? {
+            return Err(warn(format!(
+                "the state tree has a file at {at} where a folder belongs; the file is kept"
+            )));
+        }
+    }
     new_event(snap, ctx, &batch, kind.as_str(), fields)
         .map(Some)
         .map_err(|e| warn(e.to_string()))

@@ -1,5 +1,6 @@
-//! Retention (`gc`): archive finished records, compact finished event trails, and delete
-//! archives past their retention, as one plan over one snapshot.
+//! Retention (`gc`): archive finished records (claims, heartbeats, batches, and
+//! annotations whose snooze is over), compact finished event trails, and delete archives
+//! past their retention, as one plan over one snapshot.
 //!
 //! Eligibility is decided per family first; a synthetic record's shorter window only
 //! shortens the wait. Archives use the published envelope contract (`archived_record`,
@@ -37,7 +38,7 @@ use crate::time::Instant;
 pub const MAX_ENVELOPE_BYTES: usize = 1_048_576;
 
 /// The families `--prefix` can select.
-pub const FAMILIES: [&str; 4] = ["claims", "heartbeats", "batches", "events"];
+pub const FAMILIES: [&str; 5] = ["claims", "heartbeats", "batches", "events", "annotations"];
 
 pub mod machines;
 mod policy;
@@ -188,6 +189,16 @@ fn finished(
                 _ => record_time(path, r)?,
             };
             Ok(Some(("dead_heartbeat", at)))
+        }
+        // A snooze hides nothing once its `until` has passed; a dismissal is for good.
+        "annotations" if f::KIND.text(r) == Some("snooze") => {
+            let raw = r.get("until").and_then(Value::as_str).unwrap_or_default();
+            let until = time::parse(raw).ok_or_else(|| {
+                op(format!(
+                    "gc record has invalid retention timestamp at {path}: \"{raw}\""
+                ))
+            })?;
+            Ok((until <= now).then_some(("expired_snooze", until)))
         }
         "batches" if status == Some("completed") => {
             let at = match f::COMPLETED_AT.text(r) {

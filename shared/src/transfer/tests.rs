@@ -88,3 +88,50 @@ fn ordinary_records_are_not_containers() {
         b
     });
 }
+
+/// Import stored JSONL lines under `events/<file>.jsonl/<n>.json`, where no batch scope
+/// (`status --batch-id`, batch-audit) looks: a line belongs to the batch its own
+/// `batch_id` names, in that batch's events folder, and export still writes the file back.
+#[test]
+fn regression_jsonl_lines_lose_their_batch() {
+    let text = concat!(
+        "{\"type\":\"lane.started\",\"batch_id\":\"b1\"}\n",
+        "{\"type\":\"batch.stop_requested\",\"batch_id\":\"b2\"}\n",
+        "\n",
+        "{\"type\":\"note\"}\n",
+        "{\"type\":\"done\",\"batch_id\":\"../x\"}\n",
+    );
+    let split = split_file("events/batches.jsonl", text.as_bytes()).unwrap();
+    let paths: Vec<&str> = split.iter().map(|(p, _)| p.as_str()).collect();
+    assert_eq!(
+        paths,
+        [
+            "events/b1/events:batches.jsonl:000001.json",
+            "events/b2/events:batches.jsonl:000002.json",
+            // No batch, or one that cannot name a folder: kept in the file's own folder.
+            "events/batches.jsonl/000004.json",
+            "events/batches.jsonl/000005.json",
+        ]
+    );
+    let history = split_file("history/h.jsonl", text.as_bytes()).unwrap();
+    assert_eq!(history[0].0, "events/b1/history:h.jsonl:000001.json");
+    let mut stored = blobs(split);
+    stored.extend(blobs(history));
+    let joined = join_files(stored).unwrap();
+    let files: Vec<(&str, &str)> = joined
+        .iter()
+        .map(|(p, b)| (p.as_str(), std::str::from_utf8(b).unwrap()))
+        .collect();
+    assert_eq!(
+        files,
+        [("events/batches.jsonl", text), ("history/h.jsonl", text)],
+        "every line back in its file at its line"
+    );
+    // Arrays of events follow the same rule.
+    let array = split_file("events/all.json", b"[{\"batch_id\":\"b1\"},{}]").unwrap();
+    assert_eq!(array[0].0, "events/b1/events:all.json:000001.json");
+    assert_eq!(array[1].0, "events/all.json/000002.json");
+    let joined = join_files(blobs(array)).unwrap();
+    assert_eq!(joined.len(), 1);
+    assert_eq!(joined[0].0, "events/all.json");
+}

@@ -23,6 +23,7 @@ use crate::dashboard::model::RowState;
 use crate::dashboard::model::Severity;
 use crate::dashboard::model::RECENT_EVENTS;
 use crate::dashboard::model::SETUP_NOTICE;
+use crate::record::is_http_url;
 use crate::time;
 use crate::time::Instant;
 
@@ -135,7 +136,7 @@ fn attention(rows: &[Row], inputs: &Inputs, now: Instant) -> Vec<Attention> {
                 },
                 last_activity: r.last_activity.clone(),
                 detail: None,
-                link: None,
+                link: pull_request(r),
                 resume_phase: None,
             })
         })
@@ -150,6 +151,17 @@ fn attention(rows: &[Row], inputs: &Inputs, now: Instant) -> Vec<Attention> {
             .then_with(|| a.kind.cmp(&b.kind))
     });
     attention
+}
+
+/// A row's pull request, to act on from its attention entry: GitHub's implementation PR
+/// of the issue, the row's own item when it is a PR, else the claim's or heartbeat's
+/// `pr_url` (http(s) only, as every model URL).
+fn pull_request(r: &Row) -> Option<String> {
+    let gh = r.github.as_ref();
+    gh.and_then(|g| g.implementation_pr.as_ref()?.url.clone())
+        .or_else(|| gh.filter(|g| g.kind == "pull_request")?.url.clone())
+        .or_else(|| r.pr_url.clone())
+        .filter(|u| is_http_url(u))
 }
 
 /// The newest [`RECENT_EVENTS`] events, newest first, without sorting them all.

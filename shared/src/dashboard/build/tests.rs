@@ -562,3 +562,27 @@ fn coordinator_tasks_join_the_attention_queue_and_the_item_page() {
     let none = detail::item_detail(&inputs, &m, "acme/api", "12", now());
     assert_eq!((none.coordinator, none.coordinator_warning), (None, None));
 }
+
+/// Row attention entries always had `link: None`, though the field is documented as the
+/// pull request to act on: a row's pull request (GitHub's implementation PR, else the
+/// claim's or heartbeat's `pr_url`) is its entry's link; a row without one has none.
+#[test]
+fn regression_attention_entries_never_link_the_pull_request() {
+    let pr = "https://github.com/acme/app/pull/70";
+    let mut s = Records::new();
+    s.put(
+        "claims/acme/app/7.json",
+        json!({"repo": "acme/app", "target": "7", "agent_id": "w7", "status": "active",
+               "pr_url": pr, "claimed_at": ago(120), "updated_at": ago(60)}),
+    )
+    .beat("w7", "acme/app", "7", None, "implementing", 60)
+    .claim("acme/app", "8", "w8", None)
+    .beat("w8", "acme/app", "8", None, "implementing", 60);
+    let (_, m) = s.model();
+    let links: Vec<(&str, Option<&str>)> = m
+        .attention
+        .iter()
+        .map(|a| (a.subject.as_str(), a.link.as_deref()))
+        .collect();
+    assert_eq!(links, [("acme/app#7", Some(pr)), ("acme/app#8", None)]);
+}

@@ -288,3 +288,33 @@ fn regression_huge_retention_days_panic() {
     )
     .is_ok());
 }
+
+/// `gc` never looked at annotations: a snooze over for weeks stayed on the state branch
+/// for good. Once its `until` is `--hot-days` past it is archived like any finished
+/// record; a dismissal (for good until cleared) and a snooze still running stay.
+#[test]
+fn regression_gc_skips_annotations() {
+    let mut snap = MemorySnapshot::default();
+    let snooze = |until: String| {
+        json!({"schema_version": 1, "repo": "acme/app", "target": "1", "kind": "snooze",
+               "until": until, "updated_at": ago(40)})
+    };
+    snap.put("annotations/acme/app/1.json", &snooze(ago(8)));
+    snap.put("annotations/acme/app/2.json", &snooze(ago(3)));
+    snap.put(
+        "annotations/acme/app/3.json",
+        &json!({"repo": "acme/app", "target": "3", "kind": "dismiss", "updated_at": ago(90)}),
+    );
+    let p = run(&snap, Policy::default(), &[]).unwrap();
+    assert_eq!(
+        lines(&p),
+        ["- archive annotations/acme/app/1.json -> archive/annotations/acme/app/1.json (expired_snooze)"]
+    );
+    assert_eq!(p.removals, ["annotations/acme/app/1.json"]);
+    let action = &p.outcome.actions[0];
+    assert_eq!(action.eligible_at.as_deref(), Some(ago(8).as_str()));
+    assert!(
+        FAMILIES.contains(&"annotations"),
+        "--prefix annotations selects them"
+    );
+}

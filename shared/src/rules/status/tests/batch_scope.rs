@@ -124,6 +124,9 @@ impl Snapshot for FailingAt {
         }
         self.0.read(path)
     }
+    fn is_file(&self, path: &str) -> Result<bool, ReadError> {
+        self.0.is_file(path)
+    }
     fn list(&self, prefix: &str) -> Result<Vec<(String, Record)>, ReadError> {
         self.0.list(prefix)
     }
