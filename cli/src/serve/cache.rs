@@ -13,11 +13,11 @@ use std::time::Instant as StdInstant;
 
 use agent_coord_shared::coordinator::task::TASKS_DIR;
 use agent_coord_shared::dashboard;
-use agent_coord_shared::dashboard::annotations::ANNOTATIONS_DIR;
-use agent_coord_shared::dashboard::github::GithubFacts;
-use agent_coord_shared::dashboard::input::parse_record;
-use agent_coord_shared::dashboard::input::Inputs;
-use agent_coord_shared::dashboard::input::Parsed;
+use agent_coord_shared::dashboard::inputs::annotations::ANNOTATIONS_DIR;
+use agent_coord_shared::dashboard::inputs::github_facts::GithubFacts;
+use agent_coord_shared::dashboard::inputs::records::parse_record;
+use agent_coord_shared::dashboard::inputs::records::Inputs;
+use agent_coord_shared::dashboard::inputs::records::Parsed;
 use agent_coord_shared::dashboard::model::DashboardModel;
 use agent_coord_shared::dashboard::scope;
 use agent_coord_shared::dashboard::scope::Scope;

@@ -2,7 +2,7 @@
 //! the takeover command for a dead holder (texts from shared's `dashboard::commands`), and
 //! dismiss or snooze the item's attention (`POST`/`DELETE /api/annotations`).
 
-use agent_coord_shared::dashboard::annotations::AnnotationKind;
+use agent_coord_shared::dashboard::model::AnnotationKind;
 use agent_coord_shared::dashboard::model::Row;
 use agent_coord_shared::time;
 use leptos::prelude::*;

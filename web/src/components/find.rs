@@ -3,10 +3,10 @@
 //! ↑/↓/Home/End move through the results, Enter opens the highlighted one (else the exact
 //! match), Escape closes.
 
-use agent_coord_shared::dashboard::find;
-use agent_coord_shared::dashboard::find::FindResult;
-use agent_coord_shared::dashboard::find::FindTarget;
-use agent_coord_shared::dashboard::find::Found;
+use agent_coord_shared::dashboard::view::find;
+use agent_coord_shared::dashboard::view::find::FindResult;
+use agent_coord_shared::dashboard::view::find::FindTarget;
+use agent_coord_shared::dashboard::view::find::Found;
 use leptos::ev;
 use leptos::html;
 use leptos::prelude::*;
