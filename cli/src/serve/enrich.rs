@@ -18,10 +18,10 @@ use std::sync::Mutex;
 use std::time::Duration;
 use std::time::Instant as StdInstant;
 
-use agent_coord_shared::dashboard::inputs::github_wanted::enrichment_repos;
-use agent_coord_shared::dashboard::inputs::github_wanted::wanted;
 use agent_coord_shared::dashboard::inputs::github_facts::GithubFacts;
 use agent_coord_shared::dashboard::inputs::github_facts::RepoFacts;
+use agent_coord_shared::dashboard::inputs::github_wanted::enrichment_repos;
+use agent_coord_shared::dashboard::inputs::github_wanted::wanted;
 use agent_coord_shared::dashboard::model::SourceState;
 use agent_coord_shared::dashboard::model::SourceStatus;
 use agent_coord_shared::time;

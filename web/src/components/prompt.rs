@@ -9,8 +9,8 @@
 use std::collections::BTreeMap;
 use std::collections::BTreeSet;
 
-use agent_coord_shared::dashboard::model::Row;
 use agent_coord_shared::dashboard::act::launch_prompt;
+use agent_coord_shared::dashboard::model::Row;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use serde::Deserialize;
@@ -112,8 +112,10 @@ pub fn PromptPanel() -> impl IntoView {
     let pending = RwSignal::new(false);
     let imported = RwSignal::new(None::<Result<String, String>>);
     let body = move || match built.get() {
-        None => view! { <p class="muted" data-testid="prompt-disabled">{launch_prompt::DISABLED}</p> }
-            .into_any(),
+        None => {
+            view! { <p class="muted" data-testid="prompt-disabled">{launch_prompt::DISABLED}</p> }
+                .into_any()
+        }
         Some(Err(why)) => view! {
             <pre class="prompt-refusal" data-testid="prompt-text">{why.to_string()}</pre>
         }

@@ -1,8 +1,8 @@
 //! `GET /api/batches/{id}[?history=full]`: one batch with its events (the last 7 days'
 //! unless `history=full`, see `shared::dashboard::history`), rows and health items.
 
-use agent_coord_shared::dashboard::derive::pages;
 use agent_coord_shared::dashboard::derive::history;
+use agent_coord_shared::dashboard::derive::pages;
 use axum::extract::Path;
 use axum::extract::Query;
 use axum::extract::State;

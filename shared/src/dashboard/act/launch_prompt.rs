@@ -10,9 +10,9 @@ use std::collections::BTreeMap;
 use std::collections::BTreeSet;
 
 use crate::dashboard::model::Row;
+use crate::dashboard::model::Scheduling;
 use crate::dashboard::view::row_labels::github_url;
 use crate::dashboard::view::row_labels::item_label;
-use crate::dashboard::model::Scheduling;
 use crate::manifest::suggest_batch_id;
 
 /// The longest prompt handed off (characters); a longer selection must be split.
@@ -111,13 +111,7 @@ pub fn build(rows: &[Row], selected: &BTreeSet<String>) -> Result<Handoff, Promp
     if !dupes.is_empty() {
         return Err(PromptRefusal::DuplicateNumbers(dupes));
     }
-    let mut repos: Vec<&str> = Vec::new();
-    for r in &chosen {
-        if !repos.contains(&r.repo.as_str()) {
-            repos.push(&r.repo);
-        }
-    }
-    let repo_line = repos.join(", ");
+    let repo_line = repo_line(&chosen);
     let keys: Vec<String> = chosen
         .iter()
         .map(|r| format!("{}:{}", r.kind, r.target))
@@ -135,55 +129,12 @@ pub fn build(rows: &[Row], selected: &BTreeSet<String>) -> Result<Handoff, Promp
         "Items:".into(),
     ];
     for r in &chosen {
-        let label = item_label(r);
-        let url = github_url(r).unwrap_or_else(|| "URL unavailable".into());
-        let warnings = if r.warnings.is_empty() {
-            "No current dashboard warnings.".to_owned()
-        } else {
-            one_line(&r.warnings.join("; "))
-        };
-        let title = r
-            .title
-            .as_deref()
-            .map(one_line)
-            .filter(|t| !t.is_empty())
-            .unwrap_or_else(|| "UNKNOWN".into());
-        lines.push(format!("- {label}: {url}"));
-        lines.push(format!(
-            "  Goal: Process {label} using the repository workflow."
-        ));
-        lines.push(format!("  Context: {title}"));
-        lines.push(format!(
-            "  Coordination: {}; {warnings}",
-            scheduling_name(r.scheduling)
-        ));
-        lines.push("  Done when: worker reports ready, blocked, deferred, or UNKNOWN with links and verification.".into());
+        lines.extend(item_lines(r));
     }
     lines.push(String::new());
     lines.push("Suggested lanes:".into());
-    for r in &chosen {
-        let label = item_label(r);
-        let lane = label
-            .to_lowercase()
-            .split(|c: char| !c.is_ascii_alphanumeric())
-            .filter(|s| !s.is_empty())
-            .collect::<Vec<_>>()
-            .join("-");
-        lines.push(format!("- lane-{lane} (owner: unassigned): {label}"));
-    }
-    lines.extend([
-        String::new(),
-        "Execution rules:".into(),
-        "- Verify current GitHub state before edits and report UNKNOWN for unverifiable facts.".into(),
-        format!("- Before starting workers, save this batch plan at batches/{batch_id}.json so the dashboard can show ownership and history."),
-        format!("- Every worker must use this batch id: {batch_id} in coordination claims, heartbeats, history events, and final handoff."),
-        "- Run agent-coord status before lane start, before rebase, and before push.".into(),
-        "- Use agent-coord claim before creating worktrees or branches when the `agent-coord` CLI is available in this repo.".into(),
-        "- Heartbeat at phase transitions: start, branch update, review pass, blocked, done.".into(),
-        "- Stop on live or stale claim holders and report holder/liveness instead of competing.".into(),
-        "- If a lane shows blocked_on refs, set heartbeat status blocked and move to independent work.".into(),
-        "- Final handoff must include links, tests, blockers, next action, and ready/blocked/deferred/UNKNOWN sections.".into(),
-    ]);
+    lines.extend(chosen.iter().map(|r| lane_line(r)));
+    lines.extend(execution_rules(&batch_id));
     let text = lines.join("\n");
     let chars = text.chars().count();
     if chars >= MAX_PROMPT_CHARS {
@@ -197,6 +148,73 @@ pub fn build(rows: &[Row], selected: &BTreeSet<String>) -> Result<Handoff, Promp
         items: chosen.len(),
         text,
     })
+}
+
+/// The repositories of the chosen rows, in first-seen order, comma-separated.
+fn repo_line(chosen: &[&Row]) -> String {
+    let mut repos: Vec<&str> = Vec::new();
+    for r in chosen {
+        if !repos.contains(&r.repo.as_str()) {
+            repos.push(&r.repo);
+        }
+    }
+    repos.join(", ")
+}
+
+/// One item of the `Items:` list: its link, goal, context, coordination and done-when lines.
+fn item_lines(r: &Row) -> Vec<String> {
+    let label = item_label(r);
+    let url = github_url(r).unwrap_or_else(|| "URL unavailable".into());
+    let warnings = if r.warnings.is_empty() {
+        "No current dashboard warnings.".to_owned()
+    } else {
+        one_line(&r.warnings.join("; "))
+    };
+    let title = r
+        .title
+        .as_deref()
+        .map(one_line)
+        .filter(|t| !t.is_empty())
+        .unwrap_or_else(|| "UNKNOWN".into());
+    vec![
+        format!("- {label}: {url}"),
+        format!("  Goal: Process {label} using the repository workflow."),
+        format!("  Context: {title}"),
+        format!(
+            "  Coordination: {}; {warnings}",
+            scheduling_name(r.scheduling)
+        ),
+        "  Done when: worker reports ready, blocked, deferred, or UNKNOWN with links and verification.".into(),
+    ]
+}
+
+/// One suggested lane: `lane-<label as a slug>`, unassigned.
+fn lane_line(r: &Row) -> String {
+    let label = item_label(r);
+    let lane = label
+        .to_lowercase()
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|s| !s.is_empty())
+        .collect::<Vec<_>>()
+        .join("-");
+    format!("- lane-{lane} (owner: unassigned): {label}")
+}
+
+/// The closing `Execution rules:` section, naming the batch id every worker must use.
+fn execution_rules(batch_id: &str) -> Vec<String> {
+    vec![
+        String::new(),
+        "Execution rules:".into(),
+        "- Verify current GitHub state before edits and report UNKNOWN for unverifiable facts.".into(),
+        format!("- Before starting workers, save this batch plan at batches/{batch_id}.json so the dashboard can show ownership and history."),
+        format!("- Every worker must use this batch id: {batch_id} in coordination claims, heartbeats, history events, and final handoff."),
+        "- Run agent-coord status before lane start, before rebase, and before push.".into(),
+        "- Use agent-coord claim before creating worktrees or branches when the `agent-coord` CLI is available in this repo.".into(),
+        "- Heartbeat at phase transitions: start, branch update, review pass, blocked, done.".into(),
+        "- Stop on live or stale claim holders and report holder/liveness instead of competing.".into(),
+        "- If a lane shows blocked_on refs, set heartbeat status blocked and move to independent work.".into(),
+        "- Final handoff must include links, tests, blockers, next action, and ready/blocked/deferred/UNKNOWN sections.".into(),
+    ]
 }
 
 #[cfg(test)]

@@ -4,12 +4,12 @@
 use std::cmp::Ordering;
 
 use super::operator_rows::RowSet;
-use crate::dashboard::model::hidden;
-use crate::dashboard::model::Annotation;
 use super::task_rules;
 use crate::dashboard::inputs::records::malformed_warning;
 use crate::dashboard::inputs::records::EventIn;
 use crate::dashboard::inputs::records::Inputs;
+use crate::dashboard::model::hidden;
+use crate::dashboard::model::Annotation;
 use crate::dashboard::model::Attention;
 use crate::dashboard::model::BatchTier;
 use crate::dashboard::model::BatchView;

@@ -5,10 +5,13 @@ use std::collections::BTreeSet;
 
 use rustc_hash::FxHashMap as HashMap;
 
+use super::event_index::Control;
 use super::operator_rows::fmt;
 use super::operator_rows::RowSet;
-use super::event_index::Control;
 use crate::dashboard::derive::rules;
+use crate::dashboard::derive::sources::resolve_dep;
+use crate::dashboard::derive::sources::BatchSrc;
+use crate::dashboard::derive::sources::LaneSrc;
 use crate::dashboard::inputs::records::EventIn;
 use crate::dashboard::model::AuditCounts;
 use crate::dashboard::model::BatchSource;
@@ -23,9 +26,6 @@ use crate::dashboard::model::QaStatus;
 use crate::dashboard::model::Repair;
 use crate::dashboard::model::Row;
 use crate::dashboard::model::RowState;
-use crate::dashboard::derive::sources::resolve_dep;
-use crate::dashboard::derive::sources::BatchSrc;
-use crate::dashboard::derive::sources::LaneSrc;
 use crate::rules::liveness::Liveness;
 
 /// Lane key `(batch, lane)` → its state and the row that backs it.

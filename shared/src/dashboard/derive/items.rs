@@ -4,17 +4,17 @@
 use std::collections::BTreeMap;
 
 use super::event_index::EventIndex;
-use crate::dashboard::derive::rules;
 use super::github_rules;
+use crate::dashboard::derive::rules;
+use crate::dashboard::derive::sources::BatchSrc;
+use crate::dashboard::derive::sources::LaneSrc;
 use crate::dashboard::inputs::github_facts::GithubFacts;
-use crate::dashboard::inputs::github_wanted::wanted;
 use crate::dashboard::inputs::github_facts::RepoFacts;
+use crate::dashboard::inputs::github_wanted::wanted;
 use crate::dashboard::inputs::records::ClaimIn;
 use crate::dashboard::inputs::records::EventIn;
 use crate::dashboard::inputs::records::HeartbeatIn;
 use crate::dashboard::inputs::records::Inputs;
-use crate::dashboard::derive::sources::BatchSrc;
-use crate::dashboard::derive::sources::LaneSrc;
 use crate::rules::liveness::Liveness;
 use crate::time::Instant;
 

@@ -31,12 +31,12 @@ pub mod task_rules;
 mod update;
 pub mod words;
 
+pub use assemble::event_view;
 pub use full::build;
 pub use full::build_with;
 pub use full::Derivation;
 pub use update::update;
 pub use update::update_with;
-pub use assemble::event_view;
 
 #[cfg(test)]
 mod tests;

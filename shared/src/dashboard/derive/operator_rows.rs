@@ -3,11 +3,14 @@
 
 use std::collections::BTreeSet;
 
-use super::items::Item;
 use super::event_index::Control;
+use super::github_rules;
+use super::items::Item;
 use crate::dashboard::derive::rules;
 use crate::dashboard::derive::rules::RowFacts;
-use super::github_rules;
+use crate::dashboard::derive::sources::BatchSrc;
+use crate::dashboard::derive::sources::LaneSrc;
+use crate::dashboard::derive::words;
 use crate::dashboard::inputs::records::EventIn;
 use crate::dashboard::inputs::records::HeartbeatIn;
 use crate::dashboard::inputs::records::Meta;
@@ -19,9 +22,6 @@ use crate::dashboard::model::QaStatus;
 use crate::dashboard::model::Row;
 use crate::dashboard::model::RowState;
 use crate::dashboard::model::Scheduling;
-use crate::dashboard::derive::sources::BatchSrc;
-use crate::dashboard::derive::sources::LaneSrc;
-use crate::dashboard::derive::words;
 use crate::rules::liveness::Liveness;
 use crate::time;
 use crate::time::Instant;
@@ -125,62 +125,13 @@ fn item_row(
     let latest_non_qa = item.newest(|e| !rules::is_qa_type(&e.kind));
     let (current_at, current_status) = s.current_status(latest_non_qa);
     let blocked_on = s.blocked_on();
-    let state = rules::row_state(&RowFacts {
-        heartbeat_status: hb.map(|h| h.status.as_str()),
-        liveness: s.liveness,
-        claim_active: item.claim.is_some_and(|c| c.status == "active"),
-        lane_status: s.first_signal.map(|(_, l)| l.status.as_str()),
-        lane_terminal_current: s.lane_terminal_current(),
-        current_status: current_status.as_deref(),
-        blocked_on: !blocked_on.is_empty(),
-        progress_at: latest_non_qa
-            .and_then(|e| e.at)
-            .or_else(|| hb.and_then(|h| h.updated_at)),
-        now,
-    });
+    let state = s.telemetry_state(latest_non_qa, current_status.as_deref(), &blocked_on, now);
     let scheduling = s.scheduling();
     let who = s.provenance();
-    // GitHub's facts, when it answered: a completion that stands, a ready unclaimed item.
-    let gh = item.github.map(|facts| {
-        let link = github_rules::link(
-            facts,
-            repo,
-            target,
-            who.branch.as_deref(),
-            who.pr_url.as_deref(),
-        );
-        let newest = current_at.map(|at| github_rules::Newest {
-            at,
-            terminal: current_status.as_deref().and_then(words::terminal).is_some(),
-        });
-        github_rules::decide(&link, state, newest, item.github_only)
-    });
+    let gh = s.github(&who, state, current_at, current_status.as_deref());
     let state = gh.as_ref().map_or(state, |g| g.state);
-    let (kind, title) = item
-        .signals
-        .iter()
-        .find_map(|(b, _)| srcs[*b].kind_of(target))
-        .unwrap_or_else(|| ("unknown".into(), None));
-    let kind = match gh.as_ref().and_then(|g| g.kind.clone()) {
-        Some(k) if kind == "unknown" => k,
-        _ => kind,
-    };
-    let title = title.or_else(|| gh.as_ref().and_then(|g| g.title.clone()));
-    let state = if rules::archives(
-        state,
-        s.liveness,
-        s.last_activity(),
-        github_rules::possible_open_pr(
-            &kind,
-            who.pr_url.is_some(),
-            gh.as_ref().and_then(|g| g.view.as_ref()),
-        ),
-        now,
-    ) {
-        RowState::Archived
-    } else {
-        state
-    };
+    let (kind, title) = s.kind_and_title(gh.as_ref());
+    let state = s.archived_or(state, &kind, &who, gh.as_ref(), now);
     // QA: one record per batch signal, else one for the item.
     let qas = if kind == "pull_request" && !state.is_terminal() && !item.github_only {
         s.qa_items()
@@ -228,6 +179,92 @@ fn item_row(
         github: gh.and_then(|g| g.view),
     };
     (row, qas)
+}
+
+impl Subject<'_, '_> {
+    /// The row state the coordination records alone give (before GitHub and the archive).
+    fn telemetry_state(
+        &self,
+        latest_non_qa: Option<&EventIn>,
+        current_status: Option<&str>,
+        blocked_on: &[String],
+        now: Instant,
+    ) -> RowState {
+        rules::row_state(&RowFacts {
+            heartbeat_status: self.hb.map(|h| h.status.as_str()),
+            liveness: self.liveness,
+            claim_active: self.item.claim.is_some_and(|c| c.status == "active"),
+            lane_status: self.first_signal.map(|(_, l)| l.status.as_str()),
+            lane_terminal_current: self.lane_terminal_current(),
+            current_status,
+            blocked_on: !blocked_on.is_empty(),
+            progress_at: latest_non_qa
+                .and_then(|e| e.at)
+                .or_else(|| self.hb.and_then(|h| h.updated_at)),
+            now,
+        })
+    }
+
+    /// GitHub's facts, when it answered: a completion that stands, a ready unclaimed item.
+    fn github(
+        &self,
+        who: &Provenance,
+        state: RowState,
+        current_at: Option<Instant>,
+        current_status: Option<&str>,
+    ) -> Option<github_rules::RowDecision> {
+        self.item.github.map(|facts| {
+            let link = github_rules::link(
+                facts,
+                self.repo,
+                self.target,
+                who.branch.as_deref(),
+                who.pr_url.as_deref(),
+            );
+            let newest = current_at.map(|at| github_rules::Newest {
+                at,
+                terminal: current_status.and_then(words::terminal).is_some(),
+            });
+            github_rules::decide(&link, state, newest, self.item.github_only)
+        })
+    }
+
+    /// The item's kind and title: its batches' first, else GitHub's.
+    fn kind_and_title(&self, gh: Option<&github_rules::RowDecision>) -> (String, Option<String>) {
+        let (kind, title) = self
+            .item
+            .signals
+            .iter()
+            .find_map(|(b, _)| self.srcs[*b].kind_of(self.target))
+            .unwrap_or_else(|| ("unknown".into(), None));
+        let kind = match gh.and_then(|g| g.kind.clone()) {
+            Some(k) if kind == "unknown" => k,
+            _ => kind,
+        };
+        let title = title.or_else(|| gh.and_then(|g| g.title.clone()));
+        (kind, title)
+    }
+
+    /// `state`, or archived when the item sits idle in the archive window.
+    fn archived_or(
+        &self,
+        state: RowState,
+        kind: &str,
+        who: &Provenance,
+        gh: Option<&github_rules::RowDecision>,
+        now: Instant,
+    ) -> RowState {
+        let open_pr = github_rules::possible_open_pr(
+            kind,
+            who.pr_url.is_some(),
+            gh.and_then(|g| g.view.as_ref()),
+        );
+        if rules::archives(state, self.liveness, self.last_activity(), open_pr, now) {
+            RowState::Archived
+        } else {
+            state
+        }
+    }
 }
 
 impl Subject<'_, '_> {

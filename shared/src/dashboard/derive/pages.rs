@@ -2,9 +2,9 @@
 //! [`crate::dashboard::derive::custody`], reference §1.11) and coordinator task.
 
 use super::assemble::event_view;
-use crate::dashboard::derive::handoff;
 use super::task_rules;
 use crate::dashboard::derive::custody;
+use crate::dashboard::derive::handoff;
 use crate::dashboard::inputs::records::EventIn;
 use crate::dashboard::inputs::records::HeartbeatIn;
 use crate::dashboard::inputs::records::Inputs;

@@ -7,6 +7,8 @@ use std::collections::BTreeSet;
 
 use rustc_hash::FxHashMap as HashMap;
 
+use crate::dashboard::derive::words;
+use crate::dashboard::derive::words::Terminal;
 use crate::dashboard::inputs::records::heartbeat_work;
 use crate::dashboard::inputs::records::is_active;
 use crate::dashboard::inputs::records::ClaimIn;
@@ -16,8 +18,6 @@ use crate::dashboard::inputs::records::LaneIn;
 use crate::dashboard::inputs::records::ManifestIn;
 use crate::dashboard::inputs::records::Meta;
 use crate::dashboard::model::BatchSource;
-use crate::dashboard::derive::words;
-use crate::dashboard::derive::words::Terminal;
 use crate::rules::liveness::Liveness;
 use crate::rules::vocab;
 use crate::time::Instant;

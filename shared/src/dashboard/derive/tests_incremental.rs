@@ -243,7 +243,9 @@ fn a_heartbeat_that_moved_to_other_work_falls_back_to_a_full_build() {
     for change in [
         |h: &mut crate::dashboard::inputs::records::HeartbeatIn| h.target = Some("5".into()),
         |h: &mut crate::dashboard::inputs::records::HeartbeatIn| h.batch_id = Some("b9".into()),
-        |h: &mut crate::dashboard::inputs::records::HeartbeatIn| h.meta.machine = Some("box-9".into()),
+        |h: &mut crate::dashboard::inputs::records::HeartbeatIn| {
+            h.meta.machine = Some("box-9".into())
+        },
     ] {
         let mut after = before.clone();
         let mut h = after.heartbeats[0].as_ref().clone();

@@ -13,25 +13,27 @@ use rustc_hash::FxHashMap as HashMap;
 use rustc_hash::FxHashSet as HashSet;
 
 use super::assemble;
-use super::items::Item;
-use super::operator_rows::RowSet;
 use super::batch_views;
 use super::event_index::Control;
-use super::full::Derivation;
 use super::event_index::EventIndex;
+use super::full::Derivation;
+use super::items::Item;
+use super::machine_groups;
+use super::operator_rows::RowSet;
+use crate::dashboard::derive::machine_groups::MachineOf;
 use crate::dashboard::derive::signals;
+use crate::dashboard::derive::sources;
+use crate::dashboard::derive::sources::BatchSrc;
+use crate::dashboard::inputs::records::ClaimIn;
 use crate::dashboard::inputs::records::EventIn;
 use crate::dashboard::inputs::records::HeartbeatIn;
 use crate::dashboard::inputs::records::Inputs;
-use crate::dashboard::derive::machine_groups::MachineOf;
 use crate::dashboard::model::BatchView;
 use crate::dashboard::model::DashboardModel;
 use crate::dashboard::model::HealthItem;
 use crate::dashboard::model::QaItem;
 use crate::dashboard::model::Row;
 use crate::dashboard::model::Signal;
-use crate::dashboard::derive::sources;
-use crate::dashboard::derive::sources::BatchSrc;
 use crate::time::Instant;
 
 /// More new events than this: a full build is cheaper.
@@ -76,26 +78,8 @@ pub fn update_with(
     if added.is_empty() && renewed.is_empty() {
         // Coordinator tasks (or records the dashboard does not read) changed: rows,
         // batches, machines and health are the previous ones, assembled again.
-        let DashboardModel {
-            rows,
-            qa,
-            batches,
-            health,
-            machines,
-            ..
-        } = prev;
-        let model = assemble::assemble(
-            inputs,
-            now,
-            version,
-            assemble::Parts {
-                rows: RowSet { rows, qa },
-                batches,
-                machines,
-                health,
-            },
-        );
-        return Some(model);
+        let parts = previous_parts(prev);
+        return Some(assemble::assemble(inputs, now, version, parts));
     }
     let active = sources::active_claims(inputs);
     // Renewed heartbeats move lane statuses and liveness (the batches are the same ones,
@@ -103,11 +87,43 @@ pub fn update_with(
     if !renewed.is_empty() {
         sources::renew(&mut derivation.srcs, inputs, &renewed, &active, now);
     }
-    let derivation = &*derivation;
+    let parts = rederive(prev, derivation, inputs, &added, &renewed, &active, now);
+    Some(assemble::assemble(inputs, now, version, parts))
+}
+
+/// The previous model's rows, batches, machines and health, unchanged.
+fn previous_parts(prev: DashboardModel) -> assemble::Parts {
+    let DashboardModel {
+        rows,
+        qa,
+        batches,
+        health,
+        machines,
+        ..
+    } = prev;
+    assemble::Parts {
+        rows: RowSet { rows, qa },
+        batches,
+        machines,
+        health,
+    }
+}
+
+/// Re-derives the rows, batches and health the added events and renewed heartbeats touch
+/// (and, for renewed heartbeats, the machines), keeping the rest of `prev`.
+fn rederive(
+    prev: DashboardModel,
+    derivation: &Derivation,
+    inputs: &Inputs,
+    added: &[&EventIn],
+    renewed: &[&HeartbeatIn],
+    active: &[&ClaimIn],
+    now: Instant,
+) -> assemble::Parts {
     let srcs = &derivation.srcs;
-    let mut affected = Affected::of(&added, srcs);
+    let mut affected = Affected::of(added, srcs);
     if !renewed.is_empty() {
-        affected.renewed(&renewed, inputs, srcs);
+        affected.renewed(renewed, inputs, srcs);
     }
     let keys: HashSet<(&str, &str)> = affected
         .keys
@@ -144,20 +160,14 @@ pub fn update_with(
     let machines = if renewed.is_empty() {
         machines
     } else {
-        crate::dashboard::derive::machine_groups::renew_machines(machines, &renewed, &active, now)
+        machine_groups::renew_machines(machines, renewed, active, now)
     };
-    let model = assemble::assemble(
-        inputs,
-        now,
-        version,
-        assemble::Parts {
-            rows,
-            batches,
-            machines,
-            health,
-        },
-    );
-    Some(model)
+    assemble::Parts {
+        rows,
+        batches,
+        machines,
+        health,
+    }
 }
 
 fn same_list<T>(a: &[Arc<T>], b: &[Arc<T>]) -> bool {

@@ -32,7 +32,6 @@ pub(crate) const INVALID_KEY: &str = "annotation requires a valid owner/repo and
 pub(crate) const INVALID_KIND: &str = "annotation kind must be dismiss or snooze";
 pub(crate) const INVALID_UNTIL: &str = "snooze until must be a future timestamp";
 
-
 /// Returns `annotations/<owner>/<repo>/<target>.json`.
 pub fn path(repo: &RepoSlug, target: &Target) -> String {
     format!(

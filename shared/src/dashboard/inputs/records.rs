@@ -14,9 +14,9 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::annotations;
-use crate::dashboard::model::Annotation;
 use super::tasks;
 use crate::dashboard::inputs::tasks::TaskIn;
+use crate::dashboard::model::Annotation;
 use crate::record::field as f;
 use crate::record::field::Field;
 use crate::record::scalar_string;

@@ -3,8 +3,8 @@
 use serde::Deserialize;
 use serde::Serialize;
 
-use super::task_panel::CoordinatorPanel;
 use super::rows::Row;
+use super::task_panel::CoordinatorPanel;
 
 /// What a custody timeline entry records.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

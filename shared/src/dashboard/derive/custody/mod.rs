@@ -4,12 +4,12 @@
 //! changed hands. Oldest first; ties go claim < liveness < event < phase, and entries with
 //! no time go last.
 
+use crate::dashboard::derive::words;
 use crate::dashboard::inputs::records::ClaimIn;
 use crate::dashboard::inputs::records::EventIn;
 use crate::dashboard::inputs::records::HeartbeatIn;
 use crate::dashboard::model::TimelineEntry;
 use crate::dashboard::model::TimelineKind;
-use crate::dashboard::derive::words;
 use crate::record::EventKind;
 use crate::rules::liveness::Liveness;
 use crate::rules::liveness::DEAD_AFTER_TTL_MULTIPLIER;

@@ -3,12 +3,12 @@
 
 use chrono::Duration;
 
+use crate::dashboard::derive::words;
+use crate::dashboard::derive::words::Terminal;
 use crate::dashboard::inputs::records::EventIn;
 use crate::dashboard::model::ControlStatus;
 use crate::dashboard::model::QaStatus;
 use crate::dashboard::model::RowState;
-use crate::dashboard::derive::words;
-use crate::dashboard::derive::words::Terminal;
 use crate::rules::liveness::Liveness;
 use crate::rules::vocab;
 use crate::time::Instant;

@@ -2,8 +2,8 @@
 //! rules, one table or case list each.
 
 use super::*;
-use crate::time::age_label;
 use crate::time;
+use crate::time::age_label;
 
 fn now() -> Instant {
     time::parse("2026-11-29T12:00:00Z").expect("valid")

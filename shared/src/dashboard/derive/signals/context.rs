@@ -123,4 +123,3 @@ pub(crate) fn item(
         target: own(s.target),
     }
 }
-

@@ -6,15 +6,15 @@ use rustc_hash::FxHashSet as HashSet;
 use super::context::item;
 use super::context::Cx;
 use super::context::Subject;
-use crate::dashboard::inputs::records::ClaimIn;
 use crate::dashboard::derive::machine_groups::MachineOf;
+use crate::dashboard::derive::sources;
+use crate::dashboard::inputs::records::ClaimIn;
 use crate::dashboard::model::HealthCategory;
 use crate::dashboard::model::HealthItem;
 use crate::dashboard::model::RowState;
 use crate::dashboard::model::Scheduling;
 use crate::dashboard::model::Severity;
 use crate::dashboard::model::Signal;
-use crate::dashboard::derive::sources;
 
 /// H1: a heartbeat whose agent reports no machine anywhere, on work that is not done.
 pub(super) fn h1_missing_machine(cx: &Cx<'_>) -> Vec<HealthItem> {

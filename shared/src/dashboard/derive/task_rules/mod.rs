@@ -7,17 +7,17 @@
 
 use std::sync::Arc;
 
+use crate::coordinator::task::Evidence;
+use crate::coordinator::task::Phase;
+use crate::coordinator::task::Task;
+use crate::coordinator::task::TaskState;
+use crate::coordinator::task::TASKS_DIR;
 use crate::dashboard::inputs::tasks::TaskIn;
 use crate::dashboard::model::Attention;
 use crate::dashboard::model::AttentionKind;
 use crate::dashboard::model::ChecklistRow;
 use crate::dashboard::model::CoordinatorPanel;
 use crate::dashboard::model::MergeView;
-use crate::coordinator::task::Evidence;
-use crate::coordinator::task::Phase;
-use crate::coordinator::task::Task;
-use crate::coordinator::task::TaskState;
-use crate::coordinator::task::TASKS_DIR;
 use crate::record::is_http_url;
 use crate::time;
 

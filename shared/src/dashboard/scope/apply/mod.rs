@@ -31,14 +31,15 @@ use rustc_hash::FxHashSet as HashSet;
 use super::refs::repo_refs;
 use super::repos::Scope;
 use super::repos::OUTSIDE;
-use crate::dashboard::inputs::tasks::TaskIn;
 use crate::dashboard::inputs::records::ClaimIn;
 use crate::dashboard::inputs::records::EventIn;
 use crate::dashboard::inputs::records::HeartbeatIn;
 use crate::dashboard::inputs::records::Inputs;
+use crate::dashboard::inputs::records::LaneIn;
 use crate::dashboard::inputs::records::ManifestIn;
 use crate::dashboard::inputs::records::Meta;
 use crate::dashboard::inputs::records::TargetIn;
+use crate::dashboard::inputs::tasks::TaskIn;
 
 /// How many records of each kind were left out.
 #[derive(Debug, Default)]
@@ -413,6 +414,49 @@ fn scope_manifest(
     if scope.mentions_foreign(&m.id) || scope.mentions_foreign(&m.path) {
         return None;
     }
+    let foreign = foreign_numbers(m, scope, corroborated);
+    let batch_in = m.repo.as_deref().is_some_and(|r| scope.contains(r));
+    let targets: Vec<TargetIn> = m
+        .targets
+        .iter()
+        .filter(|t| !foreign.contains(&t.target))
+        .map(|t| TargetIn {
+            title: scope.redact(&t.title),
+            url: scope.redact(&t.url),
+            ..t.clone()
+        })
+        .collect();
+    let (lanes, gone) = scoped_lanes(m, scope, &foreign, batch_in);
+    if !batch_in && targets.is_empty() && lanes.is_empty() {
+        return None;
+    }
+    let free_text = [&m.objective, &m.launch_prompt]
+        .into_iter()
+        .flatten()
+        .chain(m.targets.iter().filter_map(|t| t.title.as_ref()))
+        .any(|s| scope.mentions_foreign(s));
+    let (objective, launch_prompt) = if free_text {
+        (None, None)
+    } else {
+        (m.objective.clone(), m.launch_prompt.clone())
+    };
+    let scoped = ManifestIn {
+        targets,
+        lanes,
+        objective,
+        launch_prompt,
+        ..m.clone()
+    };
+    Some((scoped, gone, foreign))
+}
+
+/// The target numbers of `m` that resolve to no repository, several, or one `scope` does
+/// not show.
+fn foreign_numbers(
+    m: &ManifestIn,
+    scope: &Scope,
+    corroborated: &Corroboration,
+) -> BTreeSet<String> {
     // The repositories a target number resolves to (several when entries disagree).
     let resolve = |n: &str| -> BTreeSet<Option<String>> {
         let explicit: BTreeSet<Option<String>> = m
@@ -450,22 +494,22 @@ fn scope_manifest(
                 .flat_map(|l| l.targets.iter().map(String::as_str)),
         )
         .collect();
-    let foreign: BTreeSet<String> = numbers
+    numbers
         .iter()
         .filter(|n| !in_scope(n))
         .map(|n| (*n).to_owned())
-        .collect();
-    let batch_in = m.repo.as_deref().is_some_and(|r| scope.contains(r));
-    let targets: Vec<TargetIn> = m
-        .targets
-        .iter()
-        .filter(|t| !foreign.contains(&t.target))
-        .map(|t| TargetIn {
-            title: scope.redact(&t.title),
-            url: scope.redact(&t.url),
-            ..t.clone()
-        })
-        .collect();
+        .collect()
+}
+
+/// The lanes of `m` a scope keeps (their targets cut to those in scope), and the names of
+/// those it drops: named for a foreign repository, or left with no target (a lane without
+/// targets stays with its batch's repository).
+fn scoped_lanes(
+    m: &ManifestIn,
+    scope: &Scope,
+    foreign: &BTreeSet<String>,
+    batch_in: bool,
+) -> (Vec<LaneIn>, Vec<String>) {
     let mut lanes = Vec::new();
     let mut gone = Vec::new();
     for l in &m.lanes {
@@ -493,27 +537,7 @@ fn scope_manifest(
         lane.targets = kept_targets;
         lanes.push(lane);
     }
-    if !batch_in && targets.is_empty() && lanes.is_empty() {
-        return None;
-    }
-    let free_text = [&m.objective, &m.launch_prompt]
-        .into_iter()
-        .flatten()
-        .chain(m.targets.iter().filter_map(|t| t.title.as_ref()))
-        .any(|s| scope.mentions_foreign(s));
-    let (objective, launch_prompt) = if free_text {
-        (None, None)
-    } else {
-        (m.objective.clone(), m.launch_prompt.clone())
-    };
-    let scoped = ManifestIn {
-        targets,
-        lanes,
-        objective,
-        launch_prompt,
-        ..m.clone()
-    };
-    Some((scoped, gone, foreign))
+    (lanes, gone)
 }
 
 /// A target's own repository: its `repo`, else the one its URL names.

@@ -6,11 +6,11 @@
 use serde::Deserialize;
 use serde::Serialize;
 
+use super::row_labels::item_label;
 use crate::dashboard::model::BatchView;
 use crate::dashboard::model::DashboardModel;
 use crate::dashboard::model::MachineView;
 use crate::dashboard::model::Row;
-use super::row_labels::item_label;
 use crate::dashboard::view::row_search;
 use crate::dashboard::view::row_search::Query;
 

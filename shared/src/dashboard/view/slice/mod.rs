@@ -9,7 +9,6 @@
 
 use std::collections::BTreeSet;
 
-
 use crate::dashboard::model::BatchTier;
 use crate::dashboard::model::BatchView;
 use crate::dashboard::model::DashboardModel;
@@ -261,7 +260,24 @@ pub fn select_rows(rows: &[Row], raw_query: &str, state: Option<RowState>) -> Se
 
 /// Returns the model cut down to what `view` shows, with the totals in `slice`.
 pub fn slice(model: &DashboardModel, view: &View) -> DashboardModel {
-    let mut info = Slice {
+    let mut info = totals(model, view);
+    let mut out = always_shown(model);
+    match view {
+        View::Summary => {}
+        View::Overview => overview(model, &mut out),
+        View::Operator { q, state, page } => operator(model, q, *state, *page, &mut info, &mut out),
+        View::Batches { tier, page } => batches(model, *tier, *page, &mut info, &mut out),
+        View::Machines => machines(model, &mut info, &mut out),
+        View::Health => health(model, &mut info, &mut out),
+    }
+    out.slice = Some(info);
+    out
+}
+
+/// The totals every view carries, before any is cut (page 1 of 1 until a paged view says
+/// otherwise).
+fn totals(model: &DashboardModel, view: &View) -> Slice {
+    Slice {
         view: view.name().to_owned(),
         query: view.query(),
         page: 1,
@@ -279,8 +295,13 @@ pub fn slice(model: &DashboardModel, view: &View) -> DashboardModel {
         qa_gaps: model.qa.iter().filter(|q| q.status.is_gap()).count(),
         warnings_total: model.warnings.len(),
         ..Slice::default()
-    };
-    let mut out = DashboardModel {
+    }
+}
+
+/// What every view keeps of the model: version, counts, recent events, notices and the
+/// first warnings.
+fn always_shown(model: &DashboardModel) -> DashboardModel {
+    DashboardModel {
         version: model.version.clone(),
         generated_at: model.generated_at.clone(),
         counts: model.counts.clone(),
@@ -293,75 +314,90 @@ pub fn slice(model: &DashboardModel, view: &View) -> DashboardModel {
         annotations: model.annotations.clone(),
         warnings: model.warnings.iter().take(WARNINGS_CAP).cloned().collect(),
         ..DashboardModel::default()
-    };
-    match view {
-        View::Summary => {}
-        View::Overview => overview(model, &mut out),
-        View::Operator { q, state, page } => {
-            let sel = select_rows(&model.rows, q, *state);
-            let range = page_range(sel.rows.len(), ROWS_PER_PAGE, *page);
-            info.page = (*page).clamp(1, page_count(sel.rows.len(), ROWS_PER_PAGE));
-            info.pages = page_count(sel.rows.len(), ROWS_PER_PAGE);
-            info.first = range.start;
-            info.selected = sel.rows.len();
-            info.matched = sel.matched;
-            info.rows_by_state = sel.by_state;
-            out.rows = sel.rows[range]
-                .iter()
-                .filter_map(|i| model.rows.get(*i).cloned())
-                .collect();
-        }
-        View::Batches { tier, page } => {
-            info.batches_by_tier = TierFilter::ALL
-                .into_iter()
-                .map(|f| {
-                    let n = model.batches.iter().filter(|b| f.admits(b)).count();
-                    (f.key().to_owned(), n)
-                })
-                .collect();
-            let shown: Vec<&BatchView> = model.batches.iter().filter(|b| tier.admits(b)).collect();
-            let range = page_range(shown.len(), BATCHES_PER_PAGE, *page);
-            info.page = (*page).clamp(1, page_count(shown.len(), BATCHES_PER_PAGE));
-            info.pages = page_count(shown.len(), BATCHES_PER_PAGE);
-            info.first = range.start;
-            info.selected = shown.len();
-            out.batches = shown[range].iter().map(|b| (*b).clone()).collect();
-        }
-        View::Machines => {
-            let mut wanted = BTreeSet::new();
-            for machine in &model.machines {
-                info.agents_by_machine
-                    .push((machine.id.clone(), machine.agents.len()));
-                let mut m = machine.clone();
-                m.agents.truncate(AGENTS_PER_MACHINE);
-                wanted.extend(m.agents.iter().filter_map(|a| a.work_row.clone()));
-                out.machines.push(m);
-            }
-            out.rows = rows_with_ids(model, &wanted);
-        }
-        View::Health => {
-            for item in &model.health {
-                match info
-                    .health_by_title
-                    .iter_mut()
-                    .find(|(t, _)| *t == item.title)
-                {
-                    Some((_, n)) => {
-                        *n += 1;
-                        if *n <= HEALTH_PER_GROUP {
-                            out.health.push(item.clone());
-                        }
-                    }
-                    None => {
-                        info.health_by_title.push((item.title.clone(), 1));
-                        out.health.push(item.clone());
-                    }
+    }
+}
+
+/// The operator table: one page of the rows the search and state select.
+fn operator(
+    model: &DashboardModel,
+    q: &str,
+    state: Option<RowState>,
+    page: usize,
+    info: &mut Slice,
+    out: &mut DashboardModel,
+) {
+    let sel = select_rows(&model.rows, q, state);
+    let range = page_range(sel.rows.len(), ROWS_PER_PAGE, page);
+    info.page = page.clamp(1, page_count(sel.rows.len(), ROWS_PER_PAGE));
+    info.pages = page_count(sel.rows.len(), ROWS_PER_PAGE);
+    info.first = range.start;
+    info.selected = sel.rows.len();
+    info.matched = sel.matched;
+    info.rows_by_state = sel.by_state;
+    out.rows = sel.rows[range]
+        .iter()
+        .filter_map(|i| model.rows.get(*i).cloned())
+        .collect();
+}
+
+/// The batches board: one page of the batches in the tier, and every tier's count.
+fn batches(
+    model: &DashboardModel,
+    tier: TierFilter,
+    page: usize,
+    info: &mut Slice,
+    out: &mut DashboardModel,
+) {
+    info.batches_by_tier = TierFilter::ALL
+        .into_iter()
+        .map(|f| {
+            let n = model.batches.iter().filter(|b| f.admits(b)).count();
+            (f.key().to_owned(), n)
+        })
+        .collect();
+    let shown: Vec<&BatchView> = model.batches.iter().filter(|b| tier.admits(b)).collect();
+    let range = page_range(shown.len(), BATCHES_PER_PAGE, page);
+    info.page = page.clamp(1, page_count(shown.len(), BATCHES_PER_PAGE));
+    info.pages = page_count(shown.len(), BATCHES_PER_PAGE);
+    info.first = range.start;
+    info.selected = shown.len();
+    out.batches = shown[range].iter().map(|b| (*b).clone()).collect();
+}
+
+/// Machines, each with its first agents, and the rows those agents work on.
+fn machines(model: &DashboardModel, info: &mut Slice, out: &mut DashboardModel) {
+    let mut wanted = BTreeSet::new();
+    for machine in &model.machines {
+        info.agents_by_machine
+            .push((machine.id.clone(), machine.agents.len()));
+        let mut m = machine.clone();
+        m.agents.truncate(AGENTS_PER_MACHINE);
+        wanted.extend(m.agents.iter().filter_map(|a| a.work_row.clone()));
+        out.machines.push(m);
+    }
+    out.rows = rows_with_ids(model, &wanted);
+}
+
+/// Health items, the first few per title, and every title's count.
+fn health(model: &DashboardModel, info: &mut Slice, out: &mut DashboardModel) {
+    for item in &model.health {
+        match info
+            .health_by_title
+            .iter_mut()
+            .find(|(t, _)| *t == item.title)
+        {
+            Some((_, n)) => {
+                *n += 1;
+                if *n <= HEALTH_PER_GROUP {
+                    out.health.push(item.clone());
                 }
+            }
+            None => {
+                info.health_by_title.push((item.title.clone(), 1));
+                out.health.push(item.clone());
             }
         }
     }
-    out.slice = Some(info);
-    out
 }
 
 /// The overview: the first few attention items, active and recoverable rows, batches in
