@@ -9,7 +9,7 @@
 //!
 //! Arrows point one way: `model` uses no other stage; `inputs` uses `model` (the values
 //! records and facts share with it); `derive` uses `inputs` and `model`; `view` uses
-//! `model`; `act` uses `model`, `inputs`, `view` and `derive`; `scope` uses `inputs`.
+//! `model`; `act` uses `model`, `inputs` and `view`; `scope` uses `inputs`.
 
 pub mod act;
 pub mod derive;

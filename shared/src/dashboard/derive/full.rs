@@ -82,7 +82,7 @@ pub fn build_with(inputs: &Inputs, now: Instant, version: &str) -> (DashboardMod
         &rows.rows,
         &index.by_batch,
         &resolved,
-        &signals::Scope::All,
+        &signals::Pass::All,
     );
     let model = assemble::assemble(
         inputs,

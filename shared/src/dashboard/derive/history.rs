@@ -24,7 +24,7 @@ pub fn window(events: Vec<EventView>, now: Instant) -> (Vec<EventView>, usize) {
     // Newest first, so the first event seen per (scope, role) is the one to keep.
     let mut order: Vec<usize> = (0..events.len()).collect();
     order.sort_by(|a, b| events[*b].at.cmp(&events[*a].at));
-    let mut seen: BTreeSet<(Scope<'_>, Role)> = BTreeSet::new();
+    let mut seen: BTreeSet<(EvidenceScope<'_>, Role)> = BTreeSet::new();
     let mut keep = vec![false; events.len()];
     for i in order {
         let e = &events[i];
@@ -57,7 +57,7 @@ pub fn notice(omitted: usize) -> String {
 }
 
 /// The evidence scope of an event.
-type Scope<'a> = (
+type EvidenceScope<'a> = (
     Option<&'a str>,
     Option<&'a str>,
     Option<&'a str>,
@@ -65,7 +65,7 @@ type Scope<'a> = (
     Option<&'a str>,
 );
 
-fn scope(e: &EventView) -> Scope<'_> {
+fn scope(e: &EventView) -> EvidenceScope<'_> {
     (
         e.batch_id.as_deref(),
         e.lane.as_deref(),

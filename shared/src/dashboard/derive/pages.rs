@@ -1,5 +1,5 @@
 //! The batch page and the item page: holder, row, custody timeline (derived by
-//! [`crate::dashboard::derive::custody`], reference §1.11) and coordinator task.
+//! [`super::custody`], reference §1.11) and coordinator task.
 
 use super::assemble::event_view;
 use super::task_rules;

@@ -1,6 +1,6 @@
 //! Batches and lanes as the dashboard derives from: saved manifests, and batches inferred
 //! from claims and heartbeats, each lane with its owner's heartbeat and its dependencies
-//! applied (reference §1.1, §7). Both [`crate::dashboard::derive::build`] and [`crate::dashboard::derive::signals`] read these.
+//! applied (reference §1.1, §7). Both [`super::build`] and [`super::signals`] read these.
 
 use std::collections::BTreeMap;
 use std::collections::BTreeSet;

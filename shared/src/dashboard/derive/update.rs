@@ -506,7 +506,7 @@ impl Step<'_, '_> {
                 _ => !h.batch_id.as_ref().is_some_and(|b| batch_ids.contains(b)),
             }
         });
-        let scope = signals::Scope::Only {
+        let pass = signals::Pass::Only {
             keys: self.keys,
             batches: batch_ids,
         };
@@ -516,7 +516,7 @@ impl Step<'_, '_> {
             rows,
             &self.index.by_batch,
             &self.derivation.resolved,
-            &scope,
+            &pass,
         ));
         signals::sort(&mut out);
         out

@@ -1,5 +1,5 @@
 //! The pure per-record rules: row state precedence, wedged, QA status, stop control,
-//! lane state, machine inference. [`crate::dashboard::derive::build`] applies them to the whole state.
+//! lane state, machine inference. [`super::build`] applies them to the whole state.
 
 use chrono::Duration;
 

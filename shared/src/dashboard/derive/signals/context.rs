@@ -1,5 +1,5 @@
-//! What every health signal reads and writes: the pass's scope, the records and derived rows
-//! it reads ([`Cx`]), and one [`HealthItem`] with its id.
+//! What every health signal reads and writes: which subjects the pass derives ([`Pass`]),
+//! the records and derived rows it reads ([`Cx`]), and one [`HealthItem`] with its id.
 
 use std::collections::BTreeMap;
 use std::collections::BTreeSet;
@@ -15,8 +15,8 @@ use crate::dashboard::model::Row;
 use crate::dashboard::model::Severity;
 use crate::dashboard::model::Signal;
 
-/// Which subjects a health pass derives.
-pub(crate) enum Scope<'a> {
+/// Which subjects a health pass derives (all, or only the items and batches an update touched).
+pub(crate) enum Pass<'a> {
     /// Everything.
     All,
     /// Only these items (repo, target) and batches.
@@ -26,31 +26,31 @@ pub(crate) enum Scope<'a> {
     },
 }
 
-impl Scope<'_> {
+impl Pass<'_> {
     pub(crate) fn item(&self, repo: &str, target: &str) -> bool {
         match self {
-            Scope::All => true,
-            Scope::Only { keys, .. } => keys.contains(&(repo, target)),
+            Pass::All => true,
+            Pass::Only { keys, .. } => keys.contains(&(repo, target)),
         }
     }
     pub(crate) fn batch(&self, id: &str) -> bool {
         match self {
-            Scope::All => true,
-            Scope::Only { batches, .. } => batches.contains(id),
+            Pass::All => true,
+            Pass::Only { batches, .. } => batches.contains(id),
         }
     }
     pub(crate) fn all(&self) -> bool {
-        matches!(self, Scope::All)
+        matches!(self, Pass::All)
     }
 }
 
-/// What the signals read: the records, the derived batches and rows, and the scope.
+/// What the signals read: the records, the derived batches and rows, and the pass.
 pub(crate) struct Cx<'c> {
     pub(crate) inputs: &'c Inputs,
     pub(crate) rows: &'c [Row],
     pub(crate) row_of: HashMap<&'c str, &'c Row>,
     pub(crate) machines: &'c BTreeMap<String, MachineOf>,
-    pub(crate) scope: &'c Scope<'c>,
+    pub(crate) pass: &'c Pass<'c>,
 }
 
 impl Cx<'_> {

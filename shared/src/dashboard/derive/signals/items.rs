@@ -23,8 +23,8 @@ pub(super) fn h1_missing_machine(cx: &Cx<'_>) -> Vec<HealthItem> {
         .iter()
         .filter_map(|h| {
             let item_ok = match (&h.repo, &h.target) {
-                (Some(r), Some(t)) if cx.scope.item(r, t) => cx.operational(r, t),
-                _ if !cx.scope.all() => return None,
+                (Some(r), Some(t)) if cx.pass.item(r, t) => cx.operational(r, t),
+                _ if !cx.pass.all() => return None,
                 _ => true,
             };
             (cx.machines.get(&h.agent) == Some(&MachineOf::Missing) && item_ok).then(|| {
@@ -51,7 +51,7 @@ pub(super) fn h1_missing_machine(cx: &Cx<'_>) -> Vec<HealthItem> {
 pub(super) fn h2_claim_without_heartbeat(cx: &Cx<'_>) -> Vec<HealthItem> {
     let claims: Vec<&ClaimIn> = sources::active_claims(cx.inputs)
         .into_iter()
-        .filter(|c| c.status == "active" && cx.scope.item(&c.repo, &c.target))
+        .filter(|c| c.status == "active" && cx.pass.item(&c.repo, &c.target))
         .collect();
     if claims.is_empty() {
         return Vec::new();
@@ -61,7 +61,7 @@ pub(super) fn h2_claim_without_heartbeat(cx: &Cx<'_>) -> Vec<HealthItem> {
         .heartbeats
         .iter()
         .filter_map(|h| Some((h.agent.as_str(), h.repo.as_deref()?, h.target.as_deref()?)))
-        .filter(|(_, r, t)| cx.scope.item(r, t))
+        .filter(|(_, r, t)| cx.pass.item(r, t))
         .collect();
     claims
         .into_iter()
@@ -97,7 +97,7 @@ pub(super) fn h3_started_not_processing(cx: &Cx<'_>) -> Vec<HealthItem> {
         .iter()
         .filter(|r| {
             r.scheduling == Scheduling::StartedNotProcessing
-                && cx.scope.item(&r.repo, &r.target)
+                && cx.pass.item(&r.repo, &r.target)
                 && !matches!(
                     r.state,
                     RowState::Done | RowState::Archived | RowState::Ready

@@ -1,7 +1,7 @@
 //! Telemetry health signals (the contract's "Dashboard Health Signals"; reference §2.1).
 //!
 //! One function per signal: H1–H3 are about work items ([`items`]), H4–H9 about batches
-//! ([`batches`]), R1 about unreadable records. [`health`] runs them all over a [`Scope`];
+//! ([`batches`]), R1 about unreadable records. [`health`] runs them all over a [`Pass`];
 //! what they share is in [`context`].
 
 use std::collections::BTreeMap;
@@ -28,27 +28,27 @@ mod context;
 mod items;
 
 pub(crate) use self::context::sort;
-pub(crate) use self::context::Scope;
+pub(crate) use self::context::Pass;
 
-/// Derives every health item in `scope`, sorted.
+/// Derives every health item `pass` asks for, sorted.
 pub(crate) fn health(
     inputs: &Inputs,
     srcs: &[BatchSrc],
     rows: &[Row],
     events_by_batch: &HashMap<&str, Vec<&EventIn>>,
     machines: &BTreeMap<String, MachineOf>,
-    scope: &Scope<'_>,
+    pass: &Pass<'_>,
 ) -> Vec<HealthItem> {
-    let row_of = match scope {
-        Scope::All => rows.iter().map(|r| (r.id.as_str(), r)).collect(),
+    let row_of = match pass {
+        Pass::All => rows.iter().map(|r| (r.id.as_str(), r)).collect(),
         // Only the rows a scoped pass asks about: its items and its batches' targets.
-        Scope::Only { keys, .. } => {
+        Pass::Only { keys, .. } => {
             let targets: HashSet<&str> = keys
                 .iter()
                 .map(|(_, t)| *t)
                 .chain(
                     srcs.iter()
-                        .filter(|b| scope.batch(&b.id))
+                        .filter(|b| pass.batch(&b.id))
                         .flat_map(|b| b.lanes.iter().flat_map(|l| &l.targets))
                         .map(String::as_str),
                 )
@@ -64,12 +64,12 @@ pub(crate) fn health(
         rows,
         row_of,
         machines,
-        scope,
+        pass,
     };
     let mut out = items::h1_missing_machine(&cx);
     out.extend(items::h2_claim_without_heartbeat(&cx));
     out.extend(items::h3_started_not_processing(&cx));
-    for b in srcs.iter().filter(|b| scope.batch(&b.id)) {
+    for b in srcs.iter().filter(|b| pass.batch(&b.id)) {
         out.extend(batches::h4_to_h7_plan_and_prompt(b));
         out.extend(batches::h8_no_history(
             b,
@@ -84,7 +84,7 @@ pub(crate) fn health(
 
 /// R1: a record that could not be read.
 fn r1_unreadable(cx: &Cx<'_>) -> Vec<HealthItem> {
-    if !cx.scope.all() {
+    if !cx.pass.all() {
         return Vec::new();
     }
     cx.inputs

@@ -1,5 +1,5 @@
 //! Universal Find (reference dashboard §10): one query over jobs (operator rows), batches
-//! and machines with the operator-row search forms of [`crate::dashboard::view::row_search`], and what Enter
+//! and machines with the operator-row search forms of [`super::row_search`], and what Enter
 //! opens — the unique exact match (jobs, then batches, then machines), else the only
 //! result, else nothing.
 
