@@ -15,7 +15,7 @@ use crate::dashboard::inputs::records::HeartbeatIn;
 use crate::dashboard::inputs::records::ManifestIn;
 use crate::ids::paths;
 use crate::ids::BatchId;
-use crate::manifest as prompt;
+use crate::manifest;
 use crate::record::scalar_string;
 use crate::record::Claim;
 use crate::record::EventKind;
@@ -48,7 +48,7 @@ pub struct Imported {
 /// refused with a conflict when a manifest already exists at its path.
 pub fn import(snap: &impl Snapshot, ctx: &Ctx, body: &Value) -> Result<Plan<Imported>, RuleError> {
     let machine = ctx.identity.machine_id.clone().unwrap_or_default();
-    let manifest = prompt::import_request(body, &time::format(ctx.now), &machine)
+    let manifest = manifest::import_request(body, &time::format(ctx.now), &machine)
         .map_err(|e| RuleError::Usage(e.0))?;
     let id = manifest
         .get("batch_id")
@@ -107,7 +107,7 @@ impl StopRequest {
         };
         let id = text("batch_id", "batchId")
             .ok_or_else(|| RuleError::Usage("Batch id is required.".into()))?;
-        if !prompt::is_safe_batch_id(&id) {
+        if !manifest::is_safe_batch_id(&id) {
             return Err(RuleError::Usage(
                 "Batch id must use only letters, numbers, dot, underscore, and hyphen.".into(),
             ));

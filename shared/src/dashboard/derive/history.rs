@@ -8,7 +8,7 @@
 
 use std::collections::BTreeSet;
 
-use crate::dashboard::derive::rules::is_qa_type;
+use super::rules::is_qa_type;
 use crate::dashboard::model::EventView;
 use crate::time;
 use crate::time::Instant;

@@ -5,9 +5,9 @@ use std::collections::BTreeMap;
 
 use super::event_index::EventIndex;
 use super::github_rules;
-use crate::dashboard::derive::rules;
-use crate::dashboard::derive::sources::BatchSrc;
-use crate::dashboard::derive::sources::LaneSrc;
+use super::rules;
+use super::sources::BatchSrc;
+use super::sources::LaneSrc;
 use crate::dashboard::inputs::github_facts::GithubFacts;
 use crate::dashboard::inputs::github_facts::RepoFacts;
 use crate::dashboard::inputs::github_wanted::wanted;

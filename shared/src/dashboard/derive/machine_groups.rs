@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use rustc_hash::FxHashMap as HashMap;
 
-use crate::dashboard::derive::rules;
+use super::rules;
 use crate::dashboard::inputs::records::ClaimIn;
 use crate::dashboard::inputs::records::EventIn;
 use crate::dashboard::inputs::records::HeartbeatIn;

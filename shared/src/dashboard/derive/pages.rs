@@ -2,9 +2,9 @@
 //! [`super::custody`], reference §1.11) and coordinator task.
 
 use super::assemble::event_view;
+use super::custody;
+use super::handoff;
 use super::task_rules;
-use crate::dashboard::derive::custody;
-use crate::dashboard::derive::handoff;
 use crate::dashboard::inputs::records::EventIn;
 use crate::dashboard::inputs::records::HeartbeatIn;
 use crate::dashboard::inputs::records::Inputs;

@@ -7,8 +7,8 @@ use std::collections::BTreeSet;
 
 use rustc_hash::FxHashMap as HashMap;
 
-use crate::dashboard::derive::words;
-use crate::dashboard::derive::words::Terminal;
+use super::words;
+use super::words::Terminal;
 use crate::dashboard::inputs::records::heartbeat_work;
 use crate::dashboard::inputs::records::is_active;
 use crate::dashboard::inputs::records::ClaimIn;

@@ -2,7 +2,7 @@
 
 use serde_json::json;
 
-use crate::dashboard::derive::pages;
+use super::pages;
 use crate::dashboard::fixtures::ago;
 use crate::dashboard::fixtures::ahead;
 use crate::dashboard::fixtures::now;

@@ -7,10 +7,10 @@ use proptest::prelude::*;
 use serde_json::json;
 use serde_json::Value;
 
-use crate::dashboard::derive::build;
-use crate::dashboard::derive::build_with;
-use crate::dashboard::derive::update;
-use crate::dashboard::derive::update_with;
+use super::build;
+use super::build_with;
+use super::update;
+use super::update_with;
 use crate::dashboard::fixtures::ago;
 use crate::dashboard::fixtures::now;
 use crate::dashboard::fixtures::task;
