@@ -1,7 +1,7 @@
 //! The live model: one shared store, refreshed from `/api/dashboard?view=…` whenever the
 //! server's event stream reports a new version or the page asks for another view, with a
 //! 5-second polling fallback while the stream is down. The server cuts the model down to
-//! the page's view (`shared::dashboard::slice`), so the browser never downloads the fleet.
+//! the page's view (`shared::dashboard::view::slice`), so the browser never downloads the fleet.
 
 use std::cell::Cell;
 use std::cell::RefCell;

@@ -1,5 +1,5 @@
 //! Universal Find (Ctrl-K or ⌘-K, or the top bar's button): a dialog that searches jobs,
-//! batches and machines with shared's `dashboard::find`, usable by keyboard alone — type,
+//! batches and machines with shared's `dashboard::view::find`, usable by keyboard alone — type,
 //! ↑/↓/Home/End move through the results, Enter opens the highlighted one (else the exact
 //! match), Escape closes.
 

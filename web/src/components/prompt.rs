@@ -1,5 +1,5 @@
 //! The PR-batch prompt: checkboxes on selectable operator rows, and the panel that turns
-//! the selection into a `$pr-batch` launch prompt (shared's `dashboard::prompt`), copies
+//! the selection into a `$pr-batch` launch prompt (shared's `dashboard::act::launch_prompt`), copies
 //! it, or imports it as a batch plan in one step.
 //!
 //! The selection lives in context, outside the model, so it survives every refresh and

@@ -1,7 +1,7 @@
 //! `POST /api/annotations` saves an operator's dismissal or snooze of an item, `DELETE
 //! /api/annotations` clears it: the third write, guarded like the other two (same machine,
 //! JSON, same-origin) and committed the same way. Decided by shared's
-//! `dashboard::annotations` inside the transaction.
+//! `dashboard::act::annotate` inside the transaction.
 
 use agent_coord_shared::dashboard::act::annotate;
 use agent_coord_shared::dashboard::model::Annotation;

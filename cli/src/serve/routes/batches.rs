@@ -1,5 +1,5 @@
 //! `GET /api/batches/{id}[?history=full]`: one batch with its events (the last 7 days'
-//! unless `history=full`, see `shared::dashboard::history`), rows and health items.
+//! unless `history=full`, see `shared::dashboard::derive::history`), rows and health items.
 
 use agent_coord_shared::dashboard::derive::history;
 use agent_coord_shared::dashboard::derive::pages;

@@ -1,6 +1,6 @@
 //! `GET /api/dashboard`: the whole model, serialised once per derivation and shared; with
 //! `?view=…` (what the page asks for) only what one page shows, cut from it per request
-//! (`shared::dashboard::slice`).
+//! (`shared::dashboard::view::slice`).
 
 use agent_coord_shared::dashboard::view::slice;
 use agent_coord_shared::dashboard::view::slice::View;

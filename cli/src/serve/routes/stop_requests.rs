@@ -1,5 +1,5 @@
 //! `POST /api/batches/stop`: asks a batch's agents to stop by appending a
-//! `batch.stop_requested` event. Decided by shared's `dashboard::writes::stop` inside the
+//! `batch.stop_requested` event. Decided by shared's `dashboard::act::writes::stop` inside the
 //! transaction (the batch must be known to the state it writes on).
 
 use agent_coord_shared::dashboard::act::writes as dashboard_writes;
