@@ -89,6 +89,20 @@ pub fn event_stamp(now: Instant) -> String {
     now.format("%Y%m%dT%H%M%S.%6fZ").to_string()
 }
 
+/// `Ns`, `Nm`, `Nh` or `Nd` (floored; a time in the future is `0s`), `—` when unknown.
+pub fn age_label(at: Option<Instant>, now: Instant) -> String {
+    let Some(at) = at else {
+        return "—".into();
+    };
+    let secs = (now - at).num_seconds().max(0);
+    match secs {
+        s if s < 60 => format!("{s}s"),
+        s if s < 3_600 => format!("{}m", s / 60),
+        s if s < 86_400 => format!("{}h", s / 3_600),
+        s => format!("{}d", s / 86_400),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

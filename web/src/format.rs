@@ -6,13 +6,13 @@ use agent_coord_shared::coordinator::task::TaskState;
 use agent_coord_shared::dashboard::model::ChecklistRow;
 use agent_coord_shared::dashboard::model::Row;
 
-pub use agent_coord_shared::dashboard::slice::page_count;
-pub use agent_coord_shared::dashboard::slice::page_number;
-pub use agent_coord_shared::dashboard::slice::page_range;
-pub use agent_coord_shared::dashboard::slice::TierFilter;
+pub use agent_coord_shared::dashboard::view::slice::page_count;
+pub use agent_coord_shared::dashboard::view::slice::page_number;
+pub use agent_coord_shared::dashboard::view::slice::page_range;
+pub use agent_coord_shared::dashboard::view::slice::TierFilter;
 
-pub use agent_coord_shared::dashboard::slice::BATCHES_PER_PAGE;
-pub use agent_coord_shared::dashboard::slice::ROWS_PER_PAGE;
+pub use agent_coord_shared::dashboard::view::slice::BATCHES_PER_PAGE;
+pub use agent_coord_shared::dashboard::view::slice::ROWS_PER_PAGE;
 
 /// What an unknown value renders as.
 pub const UNKNOWN: &str = "UNKNOWN";
@@ -25,7 +25,7 @@ pub const DASH: &str = "—";
 pub fn age(now_ms: f64, at: Option<&str>) -> String {
     let now = agent_coord_shared::time::from_unix_millis(now_ms as i64);
     match (now, at.and_then(agent_coord_shared::time::parse)) {
-        (Some(now), Some(t)) => agent_coord_shared::dashboard::derive::age_label(Some(t), now),
+        (Some(now), Some(t)) => agent_coord_shared::time::age_label(Some(t), now),
         _ => DASH.to_string(),
     }
 }

@@ -1,16 +1,16 @@
 //! The live model: one shared store, refreshed from `/api/dashboard?view=…` whenever the
 //! server's event stream reports a new version or the page asks for another view, with a
 //! 5-second polling fallback while the stream is down. The server cuts the model down to
-//! the page's view (`shared::dashboard::slice`), so the browser never downloads the fleet.
+//! the page's view (`shared::dashboard::view::slice`), so the browser never downloads the fleet.
 
 use std::cell::Cell;
 use std::cell::RefCell;
 use std::sync::Arc;
 use std::time::Duration;
 
-use agent_coord_shared::dashboard::freshness::SyncView;
+use agent_coord_shared::dashboard::derive::freshness::SyncView;
 use agent_coord_shared::dashboard::model::DashboardModel;
-use agent_coord_shared::dashboard::slice::View;
+use agent_coord_shared::dashboard::view::slice::View;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use wasm_bindgen::closure::Closure;
@@ -66,7 +66,7 @@ fn snooze_ended(store: Store) -> bool {
         let Some(m) = m else {
             return false;
         };
-        let ends = agent_coord_shared::dashboard::annotations::next_expiry(&m.annotations);
+        let ends = agent_coord_shared::dashboard::model::next_expiry(&m.annotations);
         let generated = agent_coord_shared::time::parse(&m.generated_at);
         match (ends, generated) {
             (Some(ends), Some(generated)) => {

@@ -6,8 +6,8 @@
 
 use std::time::Duration;
 
-use agent_coord_shared::dashboard::github::closing_refs;
-use agent_coord_shared::dashboard::github::GhItem;
+use agent_coord_shared::dashboard::inputs::github_facts::closing_refs;
+use agent_coord_shared::dashboard::inputs::github_facts::GhItem;
 use agent_coord_shared::dashboard::model::GhState;
 use agent_coord_shared::time;
 use serde_json::Value;

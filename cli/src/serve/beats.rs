@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
-use agent_coord_shared::dashboard::input::Parsed;
+use agent_coord_shared::dashboard::inputs::records::Parsed;
 use agent_coord_shared::rules::newest_beat;
 use gix::ObjectId;
 
@@ -176,7 +176,7 @@ fn choose(copies: &[(ObjectId, Parsed)]) -> Option<Parsed> {
 
 #[cfg(test)]
 mod tests {
-    use agent_coord_shared::dashboard::input::parse_record;
+    use agent_coord_shared::dashboard::inputs::records::parse_record;
 
     use super::*;
 

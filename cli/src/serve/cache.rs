@@ -13,11 +13,11 @@ use std::time::Instant as StdInstant;
 
 use agent_coord_shared::coordinator::task::TASKS_DIR;
 use agent_coord_shared::dashboard;
-use agent_coord_shared::dashboard::annotations::ANNOTATIONS_DIR;
-use agent_coord_shared::dashboard::github::GithubFacts;
-use agent_coord_shared::dashboard::input::parse_record;
-use agent_coord_shared::dashboard::input::Inputs;
-use agent_coord_shared::dashboard::input::Parsed;
+use agent_coord_shared::dashboard::inputs::annotations::ANNOTATIONS_DIR;
+use agent_coord_shared::dashboard::inputs::github_facts::GithubFacts;
+use agent_coord_shared::dashboard::inputs::records::parse_record;
+use agent_coord_shared::dashboard::inputs::records::Inputs;
+use agent_coord_shared::dashboard::inputs::records::Parsed;
 use agent_coord_shared::dashboard::model::DashboardModel;
 use agent_coord_shared::dashboard::scope;
 use agent_coord_shared::dashboard::scope::Scope;
@@ -109,7 +109,7 @@ pub(crate) struct Built {
     pub(crate) tips: Tips,
     pub(crate) inputs: Arc<Inputs>,
     pub(crate) model: Arc<DashboardModel>,
-    derivation: Arc<dashboard::build::Derivation>,
+    derivation: Arc<dashboard::derive::Derivation>,
     /// When the model was last derived from scratch (updates keep older liveness).
     full_at: StdInstant,
     /// The model serialised once, for `GET /api/dashboard` (shared, never copied).
@@ -232,7 +232,7 @@ impl ModelCache {
             };
             // Nobody else holds the derivation either: it is brought up to date in place.
             let mut derivation = Arc::try_unwrap(derivation).unwrap_or_else(|d| (*d).clone());
-            dashboard::build::update_with(
+            dashboard::derive::update_with(
                 model,
                 &mut derivation,
                 &prev_inputs,
@@ -246,7 +246,7 @@ impl ModelCache {
         let (model, derivation, full_at) = match updated {
             Some(done) => done,
             None => {
-                let (model, derivation) = dashboard::build::build_with(&inputs, now, &version);
+                let (model, derivation) = dashboard::derive::build_with(&inputs, now, &version);
                 (model, Arc::new(derivation), StdInstant::now())
             }
         };

@@ -18,9 +18,10 @@ use std::sync::Mutex;
 use std::time::Duration;
 use std::time::Instant as StdInstant;
 
-use agent_coord_shared::dashboard::github;
-use agent_coord_shared::dashboard::github::GithubFacts;
-use agent_coord_shared::dashboard::github::RepoFacts;
+use agent_coord_shared::dashboard::inputs::github_facts::GithubFacts;
+use agent_coord_shared::dashboard::inputs::github_facts::RepoFacts;
+use agent_coord_shared::dashboard::inputs::github_wanted::enrichment_repos;
+use agent_coord_shared::dashboard::inputs::github_wanted::wanted;
 use agent_coord_shared::dashboard::model::SourceState;
 use agent_coord_shared::dashboard::model::SourceStatus;
 use agent_coord_shared::time;
@@ -216,8 +217,8 @@ impl Refresher {
             return Refreshed::After(None);
         };
         // The one place that says which repositories are enriched.
-        let repos = github::enrichment_repos(&built.inputs);
-        let wanted = github::wanted(&built.inputs);
+        let repos = enrichment_repos(&built.inputs);
+        let wanted = wanted(&built.inputs);
         drop(built);
         self.state.github.set(|c| c.repos = repos.clone());
         let (requests, not_modified, started) = (gh.requests, gh.not_modified, StdInstant::now());

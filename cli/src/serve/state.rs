@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::sync::Mutex;
 use std::sync::OnceLock;
 
-use agent_coord_shared::dashboard::freshness::SyncView;
+use agent_coord_shared::dashboard::derive::freshness::SyncView;
 use agent_coord_shared::dashboard::scope::Scope;
 use tokio::sync::watch;
 

@@ -6,7 +6,7 @@
 use std::time::Duration;
 
 use agent_coord_shared::coordinator::redact;
-use agent_coord_shared::dashboard::freshness::SyncView;
+use agent_coord_shared::dashboard::derive::freshness::SyncView;
 use agent_coord_shared::time;
 
 use super::state::Shared;

@@ -6,11 +6,11 @@
 use serde_json::json;
 use serde_json::Value;
 
-use super::input::Inputs;
-use super::model::DashboardModel;
-use super::model::Row;
-use super::model::RowState;
-use super::model::Scheduling;
+use crate::dashboard::inputs::records::Inputs;
+use crate::dashboard::model::DashboardModel;
+use crate::dashboard::model::Row;
+use crate::dashboard::model::RowState;
+use crate::dashboard::model::Scheduling;
 use crate::time;
 use crate::time::Instant;
 
@@ -114,7 +114,7 @@ impl Records {
     /// The records and the model built from them at [`now`].
     pub fn model(&self) -> (Inputs, DashboardModel) {
         let inputs = self.inputs();
-        let model = super::build(&inputs, now(), "v1");
+        let model = crate::dashboard::derive::build(&inputs, now(), "v1");
         (inputs, model)
     }
 }

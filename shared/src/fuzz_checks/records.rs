@@ -4,7 +4,7 @@ use std::str::FromStr;
 
 use serde_json::Value;
 
-use crate::dashboard::input::parse_record;
+use crate::dashboard::inputs::records::parse_record;
 use crate::ids::is_repo_part;
 use crate::ids::is_segment;
 use crate::ids::paths;

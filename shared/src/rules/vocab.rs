@@ -4,7 +4,7 @@
 //! to a canonical vocabulary (reference `agent-coord-cli.md` §3.6): those lists are exact
 //! canonical spellings. The dashboard reads whatever any tool wrote — heartbeats, claims,
 //! lanes, events — and matches words inside free text (reference `dashboard.md` §1.4, §2.1,
-//! §3): those lists are words, matched by [`crate::dashboard::text`] with word boundaries.
+//! §3): those lists are words, matched by [`crate::dashboard::derive::words`] with word boundaries.
 //! Where the two disagree (is `ready` finished? is `closed`?) the difference is the
 //! references' and is kept on purpose; each list says why.
 

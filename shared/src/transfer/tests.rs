@@ -14,10 +14,11 @@ fn jsonl_lines_keep_their_line_numbers() {
     let text = "{\"type\":\"batch.stop_requested\",\"batch_id\":\"b1\"}\n\n  \n{\"type\":\"batch.stopped\"}\n";
     let split = split_file("events/batches/b1.jsonl", text.as_bytes()).unwrap();
     let paths: Vec<&str> = split.iter().map(|(p, _)| p.as_str()).collect();
+    // A line naming its batch is stored in that batch's folder, one without in the file's.
     assert_eq!(
         paths,
         [
-            "events/batches/b1.jsonl/000001.json",
+            "events/b1/events:batches:b1.jsonl:000001.json",
             "events/batches/b1.jsonl/000004.json"
         ]
     );

@@ -1,8 +1,8 @@
 //! Operator actions on one row (reference dashboard §1.13): copy the resume prompt, copy
-//! the takeover command for a dead holder (texts from shared's `dashboard::commands`), and
+//! the takeover command for a dead holder (texts from shared's `dashboard::derive::handoff`), and
 //! dismiss or snooze the item's attention (`POST`/`DELETE /api/annotations`).
 
-use agent_coord_shared::dashboard::annotations::AnnotationKind;
+use agent_coord_shared::dashboard::model::AnnotationKind;
 use agent_coord_shared::dashboard::model::Row;
 use agent_coord_shared::time;
 use leptos::prelude::*;

@@ -1,12 +1,12 @@
 //! Universal Find (Ctrl-K or ⌘-K, or the top bar's button): a dialog that searches jobs,
-//! batches and machines with shared's `dashboard::find`, usable by keyboard alone — type,
+//! batches and machines with shared's `dashboard::view::find`, usable by keyboard alone — type,
 //! ↑/↓/Home/End move through the results, Enter opens the highlighted one (else the exact
 //! match), Escape closes.
 
-use agent_coord_shared::dashboard::find;
-use agent_coord_shared::dashboard::find::FindResult;
-use agent_coord_shared::dashboard::find::FindTarget;
-use agent_coord_shared::dashboard::find::Found;
+use agent_coord_shared::dashboard::view::find;
+use agent_coord_shared::dashboard::view::find::FindResult;
+use agent_coord_shared::dashboard::view::find::FindTarget;
+use agent_coord_shared::dashboard::view::find::Found;
 use leptos::ev;
 use leptos::html;
 use leptos::prelude::*;

@@ -1,5 +1,5 @@
 //! The PR-batch prompt: checkboxes on selectable operator rows, and the panel that turns
-//! the selection into a `$pr-batch` launch prompt (shared's `dashboard::prompt`), copies
+//! the selection into a `$pr-batch` launch prompt (shared's `dashboard::act::launch_prompt`), copies
 //! it, or imports it as a batch plan in one step.
 //!
 //! The selection lives in context, outside the model, so it survives every refresh and
@@ -9,8 +9,8 @@
 use std::collections::BTreeMap;
 use std::collections::BTreeSet;
 
+use agent_coord_shared::dashboard::act::launch_prompt;
 use agent_coord_shared::dashboard::model::Row;
-use agent_coord_shared::dashboard::prompt;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use serde::Deserialize;
@@ -102,7 +102,7 @@ pub fn PromptPanel() -> impl IntoView {
             selection.with(|s| {
                 let rows: Vec<Row> = s.values().cloned().collect();
                 let ids: BTreeSet<String> = s.keys().cloned().collect();
-                prompt::build(&rows, &ids)
+                launch_prompt::build(&rows, &ids)
             })
         })
     });
@@ -112,8 +112,10 @@ pub fn PromptPanel() -> impl IntoView {
     let pending = RwSignal::new(false);
     let imported = RwSignal::new(None::<Result<String, String>>);
     let body = move || match built.get() {
-        None => view! { <p class="muted" data-testid="prompt-disabled">{prompt::DISABLED}</p> }
-            .into_any(),
+        None => {
+            view! { <p class="muted" data-testid="prompt-disabled">{launch_prompt::DISABLED}</p> }
+                .into_any()
+        }
         Some(Err(why)) => view! {
             <pre class="prompt-refusal" data-testid="prompt-text">{why.to_string()}</pre>
         }

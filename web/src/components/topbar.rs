@@ -4,7 +4,7 @@
 use leptos::prelude::*;
 use leptos_router::components::A;
 
-use agent_coord_shared::dashboard::freshness::sync_line;
+use agent_coord_shared::dashboard::derive::freshness::sync_line;
 
 use crate::components::find::Find;
 

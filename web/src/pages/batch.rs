@@ -35,7 +35,7 @@ struct StopForm {
 #[component]
 pub fn BatchPage() -> impl IntoView {
     // This page loads its own detail; the store needs only the headline counts.
-    super::use_view(|| agent_coord_shared::dashboard::slice::View::Summary);
+    super::use_view(|| agent_coord_shared::dashboard::view::slice::View::Summary);
     let params = use_params_map();
     let query = use_query_map();
     let id = Memo::new(move |_| params.with(|p| p.get("id").unwrap_or_default()));

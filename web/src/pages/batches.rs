@@ -5,7 +5,7 @@ use std::sync::Arc;
 use agent_coord_shared::dashboard::model::BatchSource;
 use agent_coord_shared::dashboard::model::BatchView;
 use agent_coord_shared::dashboard::model::DashboardModel;
-use agent_coord_shared::dashboard::slice::View;
+use agent_coord_shared::dashboard::view::slice::View;
 use leptos::prelude::*;
 use leptos_router::hooks::use_query_map;
 

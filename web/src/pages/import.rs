@@ -38,7 +38,7 @@ struct Form {
 #[component]
 pub fn ImportPage() -> impl IntoView {
     // This page loads its own detail; the store needs only the headline counts.
-    super::use_view(|| agent_coord_shared::dashboard::slice::View::Summary);
+    super::use_view(|| agent_coord_shared::dashboard::view::slice::View::Summary);
     let form = Form {
         prompt: RwSignal::new(String::new()),
         draft: RwSignal::new(None),

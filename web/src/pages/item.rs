@@ -18,7 +18,7 @@ use crate::live;
 #[component]
 pub fn ItemPage() -> impl IntoView {
     // This page loads its own detail; the store needs only the headline counts.
-    super::use_view(|| agent_coord_shared::dashboard::slice::View::Summary);
+    super::use_view(|| agent_coord_shared::dashboard::view::slice::View::Summary);
     let params = use_params_map();
     let key = Memo::new(move |_| {
         params.with(|p| {

@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use agent_coord_shared::dashboard::model::DashboardModel;
 use agent_coord_shared::dashboard::model::Row;
-use agent_coord_shared::dashboard::slice::View;
+use agent_coord_shared::dashboard::view::slice::View;
 use leptos::prelude::*;
 
 use crate::components::widgets;

@@ -4,8 +4,8 @@ use std::sync::Arc;
 
 use agent_coord_shared::dashboard::model::DashboardModel;
 use agent_coord_shared::dashboard::model::RowState;
-use agent_coord_shared::dashboard::slice::Slice;
-use agent_coord_shared::dashboard::slice::View;
+use agent_coord_shared::dashboard::model::Slice;
+use agent_coord_shared::dashboard::view::slice::View;
 use leptos::prelude::*;
 
 use super::row_line;

@@ -6,10 +6,10 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use agent_coord_shared::dashboard::github;
-use agent_coord_shared::dashboard::github::GhItem;
-use agent_coord_shared::dashboard::github::RepoFacts;
-use agent_coord_shared::dashboard::github::Wanted;
+use agent_coord_shared::dashboard::inputs::github_facts::ci_rollup;
+use agent_coord_shared::dashboard::inputs::github_facts::GhItem;
+use agent_coord_shared::dashboard::inputs::github_facts::RepoFacts;
+use agent_coord_shared::dashboard::inputs::github_wanted::Wanted;
 use agent_coord_shared::dashboard::model::GhState;
 use agent_coord_shared::dashboard::model::SourceState;
 use agent_coord_shared::dashboard::model::SourceStatus;
@@ -93,7 +93,7 @@ pub(super) fn repo(
     {
         if let Some(sha) = p.head_sha.clone() {
             let states = gh.head_states(repo, &sha)?;
-            p.ci = Some(github::ci_rollup(states.iter().map(String::as_str)));
+            p.ci = Some(ci_rollup(states.iter().map(String::as_str)));
         }
     }
     Ok(RepoFacts { items })

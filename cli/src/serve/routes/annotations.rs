@@ -1,9 +1,10 @@
 //! `POST /api/annotations` saves an operator's dismissal or snooze of an item, `DELETE
 //! /api/annotations` clears it: the third write, guarded like the other two (same machine,
 //! JSON, same-origin) and committed the same way. Decided by shared's
-//! `dashboard::annotations` inside the transaction.
+//! `dashboard::act::annotate` inside the transaction.
 
-use agent_coord_shared::dashboard::annotations;
+use agent_coord_shared::dashboard::act::annotate;
+use agent_coord_shared::dashboard::model::Annotation;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::routing::post;
@@ -39,10 +40,10 @@ async fn annotations_create(
     State(s): State<AppState>,
     _: FromThisMachine<Annotate>,
     ApiJson(body): ApiJson<Value>,
-) -> ApiResult<(StatusCode, Json<annotations::Annotation>)> {
+) -> ApiResult<(StatusCode, Json<Annotation>)> {
     let saved = blocking(move || {
         let cx = s.context()?;
-        let written = write(&cx, |_, ctx| annotations::save(ctx, &body))?;
+        let written = write(&cx, |_, ctx| annotate::save(ctx, &body))?;
         s.poll_version();
         Ok(written.done.plan.outcome)
     })
@@ -57,7 +58,7 @@ async fn annotations_destroy(
 ) -> ApiResult<StatusCode> {
     blocking(move || {
         let cx = s.context()?;
-        write(&cx, |snap, _| annotations::clear(snap, &body))?;
+        write(&cx, |snap, _| annotate::clear(snap, &body))?;
         s.poll_version();
         Ok(())
     })

@@ -1,7 +1,7 @@
 //! `POST /api/batches/import`: saves a batch plan from a pasted launch prompt (or a
-//! reviewed draft). Decided by shared's `dashboard::writes::import` inside the transaction.
+//! reviewed draft). Decided by shared's `dashboard::act::writes::import` inside the transaction.
 
-use agent_coord_shared::dashboard::writes as dashboard_writes;
+use agent_coord_shared::dashboard::act::writes as dashboard_writes;
 use agent_coord_shared::manifest;
 use axum::extract::State;
 use axum::http::StatusCode;

@@ -1,8 +1,8 @@
 //! `GET /api/batches/{id}[?history=full]`: one batch with its events (the last 7 days'
-//! unless `history=full`, see `shared::dashboard::history`), rows and health items.
+//! unless `history=full`, see `shared::dashboard::derive::history`), rows and health items.
 
-use agent_coord_shared::dashboard::detail;
-use agent_coord_shared::dashboard::history;
+use agent_coord_shared::dashboard::derive::history;
+use agent_coord_shared::dashboard::derive::pages;
 use axum::extract::Path;
 use axum::extract::Query;
 use axum::extract::State;
@@ -36,7 +36,7 @@ async fn batches_show(
 ) -> ApiResult<Json<Value>> {
     blocking(move || {
         let built = s.built()?;
-        let mut d = detail::batch_detail(&built.inputs, &built.model, &id).ok_or_else(|| {
+        let mut d = pages::batch_detail(&built.inputs, &built.model, &id).ok_or_else(|| {
             ApiError::new(
                 StatusCode::NOT_FOUND,
                 format!("Batch {id} is not in the coordination state."),

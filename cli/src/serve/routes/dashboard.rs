@@ -1,9 +1,9 @@
 //! `GET /api/dashboard`: the whole model, serialised once per derivation and shared; with
 //! `?view=…` (what the page asks for) only what one page shows, cut from it per request
-//! (`shared::dashboard::slice`).
+//! (`shared::dashboard::view::slice`).
 
-use agent_coord_shared::dashboard::slice;
-use agent_coord_shared::dashboard::slice::View;
+use agent_coord_shared::dashboard::view::slice;
+use agent_coord_shared::dashboard::view::slice::View;
 use axum::body::Body;
 use axum::extract::Query;
 use axum::extract::State;

@@ -1,7 +1,7 @@
 //! `GET /api/find?q=`: Universal Find over the whole model (jobs, batches, machines), run on
-//! the server because the page holds only the view it shows (`shared::dashboard::find`).
+//! the server because the page holds only the view it shows (`shared::dashboard::view::find`).
 
-use agent_coord_shared::dashboard::find;
+use agent_coord_shared::dashboard::view::find;
 use axum::extract::Query;
 use axum::extract::State;
 use axum::routing::get;

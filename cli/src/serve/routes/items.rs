@@ -1,7 +1,7 @@
 //! `GET /api/items/{owner}/{repo}/{target}`: one issue or pull request's custody timeline;
 //! 404 for an item the coordination state knows nothing about.
 
-use agent_coord_shared::dashboard::detail;
+use agent_coord_shared::dashboard::derive::pages;
 use agent_coord_shared::dashboard::model::item_not_found;
 use axum::extract::Path;
 use axum::extract::State;
@@ -34,7 +34,7 @@ async fn items_show(
             ));
         }
         let built = s.built()?;
-        let d = detail::item_detail(
+        let d = pages::item_detail(
             &built.inputs,
             &built.model,
             &format!("{owner}/{repo}"),

@@ -1,9 +1,9 @@
 //! `POST /api/batches/stop`: asks a batch's agents to stop by appending a
-//! `batch.stop_requested` event. Decided by shared's `dashboard::writes::stop` inside the
+//! `batch.stop_requested` event. Decided by shared's `dashboard::act::writes::stop` inside the
 //! transaction (the batch must be known to the state it writes on).
 
-use agent_coord_shared::dashboard::writes as dashboard_writes;
-use agent_coord_shared::dashboard::writes::StopRequest;
+use agent_coord_shared::dashboard::act::writes as dashboard_writes;
+use agent_coord_shared::dashboard::act::writes::StopRequest;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::routing::post;

@@ -3,11 +3,11 @@
 use serde::Deserialize;
 use serde::Serialize;
 
-use super::EventView;
-use super::HealthItem;
-use super::LivenessView;
-use super::Row;
-use super::RowState;
+use super::events::EventView;
+use super::health::HealthItem;
+use super::rows::LivenessView;
+use super::rows::Row;
+use super::rows::RowState;
 
 /// A batch lane.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -3,8 +3,8 @@
 use serde::Deserialize;
 use serde::Serialize;
 
-use super::CoordinatorPanel;
-use super::Row;
+use super::rows::Row;
+use super::task_panel::CoordinatorPanel;
 
 /// What a custody timeline entry records.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -89,7 +89,7 @@ impl TimelineEntry {
     pub fn duration(&self) -> Option<String> {
         let from = crate::time::parse(self.at.as_deref()?)?;
         let until = crate::time::parse(self.until.as_deref()?)?;
-        Some(crate::dashboard::derive::age_label(Some(from), until))
+        Some(crate::time::age_label(Some(from), until))
     }
 }
 

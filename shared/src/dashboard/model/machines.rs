@@ -3,7 +3,7 @@
 use serde::Deserialize;
 use serde::Serialize;
 
-use super::LivenessView;
+use super::rows::LivenessView;
 
 /// One agent on a machine.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -3,7 +3,7 @@
 use serde::Deserialize;
 use serde::Serialize;
 
-use super::AttentionKind;
+use super::attention::AttentionKind;
 use crate::rules::liveness::Liveness;
 
 /// The state of an operator row, in the reference's precedence.
@@ -221,7 +221,7 @@ pub struct Row {
     pub warnings: Vec<String>,
     /// What GitHub says about the item, once GitHub answered.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub github: Option<super::GithubView>,
+    pub github: Option<super::github::GithubView>,
 }
 
 impl Row {

@@ -4,7 +4,7 @@
 use serde_json::json;
 
 use super::*;
-use crate::dashboard::build;
+use crate::dashboard::derive::build;
 use crate::dashboard::fixtures;
 use crate::dashboard::fixtures::ago;
 use crate::dashboard::fixtures::ahead;

@@ -1,0 +1,221 @@
+//! Work items: one per repo and target, with the claim, heartbeats, batch lanes and events
+//! that speak about it (reference §1.2).
+
+use std::collections::BTreeMap;
+
+use super::event_index::EventIndex;
+use super::github_rules;
+use super::rules;
+use super::sources::BatchSrc;
+use super::sources::LaneSrc;
+use crate::dashboard::inputs::github_facts::GithubFacts;
+use crate::dashboard::inputs::github_facts::RepoFacts;
+use crate::dashboard::inputs::github_wanted::wanted;
+use crate::dashboard::inputs::records::ClaimIn;
+use crate::dashboard::inputs::records::EventIn;
+use crate::dashboard::inputs::records::HeartbeatIn;
+use crate::dashboard::inputs::records::Inputs;
+use crate::rules::liveness::Liveness;
+use crate::time::Instant;
+
+/// One work item (repo + target) with everything known about it.
+#[derive(Debug, Default)]
+pub(crate) struct Item<'a> {
+    pub(crate) claim: Option<&'a ClaimIn>,
+    pub(crate) heartbeats: Vec<&'a HeartbeatIn>,
+    /// The claim holder's heartbeat, wherever it points.
+    pub(crate) holder_beat: Option<&'a HeartbeatIn>,
+    /// `(batch index, lane index)` of the lanes scheduling it.
+    pub(crate) signals: Vec<(usize, usize)>,
+    /// Its events, oldest first.
+    pub(crate) events: Vec<&'a EventIn>,
+    /// What GitHub said about its repository, once GitHub answered.
+    pub(crate) github: Option<&'a RepoFacts>,
+    /// Only GitHub knows it: an open item with no coordination record.
+    pub(crate) github_only: bool,
+}
+
+/// Items by `(repo, target)`.
+pub(crate) type Items<'a> = BTreeMap<(String, String), Item<'a>>;
+
+/// Collects every item, and the lanes that name no item (no target repository is known).
+pub(crate) fn collect<'a>(
+    inputs: &'a Inputs,
+    active_claims: &[&'a ClaimIn],
+    srcs: &[BatchSrc],
+    index: &EventIndex<'a>,
+) -> (Items<'a>, Vec<(usize, usize)>) {
+    let mut items = Items::new();
+    for c in active_claims {
+        items
+            .entry((c.repo.clone(), c.target.clone()))
+            .or_default()
+            .claim = Some(c);
+    }
+    for item in items.values_mut() {
+        item.holder_beat = item.claim.and_then(|c| inputs.heartbeat_of(&c.agent));
+    }
+    for h in &inputs.heartbeats {
+        if let (Some(r), Some(t)) = (&h.repo, &h.target) {
+            items
+                .entry((r.clone(), t.clone()))
+                .or_default()
+                .heartbeats
+                .push(h);
+        }
+    }
+    let mut lane_rows = Vec::new();
+    for (bi, b) in srcs.iter().enumerate() {
+        for (li, lane) in b.lanes.iter().enumerate() {
+            let mut placed = false;
+            for t in &lane.targets {
+                if let Some(repo) = b.repo_of(t) {
+                    items
+                        .entry((repo, t.clone()))
+                        .or_default()
+                        .signals
+                        .push((bi, li));
+                    placed = true;
+                }
+            }
+            if !placed {
+                lane_rows.push((bi, li));
+            }
+        }
+    }
+    for ((r, t), evs) in &index.by_item {
+        let key = ((*r).to_owned(), (*t).to_owned());
+        match items.get_mut(&key) {
+            Some(item) => item.events = evs.clone(),
+            None => {
+                let item = Item {
+                    events: evs.clone(),
+                    ..Item::default()
+                };
+                if item.exists() {
+                    items.insert(key, item);
+                }
+            }
+        }
+    }
+    if let Some(facts) = inputs.github.as_deref() {
+        for ((repo, _), item) in items.iter_mut() {
+            item.github = facts.repos.get(repo);
+        }
+        add_github_only(&mut items, facts, inputs);
+    }
+    (items, lane_rows)
+}
+
+/// Adds the open items only GitHub knows that are ready for a batch: assigned to nobody,
+/// held by no claim (an item with a claim is already an item), and not a pull request the
+/// fleet works on for another item (its row is that item's).
+fn add_github_only<'a>(items: &mut Items<'a>, facts: &'a GithubFacts, inputs: &Inputs) {
+    let wanted = wanted(inputs);
+    for (repo, repo_facts) in &facts.repos {
+        let fleet = wanted.get(repo);
+        for gh in repo_facts.items.values() {
+            if !github_rules::is_ready_for_batch(gh, false)
+                || (gh.pull && fleet.is_some_and(|w| w.works_on(gh)))
+            {
+                continue;
+            }
+            items
+                .entry((repo.clone(), gh.number.to_string()))
+                .or_insert_with(|| Item {
+                    github: Some(repo_facts),
+                    github_only: true,
+                    ..Item::default()
+                });
+        }
+    }
+}
+
+impl<'a> Item<'a> {
+    /// Gathers one item, as [`collect`] would have.
+    pub(crate) fn gather(
+        repo: &str,
+        target: &str,
+        inputs: &'a Inputs,
+        active_claims: &[&'a ClaimIn],
+        srcs: &[BatchSrc],
+        index: &EventIndex<'a>,
+    ) -> Item<'a> {
+        // The last one wins, as in `collect`.
+        let claim = active_claims
+            .iter()
+            .rfind(|c| c.repo == repo && c.target == target)
+            .copied();
+        let mut item = Item {
+            claim,
+            holder_beat: claim.and_then(|c| inputs.heartbeat_of(&c.agent)),
+            heartbeats: inputs
+                .heartbeats
+                .iter()
+                .map(AsRef::as_ref)
+                .filter(|h| h.repo.as_deref() == Some(repo) && h.target.as_deref() == Some(target))
+                .collect(),
+            signals: Vec::new(),
+            events: index.of_item(repo, target).to_vec(),
+            github: inputs.github.as_deref().and_then(|f| f.repos.get(repo)),
+            github_only: false,
+        };
+        for (bi, b) in srcs.iter().enumerate() {
+            for (li, lane) in b.lanes.iter().enumerate() {
+                if lane
+                    .targets
+                    .iter()
+                    .any(|t| t == target && b.repo_of(t).as_deref() == Some(repo))
+                {
+                    item.signals.push((bi, li));
+                }
+            }
+        }
+        item
+    }
+
+    /// Whether an item with these facts is on the dashboard at all.
+    pub(crate) fn exists(&self) -> bool {
+        self.claim.is_some()
+            || !self.heartbeats.is_empty()
+            || !self.signals.is_empty()
+            || self
+                .newest(|e| !rules::is_qa_type(&e.kind))
+                .is_some_and(|e| !rules::event_closes_work(e.status_or_type()))
+    }
+
+    /// The newest event that `keep` accepts.
+    pub(crate) fn newest(&self, keep: impl Fn(&EventIn) -> bool) -> Option<&'a EventIn> {
+        self.events.iter().rev().find(|e| keep(e)).copied()
+    }
+
+    /// The newest value `f` finds in the events.
+    pub(crate) fn newest_with(&self, f: impl Fn(&EventIn) -> Option<String>) -> Option<String> {
+        self.events.iter().rev().find_map(|e| f(e))
+    }
+
+    /// The first lane scheduling the item, with its batch.
+    pub(crate) fn first_signal<'s>(
+        &self,
+        srcs: &'s [BatchSrc],
+    ) -> Option<(&'s BatchSrc, &'s LaneSrc)> {
+        self.signals
+            .first()
+            .map(|(b, l)| (&srcs[*b], &srcs[*b].lanes[*l]))
+    }
+
+    /// Picks the heartbeat that speaks for the item (reference §1.2): the holder's live or
+    /// stale one, any live or stale one, the holder's, the first.
+    pub(crate) fn chosen_heartbeat(&self, now: Instant) -> Option<&'a HeartbeatIn> {
+        let holder = self.claim.map(|c| c.agent.as_str());
+        let alive = |h: &&HeartbeatIn| matches!(h.liveness(now), Liveness::Live | Liveness::Stale);
+        let of_holder = |h: &&HeartbeatIn| Some(h.agent.as_str()) == holder;
+        self.heartbeats
+            .iter()
+            .find(|h| of_holder(h) && alive(h))
+            .or_else(|| self.heartbeats.iter().find(|h| alive(h)))
+            .or_else(|| self.heartbeats.iter().find(|h| of_holder(h)))
+            .or_else(|| self.heartbeats.first())
+            .copied()
+    }
+}

@@ -1,0 +1,524 @@
+//! The incremental build: when a new tip differs from the last only by new events, renewed
+//! heartbeats (the same agent on the same work and machine; its status and times moved) and
+//! coordinator task checkpoints, re-derive just what those can change — their items, their
+//! batches (and the batches waiting on them), those batches' rows and health, and for
+//! heartbeats the lanes and machines — with the full build's steps. Task checkpoints only
+//! feed the attention queue, which assembling derives again every time, so a tip that
+//! changed nothing else reuses every row.
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use rustc_hash::FxHashMap as HashMap;
+use rustc_hash::FxHashSet as HashSet;
+
+use super::assemble;
+use super::batch_views;
+use super::event_index::Control;
+use super::event_index::EventIndex;
+use super::full::Derivation;
+use super::items::Item;
+use super::machine_groups;
+use super::machine_groups::MachineOf;
+use super::operator_rows::RowSet;
+use super::signals;
+use super::sources;
+use super::sources::BatchSrc;
+use crate::dashboard::inputs::records::ClaimIn;
+use crate::dashboard::inputs::records::EventIn;
+use crate::dashboard::inputs::records::HeartbeatIn;
+use crate::dashboard::inputs::records::Inputs;
+use crate::dashboard::model::BatchView;
+use crate::dashboard::model::DashboardModel;
+use crate::dashboard::model::HealthItem;
+use crate::dashboard::model::QaItem;
+use crate::dashboard::model::Row;
+use crate::dashboard::model::Signal;
+use crate::time::Instant;
+
+/// More new events than this: a full build is cheaper.
+const MAX_ADDED: usize = 64;
+
+/// Updates `prev` (built from `prev_inputs`) for `inputs`, re-deriving only what new events
+/// can change: their items, their batches (and the batches waiting on them), those
+/// batches' rows and health. Coordinator task checkpoints may differ in any way (they only
+/// feed the attention queue, which is assembled again). Returns `None` when the change is
+/// not new events (and tasks) alone, or when the new events name an agent whose machine the
+/// previous build did not know; the caller then builds from scratch.
+///
+/// Rows and batches the events do not touch keep the liveness they were derived with
+/// (the caller re-derives everything periodically, so that staleness is bounded).
+pub fn update(
+    prev: DashboardModel,
+    derivation: &Derivation,
+    prev_inputs: &Inputs,
+    inputs: &Inputs,
+    now: Instant,
+    version: &str,
+) -> Option<DashboardModel> {
+    let mut derivation = derivation.clone();
+    update_with(prev, &mut derivation, prev_inputs, inputs, now, version)
+}
+
+/// [`update`], bringing `derivation` up to date in place (renewed heartbeats move lane
+/// statuses and liveness). It is left as it was when this returns `None`.
+pub fn update_with(
+    prev: DashboardModel,
+    derivation: &mut Derivation,
+    prev_inputs: &Inputs,
+    inputs: &Inputs,
+    now: Instant,
+    version: &str,
+) -> Option<DashboardModel> {
+    let added = added_events(prev_inputs, inputs)?;
+    let renewed = renewed_beats(prev_inputs, inputs)?;
+    if added.len() > MAX_ADDED || renewed.len() > MAX_ADDED || !machines_known(&added, derivation) {
+        return None;
+    }
+    if added.is_empty() && renewed.is_empty() {
+        // Coordinator tasks (or records the dashboard does not read) changed: rows,
+        // batches, machines and health are the previous ones, assembled again.
+        let parts = previous_parts(prev);
+        return Some(assemble::assemble(inputs, now, version, parts));
+    }
+    let active = sources::active_claims(inputs);
+    // Renewed heartbeats move lane statuses and liveness (the batches are the same ones,
+    // in the same order, as agent, work and batch did not move).
+    if !renewed.is_empty() {
+        sources::renew(&mut derivation.srcs, inputs, &renewed, &active, now);
+    }
+    let parts = rederive(prev, derivation, inputs, &added, &renewed, &active, now);
+    Some(assemble::assemble(inputs, now, version, parts))
+}
+
+/// The previous model's rows, batches, machines and health, unchanged.
+fn previous_parts(prev: DashboardModel) -> assemble::Parts {
+    let DashboardModel {
+        rows,
+        qa,
+        batches,
+        health,
+        machines,
+        ..
+    } = prev;
+    assemble::Parts {
+        rows: RowSet { rows, qa },
+        batches,
+        machines,
+        health,
+    }
+}
+
+/// Re-derives the rows, batches and health the added events and renewed heartbeats touch
+/// (and, for renewed heartbeats, the machines), keeping the rest of `prev`.
+fn rederive(
+    prev: DashboardModel,
+    derivation: &Derivation,
+    inputs: &Inputs,
+    added: &[&EventIn],
+    renewed: &[&HeartbeatIn],
+    active: &[&ClaimIn],
+    now: Instant,
+) -> assemble::Parts {
+    let srcs = &derivation.srcs;
+    let mut affected = Affected::of(added, srcs);
+    if !renewed.is_empty() {
+        affected.renewed(renewed, inputs, srcs);
+    }
+    let keys: HashSet<(&str, &str)> = affected
+        .keys
+        .iter()
+        .map(|(r, t)| (r.as_str(), t.as_str()))
+        .collect();
+    // One pass over the events for the affected items and batches.
+    let mut index = EventIndex::of(
+        inputs.events.iter().map(AsRef::as_ref),
+        |r, t| keys.contains(&(r, t)),
+        |b| affected.batch_ids.contains(b),
+    );
+    index.sort();
+    let DashboardModel {
+        rows: prev_rows,
+        qa: prev_qa,
+        batches: prev_batches,
+        health: prev_health,
+        machines,
+        ..
+    } = prev;
+    let step = Step {
+        inputs,
+        derivation,
+        affected: &affected,
+        keys: &keys,
+        controls: controls(srcs, &affected.direct, &index, &prev_batches),
+        index,
+        now,
+    };
+    let rows = step.rows(prev_rows, prev_qa);
+    let batches = step.views(prev_batches, &rows);
+    let health = step.health(prev_health, &rows.rows);
+    let machines = if renewed.is_empty() {
+        machines
+    } else {
+        machine_groups::renew_machines(machines, renewed, active, now)
+    };
+    assemble::Parts {
+        rows,
+        batches,
+        machines,
+        health,
+    }
+}
+
+fn same_list<T>(a: &[Arc<T>], b: &[Arc<T>]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| Arc::ptr_eq(x, y))
+}
+
+/// Whether both inputs carry the very same GitHub facts (or none): new facts re-derive all.
+fn same_github(prev: &Inputs, now: &Inputs) -> bool {
+    match (&prev.github, &now.github) {
+        (None, None) => true,
+        (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+        _ => false,
+    }
+}
+
+/// Events in `now` that `prev` did not have (maybe none), when that is the only difference
+/// besides task checkpoints and heartbeats (claims, manifests and unreadable records are the
+/// very same records).
+fn added_events<'a>(prev: &Inputs, now: &'a Inputs) -> Option<Vec<&'a EventIn>> {
+    if !same_list(&prev.claims, &now.claims)
+        || !same_list(&prev.manifests, &now.manifests)
+        || prev.malformed != now.malformed
+        || !same_github(prev, now)
+        || now.events.len() < prev.events.len()
+    {
+        return None;
+    }
+    // Both lists are sorted by path: walk them together.
+    let mut added = Vec::new();
+    let mut old = prev.events.iter().peekable();
+    for e in &now.events {
+        match old.peek() {
+            Some(o) if Arc::ptr_eq(o, e) => {
+                old.next();
+            }
+            Some(o) if o.path == e.path => return None,
+            _ => added.push(e.as_ref()),
+        }
+    }
+    (old.next().is_none()).then_some(added)
+}
+
+/// The heartbeats in `now` that renew one in `prev` (maybe none), when every other one is
+/// the very same record: the same agents, each renewal on the same work (repository, target,
+/// batch, lane) from the same machine — only its status, times and other metadata moved.
+fn renewed_beats<'a>(prev: &Inputs, now: &'a Inputs) -> Option<Vec<&'a HeartbeatIn>> {
+    if prev.heartbeats.len() != now.heartbeats.len() {
+        return None;
+    }
+    let mut renewed = Vec::new();
+    for (old, new) in prev.heartbeats.iter().zip(&now.heartbeats) {
+        if Arc::ptr_eq(old, new) {
+            continue;
+        }
+        let same_work = old.agent == new.agent
+            && old.repo == new.repo
+            && old.target == new.target
+            && old.batch_id == new.batch_id
+            && old.lane == new.lane
+            && old.meta.machine == new.meta.machine;
+        if !same_work {
+            return None;
+        }
+        renewed.push(new.as_ref());
+    }
+    Some(renewed)
+}
+
+/// Whether the previous build resolved the machine of every agent the new events name
+/// (and no event reports a machine for an agent whose machine was not observed).
+fn machines_known(added: &[&EventIn], derivation: &Derivation) -> bool {
+    added.iter().all(|e| {
+        let Some(a) = &e.agent else {
+            return true;
+        };
+        match derivation.resolved.get(a) {
+            None => false,
+            Some(MachineOf::Observed(_)) => true,
+            Some(_) => e.meta.machine.is_none(),
+        }
+    })
+}
+
+/// What new events can change.
+struct Affected {
+    /// Batches the events belong to (by index): their controls, counts and rows may change.
+    direct: BTreeSet<usize>,
+    /// Items: where the events point, and every target of those batches.
+    keys: BTreeSet<(String, String)>,
+    /// Batches whose views may change (by index): those, any batch with a lane on an
+    /// affected item, and any batch with a lane depending on one of them.
+    batches: BTreeSet<usize>,
+    /// The ids of `batches`.
+    batch_ids: BTreeSet<String>,
+}
+
+impl Affected {
+    fn of(added: &[&EventIn], srcs: &[BatchSrc]) -> Affected {
+        let direct: BTreeSet<usize> = srcs
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| {
+                added
+                    .iter()
+                    .any(|e| e.batch_id.as_deref() == Some(b.id.as_str()))
+            })
+            .map(|(i, _)| i)
+            .collect();
+        let mut keys: BTreeSet<(String, String)> = added
+            .iter()
+            .filter_map(|e| Some((e.repo.clone()?, e.target.clone()?)))
+            .collect();
+        for i in &direct {
+            let b = &srcs[*i];
+            for lane in &b.lanes {
+                for t in &lane.targets {
+                    if let Some(r) = b.repo_of(t) {
+                        keys.insert((r, t.clone()));
+                    }
+                }
+            }
+        }
+        let batches = affected_batches(srcs, &direct, &keys);
+        let batch_ids = batches.iter().map(|i| srcs[*i].id.clone()).collect();
+        Affected {
+            direct,
+            keys,
+            batches,
+            batch_ids,
+        }
+    }
+}
+
+impl Affected {
+    /// Adds what renewed heartbeats can change: the work each points at, the work its agent
+    /// claims, and every batch with a lane it owns — with every target of those batches and
+    /// of the batches waiting on them (a lane's status can complete a dependency).
+    fn renewed(&mut self, beats: &[&HeartbeatIn], inputs: &Inputs, srcs: &[BatchSrc]) {
+        let agents: BTreeSet<&str> = beats.iter().map(|h| h.agent.as_str()).collect();
+        for h in beats {
+            if let (Some(r), Some(t)) = (&h.repo, &h.target) {
+                self.keys.insert((r.clone(), t.clone()));
+            }
+        }
+        for c in sources::active_claims(inputs) {
+            if agents.contains(c.agent.as_str()) {
+                self.keys.insert((c.repo.clone(), c.target.clone()));
+            }
+        }
+        for (i, b) in srcs.iter().enumerate() {
+            if b.lanes
+                .iter()
+                .any(|l| l.owner.as_deref().is_some_and(|o| agents.contains(o)))
+            {
+                self.direct.insert(i);
+            }
+        }
+        // Batches depending on those: their lanes' blocked_on may move, so their rows too.
+        let waiting = affected_batches(srcs, &self.direct, &BTreeSet::new());
+        self.direct.extend(waiting);
+        for i in &self.direct {
+            let b = &srcs[*i];
+            for lane in &b.lanes {
+                for t in &lane.targets {
+                    if let Some(r) = b.repo_of(t) {
+                        self.keys.insert((r, t.clone()));
+                    }
+                }
+            }
+        }
+        self.batches = affected_batches(srcs, &self.direct, &self.keys);
+        self.batch_ids = self.batches.iter().map(|i| srcs[*i].id.clone()).collect();
+    }
+}
+
+fn affected_batches(
+    srcs: &[BatchSrc],
+    direct: &BTreeSet<usize>,
+    keys: &BTreeSet<(String, String)>,
+) -> BTreeSet<usize> {
+    let key_set: HashSet<(&str, &str)> =
+        keys.iter().map(|(r, t)| (r.as_str(), t.as_str())).collect();
+    let targets: HashSet<&str> = keys.iter().map(|(_, t)| t.as_str()).collect();
+    let mut affected = direct.clone();
+    for (bi, b) in srcs.iter().enumerate() {
+        let on_key = b.lanes.iter().any(|l| {
+            l.targets.iter().any(|t| {
+                targets.contains(t.as_str())
+                    && b.repo_of(t)
+                        .is_some_and(|r| key_set.contains(&(r.as_str(), t.as_str())))
+            })
+        });
+        if on_key {
+            affected.insert(bi);
+        }
+    }
+    let touched: BTreeSet<&str> = affected.iter().map(|i| srcs[*i].id.as_str()).collect();
+    let dependents: Vec<usize> = srcs
+        .iter()
+        .enumerate()
+        .filter(|(_, b)| {
+            b.lanes.iter().any(|l| {
+                l.depends_on.iter().any(|d| {
+                    !d.contains('#')
+                        && d.split_once(':')
+                            .is_some_and(|(batch, _)| touched.contains(batch))
+                })
+            })
+        })
+        .map(|(bi, _)| bi)
+        .collect();
+    affected.extend(dependents);
+    affected
+}
+
+/// Controls: recomputed for the batches with new events, kept for the others.
+fn controls(
+    srcs: &[BatchSrc],
+    direct: &BTreeSet<usize>,
+    index: &EventIndex<'_>,
+    prev: &[BatchView],
+) -> Vec<Control> {
+    let prev: HashMap<&str, &BatchView> = prev.iter().map(|b| (b.id.as_str(), b)).collect();
+    srcs.iter()
+        .enumerate()
+        .map(|(i, b)| {
+            if direct.contains(&i) {
+                index.control(&b.id)
+            } else {
+                prev.get(b.id.as_str())
+                    .map(|v| Control {
+                        status: v.control,
+                        requested_at: v.stop_requested_at.clone(),
+                    })
+                    .unwrap_or_default()
+            }
+        })
+        .collect()
+}
+
+/// One update's inputs, for its steps.
+struct Step<'u, 'a> {
+    inputs: &'a Inputs,
+    derivation: &'u Derivation,
+    affected: &'u Affected,
+    keys: &'u HashSet<(&'u str, &'u str)>,
+    index: EventIndex<'a>,
+    controls: Vec<Control>,
+    now: Instant,
+}
+
+impl Step<'_, '_> {
+    fn key(&self, repo: &str, target: &str) -> bool {
+        self.keys.contains(&(repo, target))
+    }
+
+    /// Rows and QA of the affected items and lane rows again, the others as they were.
+    fn rows(&self, prev_rows: Vec<Row>, prev_qa: Vec<QaItem>) -> RowSet {
+        let srcs = &self.derivation.srcs;
+        let direct = &self.affected.direct;
+        let lane_rows: Vec<(usize, usize)> = self
+            .derivation
+            .lane_rows
+            .iter()
+            .filter(|(bi, _)| direct.contains(bi))
+            .copied()
+            .collect();
+        let lane_row_ids: BTreeSet<String> = lane_rows
+            .iter()
+            .map(|(bi, li)| format!("lane:{}:{}", srcs[*bi].id, srcs[*bi].lanes[*li].name))
+            .collect();
+        // Kept in place (rows are large: moving every one into a new list cost more than
+        // deriving the few that changed).
+        let mut set = RowSet {
+            rows: prev_rows,
+            qa: prev_qa,
+        };
+        set.rows.retain(|r| {
+            (r.id.starts_with("lane:") || !self.key(&r.repo, &r.target))
+                && !lane_row_ids.contains(&r.id)
+        });
+        set.qa.retain(|q| !self.key(&q.repo, &q.target));
+        let active = sources::active_claims(self.inputs);
+        for (repo, target) in &self.affected.keys {
+            let item = Item::gather(repo, target, self.inputs, &active, srcs, &self.index);
+            if item.exists() {
+                set.push_item(repo, target, &item, srcs, &self.controls, self.now);
+            }
+        }
+        for lane in lane_rows {
+            set.push_lane(srcs, lane, &self.controls, self.now);
+        }
+        set.sorted()
+    }
+
+    /// Batch views: the affected ones again, the others as they were.
+    fn views(&self, prev: Vec<BatchView>, rows: &RowSet) -> Vec<BatchView> {
+        let srcs = &self.derivation.srcs;
+        let fresh = batch_views::batch_views(
+            srcs,
+            &self.controls,
+            rows,
+            &self.index.by_batch,
+            Some(&self.affected.batches),
+        );
+        let mut views = prev;
+        views.retain(|b| !self.affected.batch_ids.contains(&b.id));
+        views.extend(fresh);
+        batch_views::sort_views(&mut views, srcs);
+        views
+    }
+
+    /// Health: the signals about affected items and batches again, the others as they were.
+    fn health(&self, prev: Vec<HealthItem>, rows: &[Row]) -> Vec<HealthItem> {
+        let hb_agents: BTreeSet<&str> = self
+            .inputs
+            .heartbeats
+            .iter()
+            .filter(|h| match (&h.repo, &h.target) {
+                (Some(r), Some(t)) => self.key(r, t),
+                _ => false,
+            })
+            .map(|h| h.agent.as_str())
+            .collect();
+        let batch_ids = &self.affected.batch_ids;
+        let mut out = prev;
+        out.retain(|h| {
+            let key = || match (&h.repo, &h.target) {
+                (Some(r), Some(t)) => self.key(r, t),
+                _ => false,
+            };
+            match h.signal {
+                Signal::H1 => !h.agent.as_deref().is_some_and(|a| hb_agents.contains(a)),
+                Signal::H2 | Signal::H3 => !key(),
+                Signal::R1 => true,
+                _ => !h.batch_id.as_ref().is_some_and(|b| batch_ids.contains(b)),
+            }
+        });
+        let pass = signals::Pass::Only {
+            keys: self.keys,
+            batches: batch_ids,
+        };
+        out.extend(signals::health(
+            self.inputs,
+            &self.derivation.srcs,
+            rows,
+            &self.index.by_batch,
+            &self.derivation.resolved,
+            &pass,
+        ));
+        signals::sort(&mut out);
+        out
+    }
+}

@@ -1,0 +1,138 @@
+//! Annotation records as read: an operator dismisses an attention item, or snoozes it until
+//! a time (reference dashboard §4.4). Each is one record on the state branch at
+//! `annotations/<owner>/<repo>/<target>.json`, so sync shares it with every machine. This
+//! file owns where the record lives and how it reads (stored, or as a request body sends
+//! it); saving and clearing are the act stage's (`act::annotate`).
+//!
+//! An annotation is presentation only: it hides the item from the attention queue (a
+//! dismissal for good, a snooze until its time) and never changes a row's state, so
+//! terminal work stays terminal and nothing is created for an item the state does not
+//! know. A record that does not read as an annotation is a model warning, never a broken
+//! page.
+
+use serde_json::Value;
+
+use crate::dashboard::model::Annotation;
+use crate::dashboard::model::AnnotationKind;
+use crate::ids::RepoSlug;
+use crate::ids::Target;
+use crate::record::field as f;
+use crate::record::scalar_string;
+use crate::record::Record;
+use crate::time;
+use crate::time::Instant;
+
+/// The folder annotations live in.
+pub const ANNOTATIONS_DIR: &str = "annotations";
+
+/// The longest note or operator an annotation keeps (characters, after trimming).
+pub const MAX_TEXT: usize = 500;
+
+pub(crate) const INVALID_KEY: &str = "annotation requires a valid owner/repo and numeric target";
+pub(crate) const INVALID_KIND: &str = "annotation kind must be dismiss or snooze";
+pub(crate) const INVALID_UNTIL: &str = "snooze until must be a future timestamp";
+
+/// Returns `annotations/<owner>/<repo>/<target>.json`.
+pub fn path(repo: &RepoSlug, target: &Target) -> String {
+    format!(
+        "{ANNOTATIONS_DIR}/{}/{}/{target}.json",
+        repo.owner(),
+        repo.name()
+    )
+}
+
+/// Reports whether `path` is an annotation record's.
+pub fn is_annotation_path(path: &str) -> bool {
+    path.strip_prefix(ANNOTATIONS_DIR)
+        .is_some_and(|rest| rest.starts_with('/'))
+}
+
+/// `^[A-Za-z0-9][A-Za-z0-9._-]*$`, and a name the store accepts as a path segment.
+fn key_part(s: &str) -> bool {
+    s.chars().next().is_some_and(|c| c.is_ascii_alphanumeric()) && crate::ids::is_repo_part(s)
+}
+
+/// Validates `owner/repo` and a numeric target.
+pub(crate) fn key(repo: Option<&str>, target: Option<&str>) -> Result<(RepoSlug, Target), String> {
+    let (Some(repo), Some(target)) = (repo, target) else {
+        return Err(INVALID_KEY.into());
+    };
+    let (repo, target) = (repo.trim(), target.trim());
+    let valid_repo = repo
+        .split_once('/')
+        .is_some_and(|(o, n)| key_part(o) && key_part(n));
+    let numeric = !target.is_empty() && target.bytes().all(|b| b.is_ascii_digit());
+    if !valid_repo || !numeric {
+        return Err(INVALID_KEY.into());
+    }
+    let slug = repo.parse().map_err(|_| INVALID_KEY.to_owned())?;
+    let target = target.parse().map_err(|_| INVALID_KEY.to_owned())?;
+    Ok((slug, target))
+}
+
+fn text(v: Option<&Value>, what: &str) -> Result<Option<String>, String> {
+    let Some(s) = v.and_then(scalar_string) else {
+        return Ok(None);
+    };
+    let s = s.trim();
+    if s.chars().count() > MAX_TEXT {
+        return Err(format!("annotation {what} is too long"));
+    }
+    Ok((!s.is_empty()).then(|| s.to_owned()))
+}
+
+/// Reads an annotation record, as stored or as a request body sends it; with `now` (a
+/// request) a snooze's `until` must be in the future, and `active` is set.
+pub(crate) fn read(r: &Record, now: Option<Instant>) -> Result<Annotation, String> {
+    let repo = r.get("repo").and_then(scalar_string);
+    let target = r.get("target").and_then(scalar_string);
+    let (repo, target) = key(repo.as_deref(), target.as_deref())?;
+    let kind = r
+        .get("kind")
+        .and_then(Value::as_str)
+        .and_then(AnnotationKind::parse)
+        .ok_or_else(|| INVALID_KIND.to_owned())?;
+    let until = match kind {
+        AnnotationKind::Dismiss => None,
+        AnnotationKind::Snooze => {
+            let at = r
+                .get("until")
+                .and_then(Value::as_str)
+                .and_then(time::parse)
+                .filter(|t| now.is_none_or(|now| *t > now))
+                .ok_or_else(|| INVALID_UNTIL.to_owned())?;
+            Some(time::format(at))
+        }
+    };
+    let note = text(r.get("note"), "note")?;
+    let operator = text(r.get("operator"), "operator")?;
+    let mut a = Annotation {
+        repo: repo.to_string(),
+        target: target.to_string(),
+        kind,
+        until,
+        note,
+        operator,
+        updated_at: f::UPDATED_AT.text(r).map(str::to_owned),
+        machine_id: f::MACHINE_ID.text(r).map(str::to_owned),
+        active: false,
+    };
+    a.active = now.is_some_and(|now| a.is_active(now));
+    Ok(a)
+}
+
+/// Parses a stored annotation at `path`; the message says why it is not one. A record
+/// whose item differs from its path is refused too (it would annotate something else).
+pub fn parse(path: &str, bytes: &[u8]) -> Result<Annotation, String> {
+    let record = crate::record::from_bytes(bytes).map_err(|e| e.to_string())?;
+    // Whether it is active is decided when the model is built, not here.
+    let a = read(&record, None)?;
+    let (repo, target) = key(Some(&a.repo), Some(&a.target))?;
+    if self::path(&repo, &target) != path {
+        return Err(format!(
+            "annotation for {}#{} is stored at {path}",
+            a.repo, a.target
+        ));
+    }
+    Ok(a)
+}
