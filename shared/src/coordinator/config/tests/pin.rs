@@ -97,3 +97,11 @@ fn changed_execution_inputs_are_named() {
         ]
     );
 }
+
+#[test]
+fn regression_pin_holds_no_signing_paths() {
+    let pinned = pin(&parse_value(&valid()).unwrap(), "w1", &slug("octo/app")).unwrap();
+    let json = serde_json::to_string(&pinned).unwrap();
+    assert!(!json.contains("/keys/worker"), "{json}");
+    assert!(!json.contains("/keys/allowed_signers"), "{json}");
+}
