@@ -25,14 +25,9 @@ fn fixture(ci: &str) -> (Coord, u64) {
 
 /// The files on the state branch that contain `needle`.
 fn state_files_with(c: &Coord, needle: &str) -> String {
-    let out = c.env.git_output(&[
-        "grep",
-        "-l",
-        "-F",
-        "-e",
-        needle,
-        "refs/heads/agent-coord",
-    ]);
+    let out = c
+        .env
+        .git_output(&["grep", "-l", "-F", "-e", needle, "refs/heads/agent-coord"]);
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
@@ -48,7 +43,7 @@ fn regression_signing_paths_are_not_in_the_replicated_checkpoint() {
     }
     let git = &c.task(issue)["pinned"]["git"];
     assert!(
-        git["signing_digest"]
+        git["signing_key_digest"]
             .as_str()
             .is_some_and(|d| d.starts_with("sha256:")),
         "{git:#}"
@@ -96,7 +91,10 @@ fn regression_a_lost_ready_answer_then_a_human_merge_ends_the_task() {
         .filter(|(_, b)| b.starts_with("Done: pull request #"))
         .count();
     assert_eq!(acks, 1);
-    assert!(!c.comments(issue).iter().any(|(_, b)| b.contains("no longer matches")));
+    assert!(!c
+        .comments(issue)
+        .iter()
+        .any(|(_, b)| b.contains("no longer matches")));
     assert_eq!(c.gh.merge_calls(), 0);
 }
 
@@ -201,7 +199,11 @@ fn regression_a_missing_explicit_config_is_an_error_not_a_silent_no_op() {
         c.env.root(),
     );
     assert_eq!(out.code, 1, "{}\n{}", out.stdout, out.stderr);
-    assert!(out.stderr.contains("no-such-coordinator.json"), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("no-such-coordinator.json"),
+        "{}",
+        out.stderr
+    );
     assert!(!out.stdout.contains("nothing to do"), "{}", out.stdout);
     // The environment variable names a file just as explicitly.
     let out = CommandOutput::new(
@@ -213,7 +215,11 @@ fn regression_a_missing_explicit_config_is_an_error_not_a_silent_no_op() {
         c.env.root(),
     );
     assert_eq!(out.code, 1, "{}\n{}", out.stdout, out.stderr);
-    assert!(out.stderr.contains("no-such-coordinator.json"), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("no-such-coordinator.json"),
+        "{}",
+        out.stderr
+    );
     // The default location may be absent: no worker, exit 0.
     let out = CommandOutput::new(
         c.env.command(["coordinate", "--all"]).output().unwrap(),
