@@ -14,6 +14,7 @@ mod test_coordinator;
 mod test_coordinator_demo;
 mod test_coordinator_gates;
 mod test_coordinator_ready;
+mod test_coordinator_regressions;
 mod test_coordinator_runs;
 mod test_enrich;
 mod test_fake_github;

@@ -324,7 +324,7 @@ fn a_changed_pinned_configuration_blocks_the_task() {
 }
 
 #[test]
-fn configuration_errors_name_the_key_and_absent_config_is_no_worker() {
+fn configuration_errors_name_the_key_and_a_missing_named_config_is_an_error() {
     let c = Coord::new(30);
     let mut config = c.config_value(30);
     config["workers"]["w1"]["workspace_root"] = serde_json::json!("relative/ws");
@@ -337,14 +337,13 @@ fn configuration_errors_name_the_key_and_absent_config_is_no_worker() {
         out.stderr
     );
 
+    // Named by --config, a missing file is an error (only the default location may be
+    // absent: see test_coordinator_regressions).
     std::fs::remove_file(&c.config).unwrap();
     let out = c.tick(&[]);
-    assert_eq!(out.code, 0, "{}", out.stderr);
-    assert!(
-        out.stdout.contains("no coordinator workers configured"),
-        "{}",
-        out.stdout
-    );
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert!(out.stderr.contains("coordinator.json"), "{}", out.stderr);
+    assert!(out.stdout.is_empty(), "{}", out.stdout);
 }
 
 #[test]

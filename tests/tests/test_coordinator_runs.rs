@@ -224,9 +224,10 @@ fn an_idle_tick_is_answered_304_and_costs_no_rate_limit() {
         requests.iter().all(|r| r.status == 304),
         "an idle tick sent a request that was not answered from the cache: {routes:#?}"
     );
-    // Both accounts' GET /user (the preflight), the one issue list, and the task's three
-    // CI observations (no CI reported yet: it waits at the CI phase).
-    assert_eq!(requests.len(), 6, "{routes:#?}");
+    // Both accounts' GET /user (the preflight), the one issue list, the task's pull request
+    // (whose head CI is observed for) and its three CI observations (no CI reported yet: it
+    // waits at the CI phase).
+    assert_eq!(requests.len(), 7, "{routes:#?}");
     assert_eq!(c.gh.stats().rate_limit_remaining, before);
 }
 

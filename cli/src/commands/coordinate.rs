@@ -58,9 +58,20 @@ pub(crate) struct CoordinateArgs {
     json: bool,
 }
 
-fn config_path(args: &CoordinateArgs) -> Result<PathBuf, CommandError> {
+/// Where the configuration is read from.
+struct ConfigPath {
+    path: PathBuf,
+    /// Named by `--config` or `AGENT_COORD_COORDINATOR_CONFIG`: it must exist. Only the
+    /// default location may be absent (no worker).
+    explicit: bool,
+}
+
+fn config_path(args: &CoordinateArgs) -> Result<ConfigPath, CommandError> {
     if let Some(p) = &args.config {
-        return Ok(p.clone());
+        return Ok(ConfigPath {
+            path: p.clone(),
+            explicit: true,
+        });
     }
     let var = |n: &str| std::env::var(n).ok().filter(|v| v.starts_with('/'));
     let base = match (var("XDG_CONFIG_HOME"), var("HOME")) {
@@ -72,13 +83,24 @@ fn config_path(args: &CoordinateArgs) -> Result<PathBuf, CommandError> {
             ))
         }
     };
-    Ok(base.join("agent-coord").join("coordinator.json"))
+    Ok(ConfigPath {
+        path: base.join("agent-coord").join("coordinator.json"),
+        explicit: false,
+    })
 }
 
-/// Reads the configuration; `None` when the file is absent.
-fn load(path: &PathBuf) -> Result<Option<CoordinatorConfig>, CommandError> {
+/// Reads the configuration; `None` when the default file is absent. An explicitly named
+/// file that does not exist is a usage error naming it, never a silent "no worker".
+fn load(at: &ConfigPath) -> Result<Option<CoordinatorConfig>, CommandError> {
+    let path = &at.path;
     let text = match std::fs::read_to_string(path) {
         Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound && at.explicit => {
+            return Err(CommandError::usage(format!(
+                "the coordinator configuration {} does not exist (named by --config or AGENT_COORD_COORDINATOR_CONFIG)",
+                path.display()
+            )))
+        }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => {
             return Err(CommandError::operational(format!(
@@ -93,8 +115,9 @@ fn load(path: &PathBuf) -> Result<Option<CoordinatorConfig>, CommandError> {
 }
 
 pub(crate) fn cmd_coordinate(cx: &Context, args: &CoordinateArgs) -> Result<Report, CommandError> {
-    let path = config_path(args)?;
-    let config = match load(&path)? {
+    let at = config_path(args)?;
+    let path = &at.path;
+    let config = match load(&at)? {
         Some(c) if !c.workers.is_empty() => c,
         _ => {
             let notice = format!(

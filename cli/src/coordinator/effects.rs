@@ -263,6 +263,34 @@ impl Engine<'_> {
         Ok(self.done(activity, pr, url))
     }
 
+    /// Reconciles the Ready mutation of an earlier attempt whose answer was lost: when the
+    /// `ready` intent is still open and a fresh read shows the pull request out of draft on
+    /// the task's head, the effect applied and is completed — whatever happened to the pull
+    /// request since (a human may have merged it already). `None`: no open intent, or the
+    /// pull request is still a draft (the normal path tries again).
+    pub(crate) fn reconcile_ready(&mut self, task: &Task) -> Result<Option<Posted>, Halt> {
+        let current = task.occurrence("ready");
+        if current == 0 {
+            return Ok(None);
+        }
+        let id = naming::activity_id(&task.task_id, "ready", current);
+        let Some(activity) = self.ledger.activity(&task.task_id, &id)? else {
+            return Ok(None);
+        };
+        if activity.status != ActivityStatus::Intent {
+            return Ok(None);
+        }
+        let pr = task.pr.unwrap_or_default();
+        let pull = self
+            .gh
+            .pull(&task.repo, pr)
+            .map_err(|e| self.github_halt(task, "read the pull request", e))?;
+        if pull.draft || task.head.as_deref() != Some(pull.head_sha.as_str()) {
+            return Ok(None);
+        }
+        Ok(Some(self.done(activity, pr, pull.html_url)))
+    }
+
     /// Turns a GitHub failure into a halt for this task: the intent stays open and the next
     /// tick discovers before it tries again.
     pub(crate) fn github_halt(&mut self, task: &Task, what: &str, e: GhError) -> Halt {

@@ -251,6 +251,15 @@ pub(crate) fn head(dir: &Path) -> Result<String, GitError> {
     Ok(out.trim().to_owned())
 }
 
+/// Reports whether `head` contains `ancestor` in this checkout; a commit the checkout does
+/// not have (someone else's, never fetched) is not contained.
+pub(crate) fn contains(dir: &Path, head: &str, ancestor: &str) -> Result<bool, GitError> {
+    check_oid(head)?;
+    check_oid(ancestor)?;
+    let done = Git::local(dir).run(&["merge-base", "--is-ancestor", ancestor, head])?;
+    Ok(done.success())
+}
+
 /// Stages everything and makes one signed commit; `None` when there is nothing to commit.
 pub(crate) fn commit_all(
     dir: &Path,

@@ -2,7 +2,8 @@
 //! inventory, shared by the CI phase and every Ready-side recheck. Pending evidence and
 //! transport errors wait for the next tick without a model or a reply gate; failures fetch
 //! the failed jobs' plain-text logs for the implementer; authorization waits, unreadable
-//! logs and protocol faults are blockers an authorized reply resumes at `ci`.
+//! logs and protocol faults are blockers an authorized reply resumes at `ci`. The pull
+//! request's actual head is read first: a head someone else pushed is such a blocker too.
 
 use agent_coord_shared::coordinator::ci;
 use agent_coord_shared::coordinator::ci::Verdict;
@@ -18,7 +19,67 @@ pub(super) enum Seen {
     Fault(String),
 }
 
+/// The pull request's actual head, against the task's signed head.
+pub(super) enum PrHead {
+    /// The task's head.
+    Ours,
+    /// An earlier head of the task: GitHub has not caught up with the push yet.
+    Behind(String),
+    /// A head the coordinator did not sign (someone else pushed): the blocker text.
+    Foreign(String),
+}
+
 impl Engine<'_> {
+    /// Classifies `actual`, the head GitHub shows for the task's pull request, against the
+    /// task's signed `head`. A foreign head is never observed, approved or made Ready.
+    pub(super) fn classify_pr_head(&self, task: &Task, head: &str, actual: &str) -> PrHead {
+        if actual == head {
+            return PrHead::Ours;
+        }
+        let pr = task.pr.unwrap_or_default();
+        let dir = self.worktree(task);
+        // A git failure counts as "not contained": a blocker, never a silent wait.
+        if git::contains(&dir, head, actual).unwrap_or(false) {
+            return PrHead::Behind(format!(
+                "pull request #{pr} still shows {}, an earlier head of this task, not the pushed {}",
+                short(actual),
+                short(head)
+            ));
+        }
+        PrHead::Foreign(format!(
+            "pull request #{pr}'s head is {actual}, not the task's signed head {head}: someone else pushed to {}. Nothing is approved or made Ready on a head the coordinator did not sign; restore {} to {}, then reply to resume",
+            task.branch,
+            task.branch,
+            short(head)
+        ))
+    }
+
+    /// Reads the task's pull request before its CI is observed (a transport error retries):
+    /// `None` when it shows the task's head; `Some(false)` when GitHub has not caught up with
+    /// the push yet (next tick); `Some(true)` after parking on the blocker of a head someone
+    /// else pushed — otherwise that head would leave the task "CI pending" on its own.
+    fn pr_head_moved(&mut self, task: &mut Task, head: &str) -> Result<Option<bool>, Halt> {
+        let pr = task.pr.unwrap_or_default();
+        let pull = self
+            .gh
+            .pull(&task.repo, pr)
+            .map_err(|e| self.github_halt(task, "read the pull request", e))?;
+        match self.classify_pr_head(task, head, &pull.head_sha) {
+            PrHead::Ours => Ok(None),
+            PrHead::Behind(why) => {
+                self.observe(
+                    Some(&task.task_id),
+                    format!("{why}; looking again next tick"),
+                );
+                Ok(Some(false))
+            }
+            PrHead::Foreign(text) => {
+                self.park(task, Phase::Ci, BLOCKER, text)?;
+                Ok(Some(true))
+            }
+        }
+    }
+
     /// Observes the head's CI; a transport error halts the tick for this task (retry).
     pub(super) fn observe_ci(&mut self, task: &Task, head: &str) -> Result<Seen, Halt> {
         let repo = task.repo.clone();
@@ -61,6 +122,9 @@ impl Engine<'_> {
                 Phase::PrGatesGrok,
                 "the PR gates have not all approved this head",
             );
+        }
+        if let Some(keep_going) = self.pr_head_moved(task, &head)? {
+            return Ok(keep_going);
         }
         match self.observe_ci(task, &head)? {
             Seen::Fault(fault) => {

@@ -91,6 +91,16 @@ impl Engine<'_> {
         mut task: Task,
         assigned: &BTreeSet<(String, u64)>,
     ) -> Result<(), Halt> {
+        if config::upgrade_stored(&mut task.pinned) {
+            // A checkpoint from before signing paths were digested: save it without them
+            // once, whatever its state (see `config::pin`).
+            self.commit(
+                &mut task,
+                "coordinator.phase",
+                "the pinned identity now holds digests, not the signing paths".into(),
+                None,
+            )?;
+        }
         for _ in 0..MAX_STEPS {
             if self.stop.load(Ordering::SeqCst) {
                 return Ok(());
@@ -135,9 +145,12 @@ impl Engine<'_> {
         Ok(())
     }
 
-    /// Returns the keys of the pinned identity that changed since acceptance, if any.
+    /// Returns the keys of the pinned identity that changed since acceptance, if any; a
+    /// stored pin that cannot be read counts as changed (never as unchecked).
     pub(super) fn pin_changes(&self, task: &Task) -> Option<Vec<String>> {
-        let pinned: PinnedIdentity = serde_json::from_value(task.pinned.clone()).ok()?;
+        let Some(pinned) = PinnedIdentity::from_stored(&task.pinned) else {
+            return Some(vec!["pinned".to_owned()]);
+        };
         let current = self.pin_of(&task.repo);
         let changes = match current {
             Some(current) => pinned.changes(&current),

@@ -10,6 +10,7 @@ use agent_coord_shared::coordinator::task::FormalApproval;
 
 use agent_coord_shared::coordinator::ci;
 
+use super::ci_phase::PrHead;
 use super::ci_phase::Seen;
 use super::gates::short;
 use super::*;
@@ -157,6 +158,12 @@ impl Engine<'_> {
             Err(Halt::Retry { message, .. }) => return Ok(Recheck::Wait(message)),
             Err(fatal) => return Err(fatal),
         }
+        self.recheck_pull(task, head)
+    }
+
+    /// The fresh read of the pull request: its head (ours, behind, or someone else's), author,
+    /// base, state and mergeability.
+    fn recheck_pull(&mut self, task: &mut Task, head: &str) -> Result<Recheck, Halt> {
         let pr = task.pr.unwrap_or_default();
         let pull = match self.gh.pull(&task.repo, pr) {
             Ok(p) => p,
@@ -167,14 +174,16 @@ impl Engine<'_> {
                 )));
             }
         };
-        let mut wrong = Vec::new();
-        if pull.head_sha != head {
-            wrong.push(format!(
-                "its head is {}, not {}",
-                short(&pull.head_sha),
-                short(head)
-            ));
+        match self.classify_pr_head(task, head, &pull.head_sha) {
+            PrHead::Ours => {}
+            PrHead::Behind(why) => return Ok(Recheck::Wait(why)),
+            PrHead::Foreign(text) => {
+                let resume = task.phase;
+                self.park(task, resume, BLOCKER, text)?;
+                return Ok(Recheck::Moved);
+            }
         }
+        let mut wrong = Vec::new();
         if !pull.author.eq_ignore_ascii_case(&self.login) {
             wrong.push(format!("its author is {}, not {}", pull.author, self.login));
         }
@@ -396,11 +405,36 @@ impl Engine<'_> {
         )))
     }
 
+    /// Completes an earlier Ready mutation whose answer was lost ([`Engine::reconcile_ready`]):
+    /// the task left draft and awaits the merge. `false` when there was none to complete.
+    fn reconciled_ready(&mut self, task: &mut Task) -> Result<bool, Halt> {
+        let Some(posted) = self.reconcile_ready(task)? else {
+            return Ok(false);
+        };
+        let pr = posted.id;
+        task.left_draft();
+        self.save_published(
+            task,
+            &posted,
+            format!("pull request #{pr} had left draft (the Ready mutation's answer was lost)"),
+        )?;
+        self.observe(
+            Some(&task.task_id),
+            format!("pull request #{pr} left draft; the lost answer is reconciled"),
+        );
+        Ok(true)
+    }
+
     pub(super) fn leave_draft(
         &mut self,
         task: &mut Task,
         assigned: &BTreeSet<(String, u64)>,
     ) -> Result<bool, Halt> {
+        // A lost answer to an applied Ready mutation is reconciled before the gate re-checks
+        // an open pull request: a human may have merged it meanwhile.
+        if self.reconciled_ready(task)? {
+            return Ok(true);
+        }
         let head = match self.effect_head(task, assigned)? {
             Ok(head) => head,
             Err(keep_going) => return Ok(keep_going),

@@ -19,6 +19,8 @@ use serde::Serialize;
 use serde_json::Value;
 
 pub use self::pin::pin;
+pub use self::pin::upgrade_stored;
+pub use self::pin::PinnedGit;
 pub use self::pin::PinnedIdentity;
 use self::read::entries;
 use self::read::err;

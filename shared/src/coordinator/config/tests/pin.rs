@@ -8,6 +8,7 @@ use super::slug;
 use super::valid;
 use super::REPO;
 use crate::coordinator::config::pin;
+use crate::coordinator::config::upgrade_stored;
 use crate::coordinator::config::PinnedIdentity;
 
 #[test]
@@ -96,4 +97,63 @@ fn changed_execution_inputs_are_named() {
             "git.signing_key"
         ]
     );
+}
+
+#[test]
+fn regression_pin_holds_no_signing_paths() {
+    let pinned = pin(&parse_value(&valid()).unwrap(), "w1", &slug("octo/app")).unwrap();
+    let json = serde_json::to_string(&pinned).unwrap();
+    assert!(!json.contains("/keys/worker"), "{json}");
+    assert!(!json.contains("/keys/allowed_signers"), "{json}");
+}
+
+/// A pin as checkpoints stored it before paths were digested.
+fn legacy(signing_key: &str) -> serde_json::Value {
+    let current = pin(&parse_value(&valid()).unwrap(), "w1", &slug("octo/app")).unwrap();
+    let mut stored = serde_json::to_value(&current).unwrap();
+    stored["git"] = json!({
+        "name": "Worker Bot",
+        "email": "w@example.com",
+        "signing_format": "ssh",
+        "signing_key": signing_key,
+        "allowed_signers": "/keys/allowed_signers"
+    });
+    stored
+}
+
+#[test]
+fn a_stored_pin_with_signing_paths_reads_as_their_digests() {
+    let current = pin(&parse_value(&valid()).unwrap(), "w1", &slug("octo/app")).unwrap();
+    let mut stored = legacy("/keys/worker");
+    let read = PinnedIdentity::from_stored(&stored).unwrap();
+    assert_eq!(read.changes(&current), Vec::<String>::new());
+    assert_eq!(read, current);
+    assert!(upgrade_stored(&mut stored));
+    assert!(!stored.to_string().contains("/keys/"), "{stored}");
+    assert_eq!(stored, serde_json::to_value(&current).unwrap());
+    assert!(
+        !upgrade_stored(&mut stored),
+        "an upgraded pin stays as it is"
+    );
+    // A path that differs from the configuration is still a changed identity.
+    let moved = PinnedIdentity::from_stored(&legacy("/keys/old")).unwrap();
+    assert_eq!(moved.changes(&current), ["git.signing_key"]);
+    assert!(PinnedIdentity::from_stored(&json!({"git": {}})).is_none());
+    assert!(PinnedIdentity::from_stored(&serde_json::Value::Null).is_none());
+}
+
+#[test]
+fn a_changed_allowed_signers_path_is_named() {
+    let before = pin(&parse_value(&valid()).unwrap(), "w1", &slug("octo/app")).unwrap();
+    let mut v = valid();
+    set(
+        &mut v,
+        "/sessions/w1/git/allowed_signers",
+        json!("/keys/other_signers"),
+    );
+    let after = pin(&parse_value(&v).unwrap(), "w1", &slug("octo/app")).unwrap();
+    assert_eq!(before.changes(&after), ["git.allowed_signers"]);
+    assert!(!serde_json::to_string(&after)
+        .unwrap()
+        .contains("other_signers"));
 }
