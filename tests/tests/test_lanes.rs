@@ -50,7 +50,12 @@ fn run_lane(env: &TestEnv, args: &[&str], vars: &[(&str, &str)]) -> CommandOutpu
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     let mut child = cmd.spawn().unwrap();
-    child.stdin.take().unwrap().write_all(PROMPT.as_bytes()).unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(PROMPT.as_bytes())
+        .unwrap();
     CommandOutput::new(child.wait_with_output().unwrap(), env.root())
 }
 
@@ -85,8 +90,19 @@ fn claude_lane_passes_the_protocol_through_and_ends_with_usage() {
     let transcript = env.root().join("t.jsonl");
     let out = run_lane(
         &env,
-        &["claude", "--role", "implementer", "--model", "claude-sonnet-4-5", "--transcript", transcript.to_str().unwrap()],
-        &[(&bin("claude"), claude.to_str().unwrap()), ("ANTHROPIC_API_KEY", API_KEY)],
+        &[
+            "claude",
+            "--role",
+            "implementer",
+            "--model",
+            "claude-sonnet-4-5",
+            "--transcript",
+            transcript.to_str().unwrap(),
+        ],
+        &[
+            (&bin("claude"), claude.to_str().unwrap()),
+            ("ANTHROPIC_API_KEY", API_KEY),
+        ],
     )
     .success();
     let (protocol, usage) = split_usage(&out);
@@ -104,7 +120,10 @@ fn claude_lane_passes_the_protocol_through_and_ends_with_usage() {
     assert!(usage["duration_ms"].is_u64());
     assert_eq!(recorded(&env, "claude", "stdin"), PROMPT);
     let argv = recorded(&env, "claude", "argv");
-    assert!(argv.contains("acceptEdits\n--tools\nRead,Edit,Write,Glob,Grep\n"), "{argv}");
+    assert!(
+        argv.contains("acceptEdits\n--tools\nRead,Edit,Write,Glob,Grep\n"),
+        "{argv}"
+    );
     assert!(argv.contains("--model\nclaude-sonnet-4-5\n"), "{argv}");
 }
 
@@ -117,15 +136,27 @@ fn planted_tokens_are_redacted_in_the_transcript() {
     let transcript = env.root().join("t.jsonl");
     run_lane(
         &env,
-        &["claude", "--role", "reviewer", "--transcript", transcript.to_str().unwrap()],
-        &[(&bin("claude"), claude.to_str().unwrap()), ("ANTHROPIC_API_KEY", API_KEY)],
+        &[
+            "claude",
+            "--role",
+            "reviewer",
+            "--transcript",
+            transcript.to_str().unwrap(),
+        ],
+        &[
+            (&bin("claude"), claude.to_str().unwrap()),
+            ("ANTHROPIC_API_KEY", API_KEY),
+        ],
     )
     .success();
     let text = std::fs::read_to_string(&transcript).unwrap();
     assert!(!text.contains(PLANTED), "{text}");
     assert!(!text.contains(API_KEY), "{text}");
     assert!(text.contains("token [redacted] key [redacted]"), "{text}");
-    let lines: Vec<Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let lines: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
     assert_eq!(lines.first().unwrap()["agent_coord"], "lane");
     assert_eq!(lines.last().unwrap()["agent_coord"], "usage");
     assert_eq!(lines.len(), 5, "{text}");
@@ -151,9 +182,21 @@ fn github_tokens_never_reach_the_vendor() {
     )
     .success();
     let vendor_env = recorded(&env, "claude", "env");
-    assert!(vendor_env.contains(&format!("ANTHROPIC_API_KEY={API_KEY}")), "{vendor_env}");
-    for leaked in [PLANTED, "GITHUB_TOKEN", "GH_TOKEN", "AGENT_COORD", "OPENAI_API_KEY"] {
-        assert!(!vendor_env.contains(leaked), "{leaked} reached the vendor:\n{vendor_env}");
+    assert!(
+        vendor_env.contains(&format!("ANTHROPIC_API_KEY={API_KEY}")),
+        "{vendor_env}"
+    );
+    for leaked in [
+        PLANTED,
+        "GITHUB_TOKEN",
+        "GH_TOKEN",
+        "AGENT_COORD",
+        "OPENAI_API_KEY",
+    ] {
+        assert!(
+            !vendor_env.contains(leaked),
+            "{leaked} reached the vendor:\n{vendor_env}"
+        );
     }
 }
 
@@ -167,18 +210,36 @@ fn unsafe_extra_flag_is_refused_without_allow_unsafe_flag() {
     let vars: Vec<(&str, &str)> = vars.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
     let out = run_lane(
         &env,
-        &["claude", "--role", "implementer", "--", "--dangerously-skip-permissions"],
+        &[
+            "claude",
+            "--role",
+            "implementer",
+            "--",
+            "--dangerously-skip-permissions",
+        ],
         &vars,
     )
     .code(1);
     assert!(
-        out.stderr.contains("refusing unsafe claude flag --dangerously-skip-permissions"),
+        out.stderr
+            .contains("refusing unsafe claude flag --dangerously-skip-permissions"),
         "{out}"
     );
-    assert_eq!(recorded(&env, "claude", "argv"), "", "the vendor must not run");
+    assert_eq!(
+        recorded(&env, "claude", "argv"),
+        "",
+        "the vendor must not run"
+    );
     run_lane(
         &env,
-        &["claude", "--role", "implementer", "--allow-unsafe-flag", "--", "--dangerously-skip-permissions"],
+        &[
+            "claude",
+            "--role",
+            "implementer",
+            "--allow-unsafe-flag",
+            "--",
+            "--dangerously-skip-permissions",
+        ],
         &vars,
     )
     .success();
@@ -198,8 +259,12 @@ fn codex_usage_limit_is_unavailable_with_retry_after() {
             r#"{"type":"turn.failed","error":{"message":"You have hit your usage limit. Upgrade to Pro or try again in 2 hours."}}"#,
         ],
     );
-    let out = run_lane(&env, &["codex", "--role", "reviewer"], &[(&bin("codex"), codex.to_str().unwrap())])
-        .success();
+    let out = run_lane(
+        &env,
+        &["codex", "--role", "reviewer"],
+        &[(&bin("codex"), codex.to_str().unwrap())],
+    )
+    .success();
     let (protocol, usage) = split_usage(&out);
     assert_eq!(
         protocol,
@@ -251,18 +316,35 @@ fn codex_run_computes_its_cost_from_the_price_table() {
     );
     let out = run_lane(
         &env,
-        &["codex", "--role", "implementer", "--model", "gpt-5", "--effort", "high"],
+        &[
+            "codex",
+            "--role",
+            "implementer",
+            "--model",
+            "gpt-5",
+            "--effort",
+            "high",
+        ],
         &[(&bin("codex"), codex.to_str().unwrap())],
     )
     .success();
     let (protocol, usage) = split_usage(&out);
     assert_eq!(protocol, ANSWER_TEXT);
     assert_eq!(usage["cost_source"], "computed");
-    assert!((usage["cost_usd"].as_f64().unwrap() - 2.25).abs() < 1e-9, "{usage}");
+    assert!(
+        (usage["cost_usd"].as_f64().unwrap() - 2.25).abs() < 1e-9,
+        "{usage}"
+    );
     assert_eq!(recorded(&env, "codex", "stdin"), PROMPT);
     let argv = recorded(&env, "codex", "argv");
-    assert!(argv.starts_with("exec\n--json\n--sandbox\nworkspace-write\n"), "{argv}");
-    assert!(argv.ends_with("model_reasoning_effort=\"high\"\n-\n"), "{argv}");
+    assert!(
+        argv.starts_with("exec\n--json\n--sandbox\nworkspace-write\n"),
+        "{argv}"
+    );
+    assert!(
+        argv.ends_with("model_reasoning_effort=\"high\"\n-\n"),
+        "{argv}"
+    );
 }
 
 #[test]
@@ -277,8 +359,12 @@ fn gemini_and_grok_runs_pass_their_final_message_through() {
             r#"{"type":"result","status":"success","stats":{"input_tokens":10,"output_tokens":5,"cached":0,"input":10,"models":{"gemini-2.5-flash":{}}}}"#,
         ],
     );
-    let out = run_lane(&env, &["gemini", "--role", "reviewer"], &[(&bin("gemini"), gemini.to_str().unwrap())])
-        .success();
+    let out = run_lane(
+        &env,
+        &["gemini", "--role", "reviewer"],
+        &[(&bin("gemini"), gemini.to_str().unwrap())],
+    )
+    .success();
     let (protocol, usage) = split_usage(&out);
     assert_eq!(protocol, "STATUS: complete\nRESULT: approved\n");
     assert_eq!(usage["model"], "gemini-2.5-flash");
@@ -293,14 +379,21 @@ fn gemini_and_grok_runs_pass_their_final_message_through() {
     .unwrap();
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(&grok, std::fs::Permissions::from_mode(0o755)).unwrap();
-    let out = run_lane(&env, &["grok", "--role", "implementer"], &[(&bin("grok"), grok.to_str().unwrap())])
-        .success();
+    let out = run_lane(
+        &env,
+        &["grok", "--role", "implementer"],
+        &[(&bin("grok"), grok.to_str().unwrap())],
+    )
+    .success();
     let (protocol, usage) = split_usage(&out);
     assert_eq!(protocol, "STATUS: complete\nRESULT: rejected\nfinding\n");
     assert_eq!(usage["turns"], 1);
     assert_eq!(recorded(&env, "grok", "stdin"), PROMPT);
     let argv = recorded(&env, "grok", "argv");
-    assert!(argv.contains("--deny\nBash\n--no-subagents\n--disable-web-search\n"), "{argv}");
+    assert!(
+        argv.contains("--deny\nBash\n--no-subagents\n--disable-web-search\n"),
+        "{argv}"
+    );
 }
 
 #[test]
@@ -316,12 +409,22 @@ fn auth_failure_is_unavailable_with_a_local_error() {
             r#"{"type":"result","subtype":"success","is_error":true,"num_turns":1,"result":"Not logged in · Please run /login","session_id":"s-2","total_cost_usd":0}"#,
         ],
     );
-    let out = run_lane(&env, &["claude", "--role", "reviewer"], &[(&bin("claude"), claude.to_str().unwrap())])
-        .success();
+    let out = run_lane(
+        &env,
+        &["claude", "--role", "reviewer"],
+        &[(&bin("claude"), claude.to_str().unwrap())],
+    )
+    .success();
     let (protocol, usage) = split_usage(&out);
-    assert_eq!(protocol, "STATUS: unavailable\nclaude authentication failed\n");
+    assert_eq!(
+        protocol,
+        "STATUS: unavailable\nclaude authentication failed\n"
+    );
     assert_eq!(usage["session_id"], "s-2");
-    assert!(out.stderr.contains("claude: authentication failed"), "{out}");
+    assert!(
+        out.stderr.contains("claude: authentication failed"),
+        "{out}"
+    );
 }
 
 #[test]
@@ -331,8 +434,14 @@ fn missing_vendor_binary_is_an_operational_error() {
     let out = run_lane(
         &env,
         &["codex", "--role", "reviewer"],
-        &[(&bin("codex"), missing.to_str().unwrap()), ("PATH", "/nonexistent")],
+        &[
+            (&bin("codex"), missing.to_str().unwrap()),
+            ("PATH", "/nonexistent"),
+        ],
     )
     .code(2);
-    assert!(out.stderr.contains("cannot start /nonexistent/claude"), "{out}");
+    assert!(
+        out.stderr.contains("cannot start /nonexistent/claude"),
+        "{out}"
+    );
 }

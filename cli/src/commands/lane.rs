@@ -150,13 +150,18 @@ pub(crate) fn cmd_lane(cx: &Context, args: &LaneArgs) -> Result<Report, CommandE
     )
     .map_err(|e| transcript_error(args.transcript.as_deref(), &e))?;
     transcript.header(vendor, args.role(), &argv);
-    let cwd = std::env::current_dir()
-        .map_err(|e| CommandError::operational(format!("cannot read the current directory: {e}")))?;
+    let cwd = std::env::current_dir().map_err(|e| {
+        CommandError::operational(format!("cannot read the current directory: {e}"))
+    })?;
     let spec = runner::Spec {
         argv: &argv,
         cwd: &cwd,
         env: &child_env,
-        stdin: if vendor == Vendor::Grok { Vec::new() } else { prompt },
+        stdin: if vendor == Vendor::Grok {
+            Vec::new()
+        } else {
+            prompt
+        },
         timeout: Duration::from_secs(args.timeout_seconds),
         max_stderr: MAX_STDERR,
     };

@@ -174,7 +174,10 @@ fn read_lines(pipe: impl Read, tx: &mpsc::SyncSender<String>) {
     let mut buf = Vec::new();
     loop {
         buf.clear();
-        match (&mut reader).take(MAX_LINE as u64).read_until(b'\n', &mut buf) {
+        match (&mut reader)
+            .take(MAX_LINE as u64)
+            .read_until(b'\n', &mut buf)
+        {
             Ok(0) | Err(_) => return,
             Ok(_) => {}
         }

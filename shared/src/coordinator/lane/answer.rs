@@ -68,7 +68,8 @@ pub fn compose(parsed: &Parsed, end: VendorEnd, cx: Context) -> Answer {
     };
     if end.timed_out {
         answer.protocol =
-            "STATUS: timeout\nthe vendor CLI ran past the adapter's timeout and was killed\n".into();
+            "STATUS: timeout\nthe vendor CLI ran past the adapter's timeout and was killed\n"
+                .into();
     } else if let Some(limit) = &parsed.usage_limit {
         let at = retry::after(limit.resets_at, cx.now, cx.backoff_seconds);
         answer.retry_after = Some(at);
@@ -86,13 +87,22 @@ pub fn compose(parsed: &Parsed, end: VendorEnd, cx: Context) -> Answer {
             v = cx.vendor
         ));
     } else if let Some(error) = &parsed.vendor_error {
-        let status = if parsed.final_message.is_some() { "partial" } else { "unavailable" };
+        let status = if parsed.final_message.is_some() {
+            "partial"
+        } else {
+            "unavailable"
+        };
         answer.protocol = format!("STATUS: {status}\n{} error: {}\n", cx.vendor, reason(error));
     } else if end.exit_code != Some(0) {
-        let how = end
-            .exit_code
-            .map_or_else(|| "was ended by a signal".to_owned(), |c| format!("exited with code {c}"));
-        let status = if parsed.final_message.is_some() { "partial" } else { "unavailable" };
+        let how = end.exit_code.map_or_else(
+            || "was ended by a signal".to_owned(),
+            |c| format!("exited with code {c}"),
+        );
+        let status = if parsed.final_message.is_some() {
+            "partial"
+        } else {
+            "unavailable"
+        };
         answer.protocol = format!("STATUS: {status}\nthe {} CLI {how}\n", cx.vendor);
     } else if let Some(message) = &parsed.final_message {
         answer.protocol = message.clone();
@@ -105,7 +115,10 @@ pub fn compose(parsed: &Parsed, end: VendorEnd, cx: Context) -> Answer {
             cx.vendor
         );
     } else {
-        answer.protocol = format!("STATUS: unavailable\nthe {} CLI printed no events\n", cx.vendor);
+        answer.protocol = format!(
+            "STATUS: unavailable\nthe {} CLI printed no events\n",
+            cx.vendor
+        );
     }
     answer
 }
@@ -172,7 +185,9 @@ mod tests {
     #[test]
     fn final_protocol_passes_through_unchanged() {
         let parsed = Parsed {
-            final_message: Some("STATUS: complete\nRESULT: done\nSUMMARY_EN: A.\nSUMMARY_DE: B.".into()),
+            final_message: Some(
+                "STATUS: complete\nRESULT: done\nSUMMARY_EN: A.\nSUMMARY_DE: B.".into(),
+            ),
             events: 3,
             ..Parsed::default()
         };
@@ -201,7 +216,10 @@ mod tests {
             answer.protocol,
             "STATUS: unavailable\nRETRY_AFTER: 2026-01-01T00:10:00Z\ncodex usage limit: You've hit your usage limit (key [redacted])\n"
         );
-        assert_eq!(answer.retry_after.map(|t| t.timestamp()), Some(1_767_226_200));
+        assert_eq!(
+            answer.retry_after.map(|t| t.timestamp()),
+            Some(1_767_226_200)
+        );
     }
 
     #[test]
@@ -211,7 +229,10 @@ mod tests {
             ..Parsed::default()
         };
         let answer = compose(&parsed, OK, cx(Vendor::Claude));
-        assert_eq!(answer.protocol, "STATUS: unavailable\nclaude authentication failed\n");
+        assert_eq!(
+            answer.protocol,
+            "STATUS: unavailable\nclaude authentication failed\n"
+        );
         let local = answer.local_error.expect("a local error");
         assert!(local.contains("authentication failed"), "{local}");
     }
@@ -223,10 +244,18 @@ mod tests {
             ..Parsed::default()
         };
         let answer = compose(&some_events, OK, cx(Vendor::Gemini));
-        assert!(answer.protocol.starts_with("STATUS: partial\n"), "{}", answer.protocol);
+        assert!(
+            answer.protocol.starts_with("STATUS: partial\n"),
+            "{}",
+            answer.protocol
+        );
         let nothing = Parsed::default();
         let answer = compose(&nothing, OK, cx(Vendor::Gemini));
-        assert!(answer.protocol.starts_with("STATUS: unavailable\n"), "{}", answer.protocol);
+        assert!(
+            answer.protocol.starts_with("STATUS: unavailable\n"),
+            "{}",
+            answer.protocol
+        );
     }
 
     #[test]
@@ -240,7 +269,10 @@ mod tests {
             ..OK
         };
         let answer = compose(&parsed, failed, cx(Vendor::Claude));
-        assert_eq!(answer.protocol, "STATUS: partial\nthe claude CLI exited with code 1\n");
+        assert_eq!(
+            answer.protocol,
+            "STATUS: partial\nthe claude CLI exited with code 1\n"
+        );
         let errored = Parsed {
             vendor_error: Some("boom".into()),
             ..parsed

@@ -93,14 +93,21 @@ pub fn build(request: &Request) -> Result<Vec<String>, ArgvError> {
 
 fn push_model_and_effort(argv: &mut Vec<String>, request: &Request) -> Result<(), ArgvError> {
     if let Some(model) = request.model {
-        let flag = if request.vendor == Vendor::Codex { "-m" } else { "--model" };
+        let flag = if request.vendor == Vendor::Codex {
+            "-m"
+        } else {
+            "--model"
+        };
         argv.extend([flag.to_owned(), model.to_owned()]);
     }
     if let Some(effort) = request.effort {
         match request.vendor {
             Vendor::Claude => argv.extend(["--effort".to_owned(), effort.to_owned()]),
             Vendor::Codex => {
-                argv.extend(["-c".to_owned(), format!("model_reasoning_effort=\"{effort}\"")]);
+                argv.extend([
+                    "-c".to_owned(),
+                    format!("model_reasoning_effort=\"{effort}\""),
+                ]);
             }
             Vendor::Grok => argv.extend(["--reasoning-effort".to_owned(), effort.to_owned()]),
             Vendor::Gemini => {

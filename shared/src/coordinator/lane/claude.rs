@@ -37,7 +37,11 @@ fn assistant(p: &mut Parsed, event: &Value, now: DateTime<Utc>) {
         Some("authentication_failed" | "oauth_org_not_allowed") => p.auth_failed = true,
         Some("rate_limit" | "billing_error") => p.limit(text, None, now),
         Some(other) => {
-            let message = if text.is_empty() { other.to_owned() } else { text };
+            let message = if text.is_empty() {
+                other.to_owned()
+            } else {
+                text
+            };
             p.vendor_error.get_or_insert(message);
         }
     }

@@ -50,7 +50,12 @@ pub fn vendor_allowlist(vendor: Vendor) -> &'static [&'static str] {
             "DISABLE_AUTOUPDATER",
             "DISABLE_ERROR_REPORTING",
         ],
-        Vendor::Codex => &["OPENAI_API_KEY", "OPENAI_BASE_URL", "CODEX_HOME", "CODEX_API_KEY"],
+        Vendor::Codex => &[
+            "OPENAI_API_KEY",
+            "OPENAI_BASE_URL",
+            "CODEX_HOME",
+            "CODEX_API_KEY",
+        ],
         Vendor::Gemini => &[
             "GEMINI_API_KEY",
             "GEMINI_MODEL",
@@ -162,7 +167,10 @@ mod tests {
     ];
 
     fn names(vendor: Vendor) -> Vec<String> {
-        filter(vendor, AMBIENT).into_iter().map(|(k, _)| k).collect()
+        filter(vendor, AMBIENT)
+            .into_iter()
+            .map(|(k, _)| k)
+            .collect()
     }
 
     #[test]
@@ -180,11 +188,23 @@ mod tests {
         );
         assert_eq!(
             names(Vendor::Codex),
-            ["HOME", "PATH", "OPENAI_API_KEY", "https_proxy", "CODEX_HOME"]
+            [
+                "HOME",
+                "PATH",
+                "OPENAI_API_KEY",
+                "https_proxy",
+                "CODEX_HOME"
+            ]
         );
         assert_eq!(
             names(Vendor::Gemini),
-            ["HOME", "PATH", "GEMINI_API_KEY", "https_proxy", "GEMINI_TELEMETRY_ENABLED"]
+            [
+                "HOME",
+                "PATH",
+                "GEMINI_API_KEY",
+                "https_proxy",
+                "GEMINI_TELEMETRY_ENABLED"
+            ]
         );
         assert_eq!(
             names(Vendor::Grok),
@@ -195,7 +215,12 @@ mod tests {
     #[test]
     fn github_tokens_and_our_variables_never_pass() {
         for vendor in Vendor::ALL {
-            for name in ["GITHUB_TOKEN", "GH_TOKEN", "AGENT_COORD_GITHUB_TOKEN", "AGENT_COORD_NOW"] {
+            for name in [
+                "GITHUB_TOKEN",
+                "GH_TOKEN",
+                "AGENT_COORD_GITHUB_TOKEN",
+                "AGENT_COORD_NOW",
+            ] {
                 assert!(!allowed(vendor, name), "{vendor} {name}");
             }
         }

@@ -208,13 +208,28 @@ mod tests {
     #[test]
     fn classifies_vendor_messages() {
         let table = [
-            ("You've hit your usage limit. Try again at 3:05 PM.", ErrorClass::UsageLimit),
-            ("Claude AI usage limit reached|1767225600", ErrorClass::UsageLimit),
-            ("[API Error: Quota exceeded for quota metric]", ErrorClass::UsageLimit),
-            ("unexpected status 429 Too Many Requests", ErrorClass::UsageLimit),
+            (
+                "You've hit your usage limit. Try again at 3:05 PM.",
+                ErrorClass::UsageLimit,
+            ),
+            (
+                "Claude AI usage limit reached|1767225600",
+                ErrorClass::UsageLimit,
+            ),
+            (
+                "[API Error: Quota exceeded for quota metric]",
+                ErrorClass::UsageLimit,
+            ),
+            (
+                "unexpected status 429 Too Many Requests",
+                ErrorClass::UsageLimit,
+            ),
             ("Not logged in · Please run /login", ErrorClass::Auth),
             ("Invalid API key · Fix external API key", ErrorClass::Auth),
-            ("unexpected status 401 Unauthorized: Missing bearer", ErrorClass::Auth),
+            (
+                "unexpected status 401 Unauthorized: Missing bearer",
+                ErrorClass::Auth,
+            ),
             ("stream disconnected before completion", ErrorClass::Other),
         ];
         for (message, class) in table {

@@ -121,7 +121,10 @@ mod tests {
             Some("STATUS: complete\nRESULT: approved\n")
         );
         assert_eq!(p.model.as_deref(), Some("gemini-2.5-pro"));
-        assert_eq!((p.tokens.input, p.tokens.cache_read, p.tokens.output), (100, 20, 50));
+        assert_eq!(
+            (p.tokens.input, p.tokens.cache_read, p.tokens.output),
+            (100, 20, 50)
+        );
         assert_eq!(p.turns, Some(2));
     }
 

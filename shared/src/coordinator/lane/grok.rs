@@ -19,20 +19,32 @@ pub(super) fn apply(p: &mut Parsed, event: &Value, now: DateTime<Utc>) {
         p.session_id = Some(id.to_owned());
     }
     if let Some(usage) = event.get("usage") {
-        p.tokens.input = first_u64(usage, &["input_tokens", "inputTokens", "prompt_tokens"])
-            .unwrap_or(0);
-        p.tokens.output =
-            first_u64(usage, &["output_tokens", "outputTokens", "completion_tokens"]).unwrap_or(0);
+        p.tokens.input =
+            first_u64(usage, &["input_tokens", "inputTokens", "prompt_tokens"]).unwrap_or(0);
+        p.tokens.output = first_u64(
+            usage,
+            &["output_tokens", "outputTokens", "completion_tokens"],
+        )
+        .unwrap_or(0);
         p.tokens.cache_read = first_u64(
             usage,
-            &["cache_read_input_tokens", "cached_tokens", "cachedInputTokens"],
+            &[
+                "cache_read_input_tokens",
+                "cached_tokens",
+                "cachedInputTokens",
+            ],
         )
         .unwrap_or(0);
         p.tokens.cache_write =
             first_u64(usage, &["cache_creation_input_tokens", "cacheWriteTokens"]).unwrap_or(0);
-        p.tokens.input = p.tokens.input.saturating_sub(
-            if usage.get("prompt_tokens").is_some() { p.tokens.cache_read } else { 0 },
-        );
+        p.tokens.input = p
+            .tokens
+            .input
+            .saturating_sub(if usage.get("prompt_tokens").is_some() {
+                p.tokens.cache_read
+            } else {
+                0
+            });
     }
     p.turns = u64_at(event, &["num_turns"]).or(p.turns);
     p.vendor_cost = event
@@ -114,7 +126,9 @@ mod tests {
 
     #[test]
     fn pretty_printed_answer_with_terminal_noise_is_read_whole() {
-        let p = parse("\u{1b}[0m{\n  \"stopReason\": \"end_turn\",\n  \"text\": \"STATUS: partial\"\n}\n");
+        let p = parse(
+            "\u{1b}[0m{\n  \"stopReason\": \"end_turn\",\n  \"text\": \"STATUS: partial\"\n}\n",
+        );
         assert_eq!(p.final_message.as_deref(), Some("STATUS: partial"));
     }
 
@@ -127,7 +141,9 @@ mod tests {
 
     #[test]
     fn error_answer_is_classified() {
-        let p = parse(r#"{"is_error":true,"error":"429 Too Many Requests: rate limit exceeded, retry in 60s"}"#);
+        let p = parse(
+            r#"{"is_error":true,"error":"429 Too Many Requests: rate limit exceeded, retry in 60s"}"#,
+        );
         assert!(p.usage_limit.is_some());
         let p = parse(r#"{"is_error":true,"error":{"message":"Invalid API key"}}"#);
         assert!(p.auth_failed);

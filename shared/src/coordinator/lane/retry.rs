@@ -30,7 +30,11 @@ pub fn parse(message: &str, now: DateTime<Utc>) -> Option<DateTime<Utc>> {
 }
 
 /// Returns the reset time from `parsed`, else `now` plus `backoff_seconds`.
-pub fn after(parsed: Option<DateTime<Utc>>, now: DateTime<Utc>, backoff_seconds: u64) -> DateTime<Utc> {
+pub fn after(
+    parsed: Option<DateTime<Utc>>,
+    now: DateTime<Utc>,
+    backoff_seconds: u64,
+) -> DateTime<Utc> {
     let backoff = Duration::seconds(i64::try_from(backoff_seconds).unwrap_or(i64::MAX / 1000));
     parsed.unwrap_or_else(|| now.checked_add_signed(backoff).unwrap_or(now))
 }
@@ -47,22 +51,29 @@ fn rfc3339_in(message: &str) -> Option<DateTime<Utc>> {
 /// `reset at`, `resetsAt` or `reset_at`.
 fn unix_time_in(message: &str) -> Option<DateTime<Utc>> {
     let lower = message.to_lowercase();
-    ["|", "resets at ", "reset at ", "resetsat\":", "resets_at\":", "reset_at\":"]
-        .iter()
-        .find_map(|lead| {
-            let at = lower.find(lead)? + lead.len();
-            let digits: String = lower[at..]
-                .trim_start()
-                .chars()
-                .take_while(char::is_ascii_digit)
-                .collect();
-            let n: i64 = digits.parse().ok()?;
-            match digits.len() {
-                10 => DateTime::from_timestamp(n, 0),
-                13 => DateTime::from_timestamp_millis(n),
-                _ => None,
-            }
-        })
+    [
+        "|",
+        "resets at ",
+        "reset at ",
+        "resetsat\":",
+        "resets_at\":",
+        "reset_at\":",
+    ]
+    .iter()
+    .find_map(|lead| {
+        let at = lower.find(lead)? + lead.len();
+        let digits: String = lower[at..]
+            .trim_start()
+            .chars()
+            .take_while(char::is_ascii_digit)
+            .collect();
+        let n: i64 = digits.parse().ok()?;
+        match digits.len() {
+            10 => DateTime::from_timestamp(n, 0),
+            13 => DateTime::from_timestamp_millis(n),
+            _ => None,
+        }
+    })
 }
 
 /// A delay like `25.5s`, `2 hours 5 minutes`, `1h30m` after one of [`DELAY_LEADS`].
@@ -86,10 +97,16 @@ fn duration(text: &str) -> Option<Duration> {
         if number_len == 0 {
             break;
         }
-        let Ok(number) = rest[..number_len].parse::<f64>() else { break };
+        let Ok(number) = rest[..number_len].parse::<f64>() else {
+            break;
+        };
         let after = rest[number_len..].trim_start();
-        let unit_len = after.find(|c: char| !c.is_ascii_alphabetic()).unwrap_or(after.len());
-        let Some(unit_ms) = unit_ms(&after[..unit_len]) else { break };
+        let unit_len = after
+            .find(|c: char| !c.is_ascii_alphabetic())
+            .unwrap_or(after.len());
+        let Some(unit_ms) = unit_ms(&after[..unit_len]) else {
+            break;
+        };
         total_ms = total_ms.saturating_add((number * unit_ms as f64) as i64);
         pairs += 1;
         rest = after[unit_len..].trim_start_matches([' ', ',']);
@@ -126,12 +143,30 @@ mod tests {
     #[test]
     fn reads_reset_times_from_vendor_messages() {
         let table = [
-            ("Claude AI usage limit reached|1767229200", Some("2026-01-01T01:00:00+00:00")),
-            ("limit hit, resets at 2026-01-01T05:30:00Z.", Some("2026-01-01T05:30:00+00:00")),
-            ("Quota exceeded. Please retry in 25.5s.", Some("2026-01-01T00:00:25.500+00:00")),
-            ("You've hit your usage limit. Try again in 2 hours 5 minutes.", Some("2026-01-01T02:05:00+00:00")),
-            (r#"{"retryDelay": "30s"}"#, Some("2026-01-01T00:00:30+00:00")),
-            ("rate limited, retry after 1h30m", Some("2026-01-01T01:30:00+00:00")),
+            (
+                "Claude AI usage limit reached|1767229200",
+                Some("2026-01-01T01:00:00+00:00"),
+            ),
+            (
+                "limit hit, resets at 2026-01-01T05:30:00Z.",
+                Some("2026-01-01T05:30:00+00:00"),
+            ),
+            (
+                "Quota exceeded. Please retry in 25.5s.",
+                Some("2026-01-01T00:00:25.500+00:00"),
+            ),
+            (
+                "You've hit your usage limit. Try again in 2 hours 5 minutes.",
+                Some("2026-01-01T02:05:00+00:00"),
+            ),
+            (
+                r#"{"retryDelay": "30s"}"#,
+                Some("2026-01-01T00:00:30+00:00"),
+            ),
+            (
+                "rate limited, retry after 1h30m",
+                Some("2026-01-01T01:30:00+00:00"),
+            ),
             ("resetsAt\":1767225600000", None), // not after now
             ("You've hit your usage limit. Try again at 3:05 PM.", None),
             ("usage limit reached", None),
@@ -143,8 +178,14 @@ mod tests {
 
     #[test]
     fn back_off_applies_only_without_a_parsed_time() {
-        assert_eq!(after(None, now(), 60).to_rfc3339(), "2026-01-01T00:01:00+00:00");
+        assert_eq!(
+            after(None, now(), 60).to_rfc3339(),
+            "2026-01-01T00:01:00+00:00"
+        );
         let parsed = parse("retry in 5s", now());
-        assert_eq!(after(parsed, now(), 60).to_rfc3339(), "2026-01-01T00:00:05+00:00");
+        assert_eq!(
+            after(parsed, now(), 60).to_rfc3339(),
+            "2026-01-01T00:00:05+00:00"
+        );
     }
 }

@@ -188,7 +188,10 @@ mod tests {
             cost(None, Some("mystery"), tokens),
             (None, CostSource::Unknown)
         );
-        assert_eq!(cost(Some(f64::NAN), None, tokens), (None, CostSource::Unknown));
+        assert_eq!(
+            cost(Some(f64::NAN), None, tokens),
+            (None, CostSource::Unknown)
+        );
     }
 
     #[test]
