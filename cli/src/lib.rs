@@ -9,6 +9,7 @@ mod coordinator;
 mod demo;
 mod git_subprocess;
 mod github;
+mod lanes;
 mod logging;
 mod output;
 mod serve;

@@ -24,6 +24,7 @@ mod test_fleet;
 mod test_gc;
 mod test_gc_machines;
 mod test_info;
+mod test_lanes;
 mod test_regressions;
 mod test_release;
 mod test_scope;

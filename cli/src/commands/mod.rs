@@ -30,6 +30,7 @@ mod gc_machines;
 mod heartbeat;
 mod info;
 mod init;
+mod lane;
 mod record_event;
 mod register_batch;
 mod release;
@@ -85,6 +86,7 @@ pub(crate) enum Command {
     Gc(gc::GcArgs),
     Serve(serve::ServeArgs),
     Coordinate(coordinate::CoordinateArgs),
+    Lane(lane::LaneArgs),
     Completions(completions::CompletionsArgs),
     #[command(hide = true)]
     Man(completions::ManArgs),
@@ -118,6 +120,7 @@ fn run_command(cx: &Context, command: &Command) -> Result<Report, CommandError> 
         Command::Claim(a) => claim::cmd_claim(cx, a),
         Command::Serve(a) => serve::cmd_serve(cx, a),
         Command::Coordinate(a) => coordinate::cmd_coordinate(cx, a),
+        Command::Lane(a) => lane::cmd_lane(cx, a),
         Command::Release(a) => release::cmd_release(cx, a),
         Command::Heartbeat(a) => heartbeat::cmd_heartbeat(cx, a),
         Command::RegisterBatch(a) => register_batch::cmd_register_batch(cx, a),

@@ -9,6 +9,7 @@
 pub mod ci;
 pub mod config;
 pub mod evidence;
+pub mod lane;
 pub mod merge;
 pub mod naming;
 pub mod protocol;
