@@ -3,6 +3,7 @@
 #![allow(clippy::unwrap_used, clippy::type_complexity)]
 
 mod test_annotations;
+mod test_architecture;
 mod test_batch;
 mod test_browser;
 mod test_browser_actions;

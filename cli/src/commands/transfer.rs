@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::path::PathBuf;
 
-use agent_coord_shared::dashboard::annotations::ANNOTATIONS_DIR;
+use agent_coord_shared::dashboard::inputs::annotations::ANNOTATIONS_DIR;
 use agent_coord_shared::ids::is_repo_part;
 use agent_coord_shared::ids::AgentId;
 use agent_coord_shared::record::to_bytes;

@@ -8,13 +8,8 @@ use chrono::DateTime;
 use chrono::Utc;
 use serde_json::Value;
 
-use super::claude;
-use super::codex;
-use super::gemini;
-use super::grok;
 use super::retry;
 use super::usage::Tokens;
-use super::Vendor;
 
 /// A usage limit the vendor reported (rate limit, quota, "usage limit reached").
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -111,44 +106,6 @@ pub fn classify(message: &str) -> ErrorClass {
 }
 
 impl Parsed {
-    /// Reads one line of the vendor's stdout.
-    pub fn feed(&mut self, vendor: Vendor, line: &str, now: DateTime<Utc>) {
-        let trimmed = line.trim();
-        if trimmed.is_empty() {
-            return;
-        }
-        match serde_json::from_str::<Value>(trimmed) {
-            Ok(event @ Value::Object(_)) => {
-                self.events += 1;
-                match vendor {
-                    Vendor::Claude => claude::apply(self, &event, now),
-                    Vendor::Codex => codex::apply(self, &event, now),
-                    Vendor::Gemini => gemini::apply(self, &event, now),
-                    Vendor::Grok => grok::apply(self, &event, now),
-                }
-            }
-            _ => {
-                self.raw.push_str(line);
-                self.raw.push('\n');
-            }
-        }
-    }
-
-    /// Ends the stream: settles what only the end can tell (Codex's unfinished turn, Grok's
-    /// multi-line object).
-    pub fn finish(&mut self, vendor: Vendor, now: DateTime<Utc>) {
-        match vendor {
-            Vendor::Codex => codex::finish(self, now),
-            Vendor::Grok => grok::finish(self, now),
-            Vendor::Claude | Vendor::Gemini => {}
-        }
-        if let Some(message) = self.last_error.take() {
-            if self.final_message.is_none() && self.vendor_error.is_none() {
-                self.error(message, now);
-            }
-        }
-    }
-
     /// Records a terminal vendor error, classified as a usage limit, an authentication
     /// failure or another error.
     pub(super) fn error(&mut self, message: String, now: DateTime<Utc>) {
@@ -204,6 +161,7 @@ fn at<'a>(value: &'a Value, path: &[&str]) -> Option<&'a Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::coordinator::lane::Vendor;
 
     #[test]
     fn classifies_vendor_messages() {

@@ -17,6 +17,7 @@ pub mod events;
 mod gemini;
 mod grok;
 pub mod retry;
+mod stream;
 pub mod usage;
 
 use serde::Deserialize;

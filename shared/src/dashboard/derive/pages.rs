@@ -100,9 +100,7 @@ pub fn item_detail(
     let (coordinator, coordinator_warning) =
         task_rules::item_section(&inputs.tasks, &inputs.malformed, repo, target);
     let custody = row.as_ref().map(|r| fenced(r, claim, &heartbeats));
-    let resume_prompt = custody
-        .as_ref()
-        .and_then(|r| handoff::resume_for(model, r));
+    let resume_prompt = custody.as_ref().and_then(|r| handoff::resume_for(model, r));
     let takeover_command = custody
         .as_ref()
         .and_then(|r| handoff::takeover_for(model, r));
