@@ -74,13 +74,7 @@ mod tests {
     use super::*;
 
     fn parse(lines: &str) -> Parsed {
-        let now = DateTime::from_timestamp(1_767_225_600, 0).expect("valid");
-        let mut p = Parsed::default();
-        for line in lines.lines() {
-            p.feed(Vendor::Gemini, line, now);
-        }
-        p.finish(Vendor::Gemini, now);
-        p
+        super::super::stream::parse_sample(Vendor::Gemini, lines)
     }
 
     #[test]

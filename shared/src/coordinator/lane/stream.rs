@@ -53,3 +53,15 @@ impl Parsed {
         }
     }
 }
+
+/// Reads a whole captured sample at a fixed time, as the vendors' parser tests do.
+#[cfg(test)]
+pub(super) fn parse_sample(vendor: Vendor, lines: &str) -> Parsed {
+    let now = DateTime::from_timestamp(1_767_225_600, 0).expect("a valid fixed time");
+    let mut parsed = Parsed::default();
+    for line in lines.lines() {
+        parsed.feed(vendor, line, now);
+    }
+    parsed.finish(vendor, now);
+    parsed
+}
