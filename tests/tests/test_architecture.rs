@@ -105,6 +105,33 @@ fn no_crate_has_an_import_circle() {
     assert!(found.is_empty(), "import circles:\n{}", found.join("\n"));
 }
 
+/// One module-file style: a module with children is a folder with `mod.rs`, never a
+/// `name.rs` beside a `name/` folder.
+#[test]
+fn modules_with_children_are_folders_with_mod_rs() {
+    let mut found = Vec::new();
+    for src in ["shared/src", "cli/src", "web/src", "tests/src", "tests/tests"] {
+        let mut pending = vec![root().join(src)];
+        while let Some(dir) = pending.pop() {
+            for entry in fs::read_dir(&dir).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    if path.with_extension("rs").is_file() {
+                        found.push(path.with_extension("rs").display().to_string());
+                    }
+                    pending.push(path);
+                }
+            }
+        }
+    }
+    found.sort();
+    assert!(
+        found.is_empty(),
+        "modules with children as name.rs beside name/ (move them to name/mod.rs):\n{}",
+        found.join("\n")
+    );
+}
+
 /// The import rule the house style names (stable rustfmt cannot apply it, so this test
 /// does): one item per `use`, grouped std, then external crates, then the crate's own.
 #[test]
