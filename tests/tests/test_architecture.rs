@@ -110,7 +110,13 @@ fn no_crate_has_an_import_circle() {
 #[test]
 fn modules_with_children_are_folders_with_mod_rs() {
     let mut found = Vec::new();
-    for src in ["shared/src", "cli/src", "web/src", "tests/src", "tests/tests"] {
+    for src in [
+        "shared/src",
+        "cli/src",
+        "web/src",
+        "tests/src",
+        "tests/tests",
+    ] {
         let mut pending = vec![root().join(src)];
         while let Some(dir) = pending.pop() {
             for entry in fs::read_dir(&dir).unwrap() {
