@@ -32,6 +32,22 @@ fn root() -> PathBuf {
         .to_path_buf()
 }
 
+/// Every file and folder below `dir`, depth first.
+fn tree(dir: &Path) -> Vec<PathBuf> {
+    let mut all = Vec::new();
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(dir) = pending.pop() {
+        for entry in fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                pending.push(path.clone());
+            }
+            all.push(path);
+        }
+    }
+    all
+}
+
 /// Every path in backticks in the map that starts with one of the workspace's folders.
 fn listed() -> BTreeSet<String> {
     let map = fs::read_to_string(root().join("docs/architecture.md")).unwrap();
@@ -117,16 +133,9 @@ fn modules_with_children_are_folders_with_mod_rs() {
         "tests/src",
         "tests/tests",
     ] {
-        let mut pending = vec![root().join(src)];
-        while let Some(dir) = pending.pop() {
-            for entry in fs::read_dir(&dir).unwrap() {
-                let path = entry.unwrap().path();
-                if path.is_dir() {
-                    if path.with_extension("rs").is_file() {
-                        found.push(path.with_extension("rs").display().to_string());
-                    }
-                    pending.push(path);
-                }
+        for path in tree(&root().join(src)) {
+            if path.is_dir() && path.with_extension("rs").is_file() {
+                found.push(path.with_extension("rs").display().to_string());
             }
         }
     }
@@ -144,15 +153,9 @@ fn modules_with_children_are_folders_with_mod_rs() {
 fn imports_are_one_item_each_std_then_external_then_own() {
     let mut found = Vec::new();
     for src in CRATES.iter().chain(&["cli/src", "tests/tests"]) {
-        let mut pending = vec![root().join(src)];
-        while let Some(dir) = pending.pop() {
-            for entry in fs::read_dir(&dir).unwrap() {
-                let path = entry.unwrap().path();
-                if path.is_dir() {
-                    pending.push(path);
-                } else if path.extension().is_some_and(|e| e == "rs") {
-                    found.extend(import_faults(&path));
-                }
+        for path in tree(&root().join(src)) {
+            if path.extension().is_some_and(|e| e == "rs") {
+                found.extend(import_faults(&path));
             }
         }
     }
