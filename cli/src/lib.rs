@@ -12,6 +12,7 @@ mod github;
 mod lanes;
 mod logging;
 mod output;
+mod process;
 mod serve;
 mod store;
 mod sync;

@@ -2,11 +2,10 @@
 //! come from, and the secrets every stored or published text is scrubbed of.
 //!
 //! A token is read from the environment variable the configuration names, or from the
-//! configured argv (for example `gh auth token` with an explicit `GH_CONFIG_DIR`); it lives
-//! in memory only and never appears in output, records, errors or logs.
+//! configured argv (for example `gh auth token` with an explicit `GH_CONFIG_DIR`), through
+//! `crate::process::token`; it lives in memory only and never appears in output, records,
+//! errors or logs.
 
-use std::fmt;
-use std::path::Path;
 use std::time::Duration;
 
 use agent_coord_shared::coordinator::config::CoordinatorConfig;
@@ -14,81 +13,22 @@ use agent_coord_shared::coordinator::config::GithubAccount;
 use agent_coord_shared::coordinator::config::TokenSource;
 use agent_coord_shared::coordinator::redact;
 
-use super::process;
+use crate::process::token;
+use crate::process::token::Token;
 
 /// How long a token command may take.
 const TOKEN_TIMEOUT: Duration = Duration::from_secs(30);
 
-/// A token (its Debug and Display never show it).
-#[derive(Clone)]
-pub(crate) struct Token(String);
-
-impl Token {
-    /// Wraps a token read elsewhere (the dashboard's `GH_TOKEN` or `gh auth token`).
-    pub(crate) fn new(token: &str) -> Token {
-        Token(token.to_owned())
-    }
-
-    pub(crate) fn expose(&self) -> &str {
-        &self.0
-    }
-}
-
-impl fmt::Debug for Token {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("Token([redacted])")
-    }
-}
-
 /// Reads an account's token; the error says where it looked, never what it found.
 pub(crate) fn resolve(session: &str, account: &GithubAccount) -> Result<Token, String> {
     match &account.token {
-        TokenSource::Env { token_env } => match std::env::var(token_env) {
-            Ok(v) if !v.trim().is_empty() => Ok(Token(v.trim().to_owned())),
-            _ => Err(format!(
-                "session {session}: the token variable {token_env} is not set"
-            )),
-        },
+        TokenSource::Env { token_env } => token::from_env(token_env)
+            .ok_or_else(|| format!("session {session}: the token variable {token_env} is not set")),
         TokenSource::Argv {
             token_argv,
             gh_config_dir,
-        } => {
-            let spec = process::Spec {
-                argv: token_argv,
-                cwd: Path::new("/"),
-                env: Vec::new(),
-                remove_env: Vec::new(),
-                stdin: None,
-                timeout: TOKEN_TIMEOUT,
-                max_output: 4096,
-                gh_config_dir: gh_config_dir.as_ref().map(Into::into),
-            };
-            let program = token_argv.first().map(String::as_str).unwrap_or_default();
-            let done = process::run(&spec)
-                .map_err(|e| format!("session {session}: cannot run {program}: {e}"))?;
-            if !done.success() {
-                return Err(format!(
-                    "session {session}: the token command {program} failed ({})",
-                    match done.exit_code() {
-                        Some(c) => format!("exit {c}"),
-                        None => "killed or timed out".into(),
-                    }
-                ));
-            }
-            let token = done
-                .stdout
-                .lines()
-                .next()
-                .unwrap_or_default()
-                .trim()
-                .to_owned();
-            if token.is_empty() {
-                return Err(format!(
-                    "session {session}: the token command {program} printed no token"
-                ));
-            }
-            Ok(Token(token))
-        }
+        } => token::from_argv(token_argv, gh_config_dir.clone(), TOKEN_TIMEOUT)
+            .map_err(|e| format!("session {session}: {e}")),
     }
 }
 
@@ -122,7 +62,7 @@ impl Secrets {
     }
 
     pub(crate) fn add(&mut self, token: &Token) {
-        self.items.push(token.0.clone());
+        self.items.push(token.expose().to_owned());
     }
 
     /// Redacts and bounds `text` for storage or publication.
@@ -146,21 +86,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_token_never_prints() {
-        let t = Token("ghp_abcdefghijklmnopqrstuvwxyz0123".into());
-        assert!(!format!("{t:?}").contains("ghp_"));
-    }
-
-    #[test]
-    fn an_argv_token_is_its_first_stdout_line_and_failures_do_not_echo_output() {
-        let ok = GithubAccount {
-            login: "w".into(),
-            token: TokenSource::Argv {
-                token_argv: vec!["/bin/echo".into(), "tok-123456".into()],
-                gh_config_dir: None,
-            },
-        };
-        assert_eq!(resolve("w", &ok).unwrap().expose(), "tok-123456");
+    fn an_argv_token_failure_names_the_session_and_not_the_output() {
         let bad = GithubAccount {
             login: "w".into(),
             token: TokenSource::Argv {
@@ -173,14 +99,16 @@ mod tests {
             },
         };
         let e = resolve("w", &bad).unwrap_err();
-        assert!(e.contains("exit 3"), "{e}");
+        assert!(e.contains("session w") && e.contains("exit 3"), "{e}");
         assert!(!e.contains("secret-output"), "{e}");
     }
 
     #[test]
     fn secrets_scrub_tokens_from_text() {
+        let argv = ["/bin/echo".to_owned(), "tok-abcdef-123".to_owned()];
+        let token = token::from_argv(&argv, None, TOKEN_TIMEOUT).unwrap();
         let mut s = Secrets::default();
-        s.add(&Token("tok-abcdef-123".into()));
+        s.add(&token);
         assert_eq!(s.scrub("x tok-abcdef-123 y"), "x [redacted] y");
     }
 }

@@ -6,7 +6,9 @@
 //! - `effects`: GitHub effects as activity records, discovered before they are posted;
 //! - `ledger`: the coordination-state writes (claims, checkpoints, manifest, events);
 //! - `preflight`, `accounts`: the checks before any work, tokens and secrets;
-//! - `process`, `git`: the bounded runner and the worktree operations.
+//! - `git`: the worktree operations.
+//!
+//! Every process it starts runs through `crate::process`'s bounded runner.
 
 pub(crate) mod accounts;
 mod effects;
@@ -14,7 +16,6 @@ pub(crate) mod git;
 mod ledger;
 mod phases;
 pub(crate) mod preflight;
-pub(crate) mod process;
 pub(crate) mod tick;
 
 /// The environment variable naming a point where the coordinator kills itself with SIGKILL

@@ -21,10 +21,10 @@ use serde_json::Value;
 
 use super::accounts;
 use super::accounts::Secrets;
-use super::accounts::Token;
-use super::process;
 use crate::github::EtagCache;
 use crate::github::GitHub;
+use crate::process;
+use crate::process::token::Token;
 
 /// One check's verdict.
 #[derive(Debug, Clone)]

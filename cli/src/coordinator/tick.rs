@@ -24,7 +24,6 @@ use serde_json::json;
 use serde_json::Value;
 
 use super::accounts::Secrets;
-use super::accounts::Token;
 use super::ledger::Admission;
 use super::ledger::Ledger;
 use super::preflight;
@@ -32,6 +31,7 @@ use super::preflight::Check;
 use crate::command_error::CommandError;
 use crate::context::Context;
 use crate::github::GitHub;
+use crate::process::token::Token;
 
 /// Why a task stops advancing in this tick.
 pub(crate) enum Halt {

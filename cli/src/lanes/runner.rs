@@ -1,14 +1,14 @@
-//! A streaming runner for a vendor CLI, with the coordinator runner's guarantees (explicit
-//! argv, cwd and environment — the environment is cleared and only the given variables set —
-//! its own process group, a timeout that kills the whole group, bounded stderr), but handing
-//! each stdout line to the caller as it arrives instead of keeping the output.
+//! A streaming runner for a vendor CLI, with the bounded runner's guarantees (explicit argv,
+//! cwd and environment — the environment is cleared and only the given variables set — its
+//! own process group, a timeout that kills the whole group, bounded stderr), built on the same
+//! `crate::process` group and capture, but handing each stdout line to the caller as it
+//! arrives instead of keeping the output.
 
 use std::io::BufRead;
 use std::io::BufReader;
 use std::io::Read;
 use std::io::Write;
 use std::os::unix::process::CommandExt;
-use std::os::unix::process::ExitStatusExt;
 use std::path::Path;
 use std::process::Command;
 use std::process::Stdio;
@@ -16,12 +16,10 @@ use std::sync::mpsc;
 use std::time::Duration;
 use std::time::Instant;
 
-use nix::sys::signal::killpg;
-use nix::sys::signal::Signal;
-use nix::unistd::Pid;
+use crate::process::capture::Capture;
+use crate::process::group::Group;
+use crate::process::group::GRACE;
 
-/// How long to wait for a killed group to be reaped and its pipes to close.
-const GRACE: Duration = Duration::from_secs(2);
 /// The longest stdout line kept whole; longer lines are cut (the rest is read and dropped).
 pub(crate) const MAX_LINE: usize = 4 * 1024 * 1024;
 
@@ -89,7 +87,6 @@ pub(crate) fn run(spec: &Spec, on_line: &mut dyn FnMut(&str)) -> Result<Ended, R
             program: program.clone(),
             source,
         })?;
-    let pgid = Pid::from_raw(i32::try_from(child.id()).expect("a pid always fits in pid_t"));
     if let Some(mut pipe) = child.stdin.take() {
         let data = spec.stdin.clone();
         // A child that never reads stdin must not block us; EPIPE ends the thread.
@@ -97,7 +94,10 @@ pub(crate) fn run(spec: &Spec, on_line: &mut dyn FnMut(&str)) -> Result<Ended, R
             let _ = pipe.write_all(&data);
         });
     }
-    let stderr = child.stderr.take().map(|p| capture(p, spec.max_stderr));
+    let stderr = child
+        .stderr
+        .take()
+        .map(|p| Capture::start(p, spec.max_stderr));
     let (tx, rx) = mpsc::sync_channel::<String>(256);
     if let Some(pipe) = child.stdout.take() {
         std::thread::spawn(move || read_lines(pipe, &tx));
@@ -114,59 +114,32 @@ pub(crate) fn run(spec: &Spec, on_line: &mut dyn FnMut(&str)) -> Result<Ended, R
             }
         }
     }
+    // Watched only now: the group lives as long as anything in it holds stdout open.
+    let group = Group::watch(child);
     let exit_code = if timed_out {
-        kill_group(pgid);
-        let _ = child.wait();
+        group.kill_and_reap();
         None
     } else {
-        wait_until(&mut child, deadline, pgid, &mut timed_out)
+        // Its stdout closed: wait for the leader itself, still within the deadline.
+        match group.wait_until(deadline) {
+            Ok(Some(status)) => status.code(),
+            Ok(None) => {
+                timed_out = true;
+                None
+            }
+            Err(_) => None,
+        }
     };
     let elapsed = start.elapsed();
     // Whatever is left of the group dies now.
-    kill_group(pgid);
-    let stderr = stderr
-        .and_then(|rx| rx.recv_timeout(GRACE).ok())
-        .unwrap_or_default();
+    group.kill();
+    let stderr = stderr.map_or_else(String::new, |c| c.finish(Instant::now() + GRACE).0);
     Ok(Ended {
         exit_code,
         timed_out,
         stderr,
         elapsed,
     })
-}
-
-/// Waits for the child after its stdout closed, killing the group at the deadline. The rest
-/// of the group is killed while the exited leader is still a zombie (`WNOWAIT`), so the group
-/// id cannot have been reused.
-fn wait_until(
-    child: &mut std::process::Child,
-    deadline: Instant,
-    pgid: Pid,
-    timed_out: &mut bool,
-) -> Option<i32> {
-    use nix::sys::wait::waitid;
-    use nix::sys::wait::Id;
-    use nix::sys::wait::WaitPidFlag;
-    use nix::sys::wait::WaitStatus;
-    let flags = WaitPidFlag::WEXITED | WaitPidFlag::WNOWAIT | WaitPidFlag::WNOHANG;
-    loop {
-        match waitid(Id::Pid(pgid), flags) {
-            Ok(WaitStatus::StillAlive) if Instant::now() >= deadline => {
-                *timed_out = true;
-                kill_group(pgid);
-                let _ = child.wait();
-                return None;
-            }
-            Ok(WaitStatus::StillAlive) | Err(nix::errno::Errno::EINTR) => {
-                std::thread::sleep(Duration::from_millis(10));
-            }
-            Ok(_) | Err(_) => {
-                kill_group(pgid);
-                let status = child.wait().ok()?;
-                return status.code().filter(|_| status.signal().is_none());
-            }
-        }
-    }
 }
 
 fn read_lines(pipe: impl Read, tx: &mpsc::SyncSender<String>) {
@@ -192,31 +165,4 @@ fn read_lines(pipe: impl Read, tx: &mpsc::SyncSender<String>) {
             return;
         }
     }
-}
-
-/// Reads a stream on its own thread, keeping the first `max` bytes and draining the rest.
-fn capture(mut pipe: impl Read + Send + 'static, max: usize) -> mpsc::Receiver<String> {
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        let mut kept = Vec::new();
-        let mut buf = [0u8; 16 * 1024];
-        loop {
-            match pipe.read(&mut buf) {
-                Ok(0) => break,
-                Ok(n) => {
-                    let room = max.saturating_sub(kept.len()).min(n);
-                    kept.extend_from_slice(&buf[..room]);
-                }
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                Err(_) => break,
-            }
-        }
-        let _ = tx.send(String::from_utf8_lossy(&kept).into_owned());
-    });
-    rx
-}
-
-/// Sends SIGKILL to the process group; a group that is already gone is fine.
-fn kill_group(pgid: Pid) {
-    let _ = killpg(pgid, Signal::SIGKILL);
 }

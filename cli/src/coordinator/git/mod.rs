@@ -9,11 +9,11 @@ use std::path::Path;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use super::process;
-use super::process::Finished;
-use super::process::RunError;
 use crate::git_subprocess::parse_ls_remote;
 use crate::git_subprocess::parse_push_porcelain;
+use crate::process;
+use crate::process::Finished;
+use crate::process::RunError;
 
 mod checkout;
 mod runner;

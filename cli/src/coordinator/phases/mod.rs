@@ -39,9 +39,9 @@ mod ready;
 
 use super::ledger::Note;
 use super::preflight::control_dir;
-use super::process;
 use super::tick::Engine;
 use super::tick::Halt;
+use crate::process;
 
 /// Check output captured per stream; its tail (where failures are) is what gets routed.
 const CHECK_CAPTURE: usize = 1 << 20;

@@ -16,11 +16,11 @@ use agent_coord_shared::dashboard::model::SourceStatus;
 use agent_coord_shared::time;
 
 use super::source;
-use crate::coordinator::accounts::Token;
-use crate::coordinator::process;
 use crate::github::GhError;
 use crate::github::GitHub;
 use crate::github::RateLimit;
+use crate::process::token;
+use crate::process::token::Token;
 
 /// What the refresher remembers between refreshes.
 #[derive(Debug, Default)]
@@ -174,8 +174,8 @@ const GH_TIMEOUT: Duration = Duration::from_secs(15);
 /// (with the user's own gh configuration).
 pub(super) fn token() -> Option<(Token, &'static str)> {
     for name in ["GH_TOKEN", "GITHUB_TOKEN"] {
-        if let Some(t) = std::env::var(name).ok().filter(|t| !t.trim().is_empty()) {
-            return Some((Token::new(t.trim()), name));
+        if let Some(t) = token::from_env(name) {
+            return Some((t, name));
         }
     }
     let var = |n: &str| std::env::var(n).ok().filter(|v| !v.is_empty());
@@ -185,27 +185,8 @@ pub(super) fn token() -> Option<(Token, &'static str)> {
             .or_else(|| var("HOME").map(|h| PathBuf::from(h).join(".config/gh")))
     })?;
     let argv = ["gh".to_owned(), "auth".to_owned(), "token".to_owned()];
-    let spec = process::Spec {
-        argv: &argv,
-        cwd: std::path::Path::new("/"),
-        env: Vec::new(),
-        remove_env: Vec::new(),
-        stdin: None,
-        timeout: GH_TIMEOUT,
-        max_output: 4096,
-        gh_config_dir: Some(config),
-    };
-    let done = process::run(&spec)
-        .ok()
-        .filter(process::Finished::success)?;
-    let token = done
-        .stdout
-        .lines()
-        .next()
-        .unwrap_or_default()
-        .trim()
-        .to_owned();
-    (!token.is_empty()).then(|| (Token::new(&token), "gh auth token"))
+    let t = token::from_argv(&argv, Some(config), GH_TIMEOUT).ok()?;
+    Some((t, "gh auth token"))
 }
 
 #[cfg(test)]

@@ -1,29 +1,25 @@
-//! The coordinator's one bounded process runner (DESIGN §6 "Processes"): everything the
-//! coordinator starts — git on worktrees, lanes, check and readiness argv — runs through [`run`]
-//! with an explicit argv, cwd and environment (ambient GitHub tokens removed, an empty temporary
-//! `GH_CONFIG_DIR`), optional stdin, a timeout that kills the whole process group, and captured
-//! output bounded per stream. Nothing the child leaves behind in its group survives the call.
+//! The one bounded process runner (DESIGN §6 "Processes"): everything the coordinator starts —
+//! git on worktrees, lanes, check and readiness argv, token commands — and the dashboard's
+//! `gh auth token` run through [`run`] with an explicit argv, cwd and environment (ambient
+//! GitHub tokens removed, an empty temporary `GH_CONFIG_DIR`), optional stdin, a timeout that
+//! kills the whole process group, and captured output bounded per stream. Nothing the child
+//! leaves behind in its group survives the call.
 
 use std::ffi::OsString;
-use std::io::Read;
 use std::io::Write;
 use std::os::unix::process::CommandExt;
 use std::os::unix::process::ExitStatusExt;
 use std::path::Path;
 use std::path::PathBuf;
-use std::process::Child;
 use std::process::Command;
 use std::process::ExitStatus;
 use std::process::Stdio;
-use std::sync::mpsc;
-use std::sync::Arc;
-use std::sync::Mutex;
 use std::time::Duration;
 use std::time::Instant;
 
-use nix::sys::signal::killpg;
-use nix::sys::signal::Signal;
-use nix::unistd::Pid;
+use super::capture::Capture;
+use super::group::Group;
+use super::group::GRACE;
 
 /// Ambient GitHub credentials that no child ever inherits.
 pub(crate) const AMBIENT_TOKENS: [&str; 4] = [
@@ -32,10 +28,6 @@ pub(crate) const AMBIENT_TOKENS: [&str; 4] = [
     "GH_ENTERPRISE_TOKEN",
     "GITHUB_ENTERPRISE_TOKEN",
 ];
-
-/// How long to wait for a killed process to be reaped, and for its pipes to close, before
-/// giving up on it (a process that left the group with `setsid` can hold a pipe open).
-const GRACE: Duration = Duration::from_secs(2);
 
 /// What to run, where, with which environment and within which bounds. No `Debug`: `env` can
 /// carry a credential (git's `http.extraHeader`).
@@ -180,8 +172,6 @@ pub(crate) fn run(spec: &Spec) -> Result<Finished, RunError> {
         program: program.clone(),
         source,
     })?;
-    let pgid = Pid::from_raw(i32::try_from(child.id()).expect("a pid always fits in pid_t"));
-
     // A child that never reads its stdin must not block us: write from a thread that ends
     // with EPIPE once the group is killed.
     if let (Some(data), Some(mut pipe)) = (spec.stdin.clone(), child.stdin.take()) {
@@ -198,28 +188,16 @@ pub(crate) fn run(spec: &Spec) -> Result<Finished, RunError> {
         .take()
         .map(|p| Capture::start(p, spec.max_output));
 
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        let _ = tx.send(wait_then_kill_group(child, pgid));
-    });
-    let (status, elapsed) = match rx.recv_timeout(spec.timeout) {
-        Ok(result) => {
-            let status = result.map_err(|source| RunError::Wait {
-                program: program.clone(),
-                source,
-            })?;
-            (Some(status), start.elapsed())
-        }
-        Err(_) => {
-            let elapsed = start.elapsed();
-            kill_group(pgid);
-            // Reap it if it dies in time; a process stuck in the kernel is left to its thread.
-            let _ = rx.recv_timeout(GRACE);
-            (None, elapsed)
-        }
-    };
+    let group = Group::watch(child);
+    let status = group
+        .wait_until(start + spec.timeout)
+        .map_err(|source| RunError::Wait {
+            program: program.clone(),
+            source,
+        })?;
+    let elapsed = start.elapsed();
     // Whatever is left of the group dies now, so no orphan keeps running or holds the pipes.
-    kill_group(pgid);
+    group.kill();
 
     let deadline = Instant::now() + GRACE;
     let (stdout, stdout_truncated) = stdout.map_or((String::new(), false), |c| c.finish(deadline));
@@ -268,88 +246,10 @@ fn exit_of(status: ExitStatus) -> Exit {
     }
 }
 
-/// Sends SIGKILL to the process group; a group that is already gone is fine.
-fn kill_group(pgid: Pid) {
-    let _ = killpg(pgid, Signal::SIGKILL);
-}
-
-/// Waits for the child to end and kills the rest of its group. On Linux the group is killed
-/// while the exited leader is still a zombie, so its pid (the group id) cannot have been reused.
-#[cfg(target_os = "linux")]
-fn wait_then_kill_group(mut child: Child, pgid: Pid) -> std::io::Result<ExitStatus> {
-    use nix::sys::wait::waitid;
-    use nix::sys::wait::Id;
-    use nix::sys::wait::WaitPidFlag;
-    // Any other error (there is none for our own child) falls through to `wait`, which reports it.
-    while let Err(nix::errno::Errno::EINTR) =
-        waitid(Id::Pid(pgid), WaitPidFlag::WEXITED | WaitPidFlag::WNOWAIT)
-    {}
-    kill_group(pgid);
-    child.wait()
-}
-
-/// Waits for the child to end and kills the rest of its group.
-#[cfg(not(target_os = "linux"))]
-fn wait_then_kill_group(mut child: Child, pgid: Pid) -> std::io::Result<ExitStatus> {
-    let status = child.wait();
-    kill_group(pgid);
-    status
-}
-
-/// One output stream read on its own thread: the first `max` bytes are kept, the rest is
-/// drained and counted.
-struct Capture {
-    state: Arc<Mutex<Captured>>,
-    done: mpsc::Receiver<()>,
-}
-
-#[derive(Default)]
-struct Captured {
-    kept: Vec<u8>,
-    total: usize,
-}
-
-impl Capture {
-    fn start(mut pipe: impl Read + Send + 'static, max: usize) -> Self {
-        let state = Arc::new(Mutex::new(Captured::default()));
-        let (tx, done) = mpsc::channel();
-        let shared = Arc::clone(&state);
-        std::thread::spawn(move || {
-            let mut buf = [0u8; 16 * 1024];
-            loop {
-                match pipe.read(&mut buf) {
-                    Ok(0) => break,
-                    Ok(n) => {
-                        let mut s = shared.lock().unwrap_or_else(|e| e.into_inner());
-                        let room = max.saturating_sub(s.kept.len()).min(n);
-                        s.kept.extend_from_slice(&buf[..room]);
-                        s.total = s.total.saturating_add(n);
-                    }
-                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                    Err(_) => break,
-                }
-            }
-            let _ = tx.send(());
-        });
-        Capture { state, done }
-    }
-
-    /// Returns what was kept (lossy UTF-8) and whether anything was dropped, waiting for the
-    /// stream to close until `deadline` at most.
-    fn finish(self, deadline: Instant) -> (String, bool) {
-        let _ = self
-            .done
-            .recv_timeout(deadline.saturating_duration_since(Instant::now()));
-        let s = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        (
-            String::from_utf8_lossy(&s.kept).into_owned(),
-            s.total > s.kept.len(),
-        )
-    }
-}
-
 #[cfg(test)]
 mod tests {
+    use nix::unistd::Pid;
+
     use super::*;
 
     fn sh(script: &str) -> Vec<String> {
