@@ -8,8 +8,8 @@ use agent_coord_shared::coordinator::task::Activity;
 use agent_coord_shared::coordinator::task::ActivityStatus;
 use agent_coord_shared::coordinator::task::Task;
 
-use super::tick::Engine;
-use super::tick::Halt;
+use super::engine::Engine;
+use super::engine::Halt;
 use crate::github::GhError;
 use crate::github::NewPull;
 use crate::github::Review;

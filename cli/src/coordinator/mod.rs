@@ -2,6 +2,7 @@
 //! `agent_coord_shared::coordinator`; this module runs processes, git and GitHub for them.
 //!
 //! - `tick`: one bounded tick of one worker (lock, preflight, discovery, admission);
+//! - `engine`: what the tick and its phases work with (`Engine`), and why a task halts;
 //! - `phases`: advancing one task through every phase, from acceptance to the human merge;
 //! - `effects`: GitHub effects as activity records, discovered before they are posted;
 //! - `ledger`: the coordination-state writes (claims, checkpoints, manifest, events);
@@ -12,6 +13,7 @@
 
 pub(crate) mod accounts;
 mod effects;
+mod engine;
 pub(crate) mod git;
 mod ledger;
 mod phases;

@@ -9,7 +9,6 @@ use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 use std::time::Instant;
 
-use agent_coord_shared::coordinator::config;
 use agent_coord_shared::coordinator::config::CoordinatorConfig;
 use agent_coord_shared::coordinator::config::WorkerConfig;
 use agent_coord_shared::coordinator::evidence;
@@ -23,37 +22,15 @@ use agent_coord_shared::ids::RepoSlug;
 use serde_json::json;
 use serde_json::Value;
 
-use super::accounts::Secrets;
+use super::engine::Engine;
+use super::engine::Halt;
+use super::engine::Observation;
 use super::ledger::Admission;
 use super::ledger::Ledger;
 use super::preflight;
 use super::preflight::Check;
 use crate::command_error::CommandError;
 use crate::context::Context;
-use crate::github::GitHub;
-use crate::process::token::Token;
-
-/// Why a task stops advancing in this tick.
-pub(crate) enum Halt {
-    /// Try again on the next tick (GitHub unreachable, a transient refusal).
-    Retry { task: String, message: String },
-    /// The state could not be read or written.
-    Fatal(CommandError),
-}
-
-impl From<CommandError> for Halt {
-    fn from(e: CommandError) -> Self {
-        Halt::Fatal(e)
-    }
-}
-
-/// Something a tick saw or did, for the operator.
-#[derive(Debug, Clone)]
-pub(crate) struct Observation {
-    pub(crate) task: Option<String>,
-    pub(crate) message: String,
-    pub(crate) error: bool,
-}
 
 /// A tick's outcome.
 pub(crate) struct TickReport {
@@ -110,53 +87,6 @@ impl TickReport {
             out.push(format!("worker {}: nothing to do", self.worker));
         }
         out
-    }
-}
-
-/// What a tick works with.
-pub(crate) struct Engine<'a> {
-    pub(crate) config: &'a CoordinatorConfig,
-    pub(crate) worker_id: String,
-    pub(crate) worker: &'a WorkerConfig,
-    pub(crate) ledger: Ledger<'a>,
-    pub(crate) gh: GitHub,
-    pub(crate) login: String,
-    /// The review account: the formal approval only.
-    pub(crate) review_gh: GitHub,
-    pub(crate) review_login: String,
-    pub(crate) token: Token,
-    pub(crate) secrets: Secrets,
-    pub(crate) observations: Vec<Observation>,
-    pub(crate) stop: &'a AtomicBool,
-}
-
-impl Engine<'_> {
-    pub(crate) fn observe(&mut self, task: Option<&str>, message: impl Into<String>) {
-        self.observations.push(Observation {
-            task: task.map(str::to_owned),
-            message: self.secrets.scrub(&message.into()),
-            error: false,
-        });
-    }
-
-    /// The configuration of a target repository of this worker.
-    pub(crate) fn repo_config(&self, repo: &str) -> Option<&'_ config::RepoConfig> {
-        let slug: RepoSlug = repo.parse().ok()?;
-        self.worker.repositories.get(&slug)
-    }
-
-    /// The execution identity a task on `repo` would pin now.
-    pub(crate) fn pin_of(&self, repo: &str) -> Option<config::PinnedIdentity> {
-        let slug: RepoSlug = repo.parse().ok()?;
-        config::pin(self.config, &self.worker_id, &slug)
-    }
-
-    pub(crate) fn error(&mut self, task: Option<&str>, message: impl Into<String>) {
-        self.observations.push(Observation {
-            task: task.map(str::to_owned),
-            message: self.secrets.scrub(&message.into()),
-            error: true,
-        });
     }
 }
 

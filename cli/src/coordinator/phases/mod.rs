@@ -37,10 +37,10 @@ mod merge;
 mod publish;
 mod ready;
 
+use super::engine::Engine;
+use super::engine::Halt;
 use super::ledger::Note;
 use super::preflight::control_dir;
-use super::tick::Engine;
-use super::tick::Halt;
 use crate::process;
 
 /// Check output captured per stream; its tail (where failures are) is what gets routed.
