@@ -12,6 +12,7 @@ use agent_coord_shared::ids::RepoSlug;
 
 use super::accounts::Secrets;
 use super::ledger::Ledger;
+use super::preflight::Ready;
 use crate::command_error::CommandError;
 use crate::github::GitHub;
 use crate::process::token::Token;
@@ -53,6 +54,34 @@ pub(crate) struct Engine<'a> {
     pub(crate) secrets: Secrets,
     pub(crate) observations: Vec<Observation>,
     pub(crate) stop: &'a AtomicBool,
+}
+
+impl<'a> Engine<'a> {
+    /// Builds the engine of one tick of `worker_id` (configured as `worker`) from its passed
+    /// preflight.
+    pub(crate) fn new(
+        config: &'a CoordinatorConfig,
+        worker_id: &str,
+        worker: &'a WorkerConfig,
+        ledger: Ledger<'a>,
+        ready: Ready,
+        stop: &'a AtomicBool,
+    ) -> Engine<'a> {
+        Engine {
+            config,
+            worker_id: worker_id.to_owned(),
+            worker,
+            ledger,
+            gh: ready.worker_gh,
+            login: ready.worker_login,
+            review_gh: ready.review_gh,
+            review_login: ready.review_login,
+            token: ready.worker_token,
+            secrets: ready.secrets,
+            observations: Vec::new(),
+            stop,
+        }
+    }
 }
 
 impl Engine<'_> {

@@ -9,11 +9,13 @@
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
+use std::path::PathBuf;
 use std::time::Duration;
 use std::time::Instant;
 
 use agent_coord_shared::coordinator::config::CoordinatorConfig;
 use agent_coord_shared::coordinator::config::GitIdentity;
+use agent_coord_shared::coordinator::config::GithubAccount;
 use agent_coord_shared::coordinator::config::SigningFormat;
 use agent_coord_shared::coordinator::config::WorkerConfig;
 use serde_json::json;
@@ -106,21 +108,56 @@ pub(crate) fn control_dir(worker: &WorkerConfig) -> std::path::PathBuf {
 /// Runs every check for `worker_id`; an account whose token is in `verified` is not asked
 /// again who it is.
 pub(crate) fn run(config: &CoordinatorConfig, worker_id: &str, verified: &mut Verified) -> Outcome {
-    let mut checks = Vec::new();
     let mut secrets = Secrets::from_config(config);
     let Some(worker) = config.workers.get(worker_id) else {
-        checks.push(Check::new(
-            "worker",
-            Err(format!("no worker {worker_id} in the configuration")),
-        ));
         return Outcome {
-            checks,
+            checks: vec![Check::new(
+                "worker",
+                Err(format!("no worker {worker_id} in the configuration")),
+            )],
             ready: None,
         };
     };
-    checks.push(Check::new("workspace root", workspace_writable(worker)));
+    let mut checks = local_checks(config, worker_id, worker);
+    let signing_started = Instant::now();
+    checks.push(signing_check(config, worker_id));
+    let signing_took = signing_started.elapsed();
+    let accounts_started = Instant::now();
+    let mut accounts = Accounts {
+        config,
+        control: control_dir(worker),
+        secrets: &mut secrets,
+        verified,
+    };
+    let worker_account = accounts.check(worker_id, &mut checks);
+    let review_account = accounts.check(&worker.review_session, &mut checks);
+    if let (Some(w), Some(r)) = (&worker_account, &review_account) {
+        checks.push(distinct_logins(&w.login, &r.login));
+    }
+    tracing::debug!(
+        signing_ms = signing_took.as_secs_f64() * 1e3,
+        accounts_ms = accounts_started.elapsed().as_secs_f64() * 1e3,
+        "preflight timings"
+    );
+    let all_ok = checks.iter().all(|c| c.ok);
+    let ready = match (all_ok, worker_account, review_account) {
+        (true, Some(worker), Some(review)) => Some(Ready {
+            worker_gh: worker.gh,
+            worker_login: worker.login,
+            worker_token: worker.token,
+            review_gh: review.gh,
+            review_login: review.login,
+            secrets,
+        }),
+        _ => None,
+    };
+    Outcome { checks, ready }
+}
+
+/// The checks of the worker's machine: the workspace root, every lane slot and trusted argv.
+fn local_checks(config: &CoordinatorConfig, worker_id: &str, worker: &WorkerConfig) -> Vec<Check> {
+    let mut checks = vec![Check::new("workspace root", workspace_writable(worker))];
     let binding = config.sessions.get(worker_id);
-    let review = config.sessions.get(&worker.review_session);
     for (slot, argv) in binding.map(|b| b.lanes.iter()).into_iter().flatten() {
         checks.push(Check::new(
             format!("lane {}", slot.as_str()),
@@ -137,113 +174,106 @@ pub(crate) fn run(config: &CoordinatorConfig, worker_id: &str, verified: &mut Ve
             executable(&rc.readiness_argv),
         ));
     }
-    let signing_started = Instant::now();
-    match binding.and_then(|b| b.git.as_ref()) {
-        Some(git) => checks.push(Check::new("signing key", signing_usable(git))),
-        None => checks.push(Check::new(
-            "signing key",
-            Err(format!("session {worker_id} has no git identity")),
-        )),
-    }
-    let signing_took = signing_started.elapsed();
-    let accounts_started = Instant::now();
-    let control = control_dir(worker);
-    let mut login_of =
-        |session: &str, checks: &mut Vec<Check>| -> Option<(GitHub, String, Token)> {
-            let binding = config.sessions.get(session)?;
-            let name = format!("github account of {session}");
-            let token = match accounts::resolve(session, &binding.github) {
-                Ok(t) => t,
-                Err(e) => {
-                    checks.push(Check::new(name, Err(e)));
-                    return None;
-                }
-            };
-            secrets.add(&token);
-            let cache = EtagCache::load(&control.join(format!("github-cache-{session}.json")));
-            let mut gh = match GitHub::new(&config.api_url, token.expose(), cache) {
-                Ok(gh) => gh,
-                Err(e) => {
-                    checks.push(Check::new(name, Err(e.to_string())));
-                    return None;
-                }
-            };
-            if let Some(login) = verified.login(session, &token) {
-                if login.eq_ignore_ascii_case(&binding.github.login) {
-                    let login = login.to_owned();
-                    checks.push(Check::new(
-                        name,
-                        Ok(format!(
-                            "authenticated as {login} (earlier in this process)"
-                        )),
-                    ));
-                    return Some((gh, login, token));
-                }
-            }
-            let user = gh.user();
-            // Persist at once: the worker's client saves again after its tick, but the review
-            // account's client ends here, and without its ETag the next /user costs rate limit.
-            let _ = gh.cache().save();
-            match user {
-                Ok(user) if user.login.eq_ignore_ascii_case(&binding.github.login) => {
-                    checks.push(Check::new(
-                        name,
-                        Ok(format!("authenticated as {}", user.login)),
-                    ));
-                    verified.remember(session, &token, &user.login);
-                    Some((gh, user.login, token))
-                }
-                Ok(user) => {
-                    checks.push(Check::new(
-                        name,
-                        Err(format!(
-                            "the token authenticates as {}, not the configured login {}",
-                            user.login, binding.github.login
-                        )),
-                    ));
-                    None
-                }
-                Err(e) => {
-                    checks.push(Check::new(name, Err(format!("cannot authenticate: {e}"))));
-                    None
-                }
-            }
-        };
-    let worker_account = login_of(worker_id, &mut checks);
-    let review_account = match review {
-        Some(_) => login_of(&worker.review_session, &mut checks),
-        None => None,
+    checks
+}
+
+/// The check that the worker's signing key signs (and, for ssh, verifies).
+fn signing_check(config: &CoordinatorConfig, worker_id: &str) -> Check {
+    let git = config.sessions.get(worker_id).and_then(|b| b.git.as_ref());
+    let signing = match git {
+        Some(git) => signing_usable(git),
+        None => Err(format!("session {worker_id} has no git identity")),
     };
-    if let (Some((_, w, _)), Some((_, r, _))) = (&worker_account, &review_account) {
-        checks.push(Check::new(
-            "distinct logins",
-            if w.eq_ignore_ascii_case(r) {
-                Err(format!(
-                    "worker and review session both authenticate as {w}"
-                ))
-            } else {
-                Ok(format!("{w} writes, {r} reviews"))
-            },
-        ));
+    Check::new("signing key", signing)
+}
+
+/// The worker and review sessions' accounts as one preflight checks them.
+struct Accounts<'a> {
+    config: &'a CoordinatorConfig,
+    /// Where each session's GitHub cache is kept.
+    control: PathBuf,
+    /// Every token read is added here, so no text shows it.
+    secrets: &'a mut Secrets,
+    verified: &'a mut Verified,
+}
+
+/// An account that authenticated as its configured login.
+struct Account {
+    gh: GitHub,
+    login: String,
+    token: Token,
+}
+
+impl Accounts<'_> {
+    /// Checks `session`'s account (no check when the session is not configured: the
+    /// configuration's validation reports that) and returns it when it authenticated.
+    fn check(&mut self, session: &str, checks: &mut Vec<Check>) -> Option<Account> {
+        let config = self.config;
+        let binding = config.sessions.get(session)?;
+        let name = format!("github account of {session}");
+        match self.authenticate(session, &binding.github) {
+            Ok((account, detail)) => {
+                checks.push(Check::new(name, Ok(detail)));
+                Some(account)
+            }
+            Err(why) => {
+                checks.push(Check::new(name, Err(why)));
+                None
+            }
+        }
     }
-    tracing::debug!(
-        signing_ms = signing_took.as_secs_f64() * 1e3,
-        accounts_ms = accounts_started.elapsed().as_secs_f64() * 1e3,
-        "preflight timings"
-    );
-    let all_ok = checks.iter().all(|c| c.ok);
-    let ready = match (all_ok, worker_account, review_account) {
-        (true, Some((gh, login, token)), Some((review_gh, review_login, _))) => Some(Ready {
-            worker_gh: gh,
-            worker_login: login,
-            worker_token: token,
-            review_gh,
-            review_login,
-            secrets,
-        }),
-        _ => None,
-    };
-    Outcome { checks, ready }
+
+    /// Reads the session's token and makes sure it authenticates as the configured login,
+    /// asking GitHub only for a token not verified earlier in this process.
+    fn authenticate(
+        &mut self,
+        session: &str,
+        github: &GithubAccount,
+    ) -> Result<(Account, String), String> {
+        let token = accounts::resolve(session, github)?;
+        self.secrets.add(&token);
+        let cache = EtagCache::load(&self.control.join(format!("github-cache-{session}.json")));
+        let mut gh =
+            GitHub::new(&self.config.api_url, token.expose(), cache).map_err(|e| e.to_string())?;
+        if let Some(login) = self.verified.login(session, &token) {
+            if login.eq_ignore_ascii_case(&github.login) {
+                let login = login.to_owned();
+                let detail = format!("authenticated as {login} (earlier in this process)");
+                return Ok((Account { gh, login, token }, detail));
+            }
+        }
+        let user = gh.user();
+        // Persist at once: the worker's client saves again after its tick, but the review
+        // account's client ends here, and without its ETag the next /user costs rate limit.
+        let _ = gh.cache().save();
+        match user {
+            Ok(user) if user.login.eq_ignore_ascii_case(&github.login) => {
+                self.verified.remember(session, &token, &user.login);
+                let detail = format!("authenticated as {}", user.login);
+                let login = user.login;
+                Ok((Account { gh, login, token }, detail))
+            }
+            Ok(user) => Err(format!(
+                "the token authenticates as {}, not the configured login {}",
+                user.login, github.login
+            )),
+            Err(e) => Err(format!("cannot authenticate: {e}")),
+        }
+    }
+}
+
+/// The check that the worker and its review session are two different GitHub users.
+fn distinct_logins(worker: &str, review: &str) -> Check {
+    Check::new(
+        "distinct logins",
+        if worker.eq_ignore_ascii_case(review) {
+            Err(format!(
+                "worker and review session both authenticate as {worker}"
+            ))
+        } else {
+            Ok(format!("{worker} writes, {review} reviews"))
+        },
+    )
 }
 
 fn workspace_writable(worker: &WorkerConfig) -> Result<String, String> {
@@ -273,92 +303,109 @@ fn executable(argv: &[String]) -> Result<String, String> {
 /// key must be present, usable without a passphrase prompt, and trusted.
 fn signing_usable(git: &GitIdentity) -> Result<String, String> {
     let dir = tempfile::tempdir().map_err(|e| format!("cannot create a temporary dir: {e}"))?;
-    let run = |argv: Vec<String>, stdin: Option<Vec<u8>>| {
-        process::run(&process::Spec {
-            argv: &argv,
-            cwd: dir.path(),
-            env: Vec::new(),
-            remove_env: Vec::new(),
-            stdin,
-            timeout: Duration::from_secs(30),
-            max_output: 4096,
-            gh_config_dir: None,
-        })
-        .map_err(|e| e.to_string())
-    };
     match git.signing_format {
-        SigningFormat::Ssh => {
-            let key = Path::new(&git.signing_key);
-            if !key.is_file() {
-                return Err("the ssh signing key file does not exist".into());
-            }
-            let Some(allowed) = &git.allowed_signers else {
-                return Err("ssh signing needs an allowed_signers file".into());
-            };
-            if !Path::new(allowed).is_file() {
-                return Err("the allowed_signers file does not exist".into());
-            }
-            let probe = dir.path().join("probe");
-            std::fs::write(&probe, b"agent-coord preflight\n")
-                .map_err(|e| format!("cannot write a probe: {e}"))?;
-            let signed = run(
-                vec![
-                    "ssh-keygen".into(),
-                    "-Y".into(),
-                    "sign".into(),
-                    "-f".into(),
-                    git.signing_key.to_string(),
-                    "-n".into(),
-                    "git".into(),
-                    probe.to_string_lossy().into_owned(),
-                ],
-                None,
-            )?;
-            if !signed.success() {
-                return Err("the ssh signing key cannot sign (is it passphrase-protected?)".into());
-            }
-            let verified = run(
-                vec![
-                    "ssh-keygen".into(),
-                    "-Y".into(),
-                    "verify".into(),
-                    "-f".into(),
-                    allowed.to_string_lossy().into_owned(),
-                    "-I".into(),
-                    git.email.clone(),
-                    "-n".into(),
-                    "git".into(),
-                    "-s".into(),
-                    format!("{}.sig", probe.to_string_lossy()),
-                ],
-                std::fs::read(&probe).ok(),
-            )?;
-            if !verified.success() {
-                return Err(format!(
-                    "a signature by the signing key does not verify for {} against the allowed signers",
-                    git.email
-                ));
-            }
-            Ok(format!("ssh key signs and verifies for {}", git.email))
-        }
-        SigningFormat::OpenPgp => {
-            let signed = run(
-                vec![
-                    "gpg".into(),
-                    "--batch".into(),
-                    "--yes".into(),
-                    "--local-user".into(),
-                    git.signing_key.to_string(),
-                    "--output".into(),
-                    "/dev/null".into(),
-                    "--sign".into(),
-                ],
-                Some(b"agent-coord preflight\n".to_vec()),
-            )?;
-            if !signed.success() {
-                return Err("the openpgp signing key cannot sign".into());
-            }
-            Ok(format!("openpgp key signs for {}", git.email))
-        }
+        SigningFormat::Ssh => ssh_signs(git, dir.path()),
+        SigningFormat::OpenPgp => openpgp_signs(git, dir.path()),
     }
+}
+
+/// The ssh key and the allowed signers exist, the key signs a probe without a prompt, and
+/// the signature verifies for the configured email.
+fn ssh_signs(git: &GitIdentity, dir: &Path) -> Result<String, String> {
+    let key = Path::new(&git.signing_key);
+    if !key.is_file() {
+        return Err("the ssh signing key file does not exist".into());
+    }
+    let Some(allowed) = &git.allowed_signers else {
+        return Err("ssh signing needs an allowed_signers file".into());
+    };
+    if !Path::new(allowed).is_file() {
+        return Err("the allowed_signers file does not exist".into());
+    }
+    let probe = dir.join("probe");
+    std::fs::write(&probe, b"agent-coord preflight\n")
+        .map_err(|e| format!("cannot write a probe: {e}"))?;
+    let signed = run_probe(
+        dir,
+        &[
+            "ssh-keygen",
+            "-Y",
+            "sign",
+            "-f",
+            &git.signing_key.to_string(),
+            "-n",
+            "git",
+            &probe.to_string_lossy(),
+        ],
+        None,
+    )?;
+    if !signed.success() {
+        return Err("the ssh signing key cannot sign (is it passphrase-protected?)".into());
+    }
+    let verified = run_probe(
+        dir,
+        &[
+            "ssh-keygen",
+            "-Y",
+            "verify",
+            "-f",
+            &allowed.to_string_lossy(),
+            "-I",
+            &git.email,
+            "-n",
+            "git",
+            "-s",
+            &format!("{}.sig", probe.to_string_lossy()),
+        ],
+        std::fs::read(&probe).ok(),
+    )?;
+    if !verified.success() {
+        return Err(format!(
+            "a signature by the signing key does not verify for {} against the allowed signers",
+            git.email
+        ));
+    }
+    Ok(format!("ssh key signs and verifies for {}", git.email))
+}
+
+/// The openpgp key signs a probe without a prompt.
+fn openpgp_signs(git: &GitIdentity, dir: &Path) -> Result<String, String> {
+    let signed = run_probe(
+        dir,
+        &[
+            "gpg",
+            "--batch",
+            "--yes",
+            "--local-user",
+            &git.signing_key.to_string(),
+            "--output",
+            "/dev/null",
+            "--sign",
+        ],
+        Some(b"agent-coord preflight\n".to_vec()),
+    )?;
+    if !signed.success() {
+        return Err("the openpgp signing key cannot sign".into());
+    }
+    Ok(format!("openpgp key signs for {}", git.email))
+}
+
+/// Runs one signing probe in `dir` through the bounded runner.
+fn run_probe(
+    dir: &Path,
+    argv: &[&str],
+    stdin: Option<Vec<u8>>,
+) -> Result<process::Finished, String> {
+    let argv: Vec<String> = argv.iter().map(|a| (*a).to_owned()).collect();
+    process::run(&process::Spec {
+        argv: &argv,
+        cwd: dir,
+        env: Vec::new(),
+        remove_env: Vec::new(),
+        stdin,
+        timeout: Duration::from_secs(30),
+        max_output: 4096,
+        gh_config_dir: None,
+    })
+    .map_err(|e| e.to_string())
 }

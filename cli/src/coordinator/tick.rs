@@ -150,78 +150,118 @@ pub(crate) fn tick(
             preflight_failed: true,
         });
     };
-    let heartbeat_ttl =
-        i64::try_from(worker.lane_timeout + worker.check_timeout + 4 * worker.poll_seconds + 600)
-            .unwrap_or(i64::MAX / 2);
-    let ledger = Ledger::open(cx, worker_id, &naming::batch_id(worker_id), heartbeat_ttl)?;
-    let mut engine = Engine {
-        config,
-        worker_id: worker_id.to_owned(),
-        worker,
-        ledger,
-        gh: ready.worker_gh,
-        login: ready.worker_login,
-        review_gh: ready.review_gh,
-        review_login: ready.review_login,
-        token: ready.worker_token,
-        secrets: ready.secrets,
-        observations: Vec::new(),
-        stop,
-    };
-    // Decide on the fleet's latest state, and publish what this tick did at its end.
-    if let Err(e) = engine.ledger.sync() {
-        engine.error(None, format!("sync before the tick failed: {}", e.message));
-    }
-    let opened = Instant::now();
-    let assigned = engine.discover()?;
-    let discovered = Instant::now();
-    let tasks = engine.ledger.tasks()?;
-    for task in tasks {
-        if stop.load(std::sync::atomic::Ordering::SeqCst) {
-            engine.observe(None, "interrupted: stopping after the current step");
-            break;
-        }
-        let label = task.task_id.clone();
-        match engine.advance(task, &assigned) {
-            Ok(()) => {}
-            Err(Halt::Retry { task, message }) => engine.error(Some(&task), message),
-            Err(Halt::Fatal(e)) => engine.error(Some(&label), e.message),
-        }
-    }
-    let advanced = Instant::now();
-    engine.ledger.beat()?;
-    if let Err(e) = engine.ledger.sync() {
-        engine.error(
-            None,
-            format!("written locally but not published: {}", e.message),
-        );
-    }
-    let saved = [engine.gh.cache().save(), engine.review_gh.cache().save()];
-    for e in saved.into_iter().filter_map(Result::err) {
-        engine.observe(None, format!("could not save the GitHub cache: {e}"));
-    }
+    let ledger = Ledger::open(
+        cx,
+        worker_id,
+        &naming::batch_id(worker_id),
+        heartbeat_ttl(worker),
+    )?;
+    let mut engine = Engine::new(config, worker_id, worker, ledger, ready, stop);
+    let marks = engine.work()?;
+    let (requests, not_modified) = engine.github_requests();
     let ms = |d: Duration| d.as_secs_f64() * 1e3;
     // The tick's time split, for `-v` and `bench coordinator`.
     tracing::debug!(
         worker = worker_id,
         preflight_ms = ms(preflight_done - started),
-        open_ms = ms(opened - preflight_done),
-        discover_ms = ms(discovered - opened),
-        advance_ms = ms(advanced - discovered),
-        finish_ms = ms(advanced.elapsed()),
+        open_ms = ms(marks.opened - preflight_done),
+        discover_ms = ms(marks.discovered - marks.opened),
+        advance_ms = ms(marks.advanced - marks.discovered),
+        finish_ms = ms(marks.advanced.elapsed()),
         total_ms = ms(started.elapsed()),
-        requests = engine.gh.requests + engine.review_gh.requests,
-        not_modified = engine.gh.not_modified + engine.review_gh.not_modified,
+        requests,
+        not_modified,
         "tick timings"
     );
     Ok(TickReport {
         worker: worker_id.to_owned(),
         checks: pre.checks,
         observations: engine.observations,
-        requests: engine.gh.requests + engine.review_gh.requests,
-        not_modified: engine.gh.not_modified + engine.review_gh.not_modified,
+        requests,
+        not_modified,
         preflight_failed: false,
     })
+}
+
+/// How long a worker's heartbeat stays live: a lane and a check may run in one tick, with
+/// room for a few polls around them.
+fn heartbeat_ttl(worker: &WorkerConfig) -> i64 {
+    i64::try_from(worker.lane_timeout + worker.check_timeout + 4 * worker.poll_seconds + 600)
+        .unwrap_or(i64::MAX / 2)
+}
+
+/// When the parts of a tick after its preflight ended, for its time split.
+struct Marks {
+    /// The state was opened and synced.
+    opened: Instant,
+    /// Discovery and admission ended.
+    discovered: Instant,
+    /// Every task was advanced.
+    advanced: Instant,
+}
+
+impl Engine<'_> {
+    /// The tick's work once the preflight passed: sync, discover and admit, advance every
+    /// task, then beat, publish and save the GitHub caches.
+    fn work(&mut self) -> Result<Marks, CommandError> {
+        // Decide on the fleet's latest state, and publish what this tick did at its end.
+        if let Err(e) = self.ledger.sync() {
+            self.error(None, format!("sync before the tick failed: {}", e.message));
+        }
+        let opened = Instant::now();
+        let assigned = self.discover()?;
+        let discovered = Instant::now();
+        self.advance_all(&assigned)?;
+        let advanced = Instant::now();
+        self.finish()?;
+        Ok(Marks {
+            opened,
+            discovered,
+            advanced,
+        })
+    }
+
+    /// Advances each task of the worker in turn, until the tick is interrupted; a task that
+    /// halts is reported and the next one goes on.
+    fn advance_all(&mut self, assigned: &BTreeSet<(String, u64)>) -> Result<(), CommandError> {
+        for task in self.ledger.tasks()? {
+            if self.stop.load(std::sync::atomic::Ordering::SeqCst) {
+                self.observe(None, "interrupted: stopping after the current step");
+                break;
+            }
+            let label = task.task_id.clone();
+            match self.advance(task, assigned) {
+                Ok(()) => {}
+                Err(Halt::Retry { task, message }) => self.error(Some(&task), message),
+                Err(Halt::Fatal(e)) => self.error(Some(&label), e.message),
+            }
+        }
+        Ok(())
+    }
+
+    /// Ends the tick: the worker's heartbeat, publication to the fleet, the GitHub caches.
+    fn finish(&mut self) -> Result<(), CommandError> {
+        self.ledger.beat()?;
+        if let Err(e) = self.ledger.sync() {
+            self.error(
+                None,
+                format!("written locally but not published: {}", e.message),
+            );
+        }
+        let saved = [self.gh.cache().save(), self.review_gh.cache().save()];
+        for e in saved.into_iter().filter_map(Result::err) {
+            self.observe(None, format!("could not save the GitHub cache: {e}"));
+        }
+        Ok(())
+    }
+
+    /// Returns the requests both clients made and how many of them were answered 304.
+    fn github_requests(&self) -> (u64, u64) {
+        (
+            self.gh.requests + self.review_gh.requests,
+            self.gh.not_modified + self.review_gh.not_modified,
+        )
+    }
 }
 
 impl Engine<'_> {

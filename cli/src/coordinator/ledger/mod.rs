@@ -399,23 +399,57 @@ impl<'a> Ledger<'a> {
         note: Option<&Note>,
     ) -> Result<(), CommandError> {
         if let Some(note) = note {
-            let mut fields = Record::new();
-            f::AGENT_ID.set(&mut fields, self.worker.to_string());
-            f::LANE.set(&mut fields, task.task_id.as_str());
-            f::REPO.set(&mut fields, task.repo.as_str());
-            f::TARGET.set(&mut fields, task.issue.to_string());
-            f::BRANCH.set(&mut fields, task.branch.as_str());
-            if let Some(prev) = &note.previous_phase {
-                f::PREVIOUS_PHASE.set(&mut fields, prev.as_str());
-            }
-            fields.insert("phase".into(), json!(task.phase.as_str()));
-            fields.insert("state".into(), json!(task.state.as_str()));
-            f::MESSAGE.set(&mut fields, note.message.as_str());
-            let (path, event) = new_event(snap, ctx, &self.batch, note.kind, fields)?;
-            plan.state.push((path, event));
+            plan.state.push(self.note_event(snap, ctx, task, note)?);
         }
-        // The manifest: one lane per task of this worker, this task's as it now stands.
-        // In path order, this task at its place (or last when it is new).
+        let registered = self.manifest_plan(snap, ctx, task)?;
+        plan.state.extend(registered.state);
+        let beat = self.heartbeat_plan(snap, ctx)?;
+        plan.state.extend(beat.state);
+        plan.heartbeats.extend(beat.heartbeats);
+        let beat = self.task_beat(snap, ctx, task)?;
+        plan.state.extend(beat.state);
+        plan.heartbeats.extend(beat.heartbeats);
+        // Renew the claim while the task holds its issue (the rule writes only past half TTL).
+        if !task.state.terminal() {
+            let already: Vec<String> = plan.state.iter().map(|(p, _)| p.clone()).collect();
+            let renewal = self.claim_renewal(snap, ctx, task)?;
+            plan.state
+                .extend(renewal.into_iter().filter(|(p, _)| !already.contains(p)));
+        }
+        Ok(())
+    }
+
+    /// The event saying what `note` records about `task`, at its path.
+    fn note_event(
+        &self,
+        snap: &TipSnapshot<'_>,
+        ctx: &Ctx,
+        task: &Task,
+        note: &Note,
+    ) -> Result<(String, Record), CommandError> {
+        let mut fields = Record::new();
+        f::AGENT_ID.set(&mut fields, self.worker.to_string());
+        f::LANE.set(&mut fields, task.task_id.as_str());
+        f::REPO.set(&mut fields, task.repo.as_str());
+        f::TARGET.set(&mut fields, task.issue.to_string());
+        f::BRANCH.set(&mut fields, task.branch.as_str());
+        if let Some(prev) = &note.previous_phase {
+            f::PREVIOUS_PHASE.set(&mut fields, prev.as_str());
+        }
+        fields.insert("phase".into(), json!(task.phase.as_str()));
+        fields.insert("state".into(), json!(task.state.as_str()));
+        f::MESSAGE.set(&mut fields, note.message.as_str());
+        Ok(new_event(snap, ctx, &self.batch, note.kind, fields)?)
+    }
+
+    /// The worker's manifest registered again: one lane per task of this worker, in path
+    /// order, with `task` as it now stands at its place (or last when it is new).
+    fn manifest_plan(
+        &self,
+        snap: &TipSnapshot<'_>,
+        ctx: &Ctx,
+        task: &Task,
+    ) -> Result<Plan<batch::Registered>, CommandError> {
         let here = task_path(&task.repo, task.issue);
         let mut stored = Vec::new();
         for (path, record) in snap.list(TASKS_DIR)? {
@@ -440,45 +474,36 @@ impl<'a> Ledger<'a> {
             synthetic: false,
             synthetic_kind: None,
         };
-        let registered = batch::register(snap, &request, ctx)?;
-        plan.state.extend(registered.state);
-        let beat = self.heartbeat_plan(snap, ctx)?;
-        plan.state.extend(beat.state);
-        plan.heartbeats.extend(beat.heartbeats);
-        let beat = self.task_beat(snap, ctx, task)?;
-        plan.state.extend(beat.state);
-        plan.heartbeats.extend(beat.heartbeats);
-        // Renew the claim while the task holds its issue (the rule writes only past half TTL).
-        if !task.state.terminal() {
-            if let (Ok(repo), Ok(target)) = (
-                RepoSlug::from_str(&task.repo),
-                Target::from_str(&task.issue.to_string()),
-            ) {
-                let request = claim::ClaimRequest {
-                    agent: self.worker.clone(),
-                    repo,
-                    target,
-                    batch: Some(self.batch.clone()),
-                    branch: Some(task.branch.clone()),
-                    ttl_seconds: CLAIM_TTL_SECONDS,
-                    metadata: Record::new(),
-                };
-                match claim::decide(snap, &request, ctx) {
-                    Ok(renewal) => {
-                        let already: Vec<String> =
-                            plan.state.iter().map(|(p, _)| p.clone()).collect();
-                        plan.state.extend(
-                            renewal
-                                .state
-                                .into_iter()
-                                .filter(|(p, _)| !already.contains(p)),
-                        );
-                    }
-                    Err(RuleError::Refused(_)) => {}
-                    Err(e) => return Err(e.into()),
-                }
-            }
+        Ok(batch::register(snap, &request, ctx)?)
+    }
+
+    /// The renewal of the task's claim, when the claim rule writes one (past half its TTL);
+    /// a refusal renews nothing.
+    fn claim_renewal(
+        &self,
+        snap: &TipSnapshot<'_>,
+        ctx: &Ctx,
+        task: &Task,
+    ) -> Result<Vec<(String, Record)>, CommandError> {
+        let (Ok(repo), Ok(target)) = (
+            RepoSlug::from_str(&task.repo),
+            Target::from_str(&task.issue.to_string()),
+        ) else {
+            return Ok(Vec::new());
+        };
+        let request = claim::ClaimRequest {
+            agent: self.worker.clone(),
+            repo,
+            target,
+            batch: Some(self.batch.clone()),
+            branch: Some(task.branch.clone()),
+            ttl_seconds: CLAIM_TTL_SECONDS,
+            metadata: Record::new(),
+        };
+        match claim::decide(snap, &request, ctx) {
+            Ok(renewal) => Ok(renewal.state),
+            Err(RuleError::Refused(_)) => Ok(Vec::new()),
+            Err(e) => Err(e.into()),
         }
-        Ok(())
     }
 }

@@ -133,30 +133,9 @@ impl Engine<'_> {
                 ))?;
                 Ok(true)
             }
-            Seen::Verdict(Verdict::Green) => {
-                task.ci_green(&head);
-                self.commit(
-                    task,
-                    "coordinator.phase",
-                    format!("GitHub CI green on {head}"),
-                    Some(Phase::Ci),
-                )?;
-                self.observe(Some(&task.task_id), format!("CI green on {}", short(&head)));
-                Ok(true)
-            }
+            Seen::Verdict(Verdict::Green) => self.record_green(task, &head),
             Seen::Verdict(Verdict::Pending { waiting }) => {
-                let what = if waiting.is_empty() {
-                    "nothing reported yet".to_owned()
-                } else {
-                    waiting.join(", ")
-                };
-                self.observe(
-                    Some(&task.task_id),
-                    format!(
-                        "CI pending on {} ({what}); looking again next tick",
-                        short(&head)
-                    ),
-                );
+                self.report_pending(task, &head, &waiting);
                 Ok(false)
             }
             Seen::Verdict(Verdict::ActionRequired { runs }) => {
@@ -174,40 +153,78 @@ impl Engine<'_> {
                 Ok(true)
             }
             Seen::Verdict(Verdict::Failed { runs, failed }) => {
-                match self.failed_logs(task, &runs)? {
-                    Ok(logs) => {
-                        let text = format!(
-                            "GitHub CI failed on {head}: {}\n\n{logs}",
-                            failed.join(", ")
-                        );
-                        let text = redact::bound_tail(
-                            &self.secrets.scrub(&text),
-                            redact::CHECK_OUTPUT_MAX,
-                        );
-                        task.ci_failed(&head, &text);
-                        self.commit(
-                            task,
-                            "coordinator.phase",
-                            format!("GitHub CI failed on {head}; logs go to the implementer"),
-                            Some(Phase::Ci),
-                        )?;
-                        self.observe(
-                            Some(&task.task_id),
-                            format!(
-                                "CI failed on {}; the implementer gets the logs",
-                                short(&head)
-                            ),
-                        );
-                        Ok(true)
-                    }
-                    Err(why) => {
-                        self.park(task, Phase::Ci, BLOCKER, format!(
-                            "GitHub CI failed ({}) but its logs cannot be read: {why}. Make the logs available (or rerun), then reply to resume CI observation",
-                            failed.join(", ")
-                        ))?;
-                        Ok(true)
-                    }
-                }
+                self.route_failure(task, &head, &runs, &failed)
+            }
+        }
+    }
+
+    /// Saves that CI is green on `head`.
+    fn record_green(&mut self, task: &mut Task, head: &str) -> Result<bool, Halt> {
+        task.ci_green(head);
+        self.commit(
+            task,
+            "coordinator.phase",
+            format!("GitHub CI green on {head}"),
+            Some(Phase::Ci),
+        )?;
+        self.observe(Some(&task.task_id), format!("CI green on {}", short(head)));
+        Ok(true)
+    }
+
+    /// Says what CI on `head` still waits for; the next tick looks again.
+    fn report_pending(&mut self, task: &Task, head: &str, waiting: &[String]) {
+        let what = if waiting.is_empty() {
+            "nothing reported yet".to_owned()
+        } else {
+            waiting.join(", ")
+        };
+        self.observe(
+            Some(&task.task_id),
+            format!(
+                "CI pending on {} ({what}); looking again next tick",
+                short(head)
+            ),
+        );
+    }
+
+    /// Sends a failed CI's logs to the implementer, or parks on a blocker when the logs
+    /// cannot be read (a failure nobody can see is not the implementer's to fix).
+    fn route_failure(
+        &mut self,
+        task: &mut Task,
+        head: &str,
+        runs: &[WorkflowRun],
+        failed: &[String],
+    ) -> Result<bool, Halt> {
+        match self.failed_logs(task, runs)? {
+            Ok(logs) => {
+                let text = format!(
+                    "GitHub CI failed on {head}: {}\n\n{logs}",
+                    failed.join(", ")
+                );
+                let text = redact::bound_tail(&self.secrets.scrub(&text), redact::CHECK_OUTPUT_MAX);
+                task.ci_failed(head, &text);
+                self.commit(
+                    task,
+                    "coordinator.phase",
+                    format!("GitHub CI failed on {head}; logs go to the implementer"),
+                    Some(Phase::Ci),
+                )?;
+                self.observe(
+                    Some(&task.task_id),
+                    format!(
+                        "CI failed on {}; the implementer gets the logs",
+                        short(head)
+                    ),
+                );
+                Ok(true)
+            }
+            Err(why) => {
+                self.park(task, Phase::Ci, BLOCKER, format!(
+                    "GitHub CI failed ({}) but its logs cannot be read: {why}. Make the logs available (or rerun), then reply to resume CI observation",
+                    failed.join(", ")
+                ))?;
+                Ok(true)
             }
         }
     }

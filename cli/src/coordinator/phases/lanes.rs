@@ -49,6 +49,55 @@ impl Engine<'_> {
         task: &mut Task,
         lanes: Vec<(LaneSlot, String)>,
     ) -> Result<Vec<(ProcessEnd, String)>, Halt> {
+        self.record_started(task, &lanes)?;
+        let control = self.task_control(task);
+        let _ = std::fs::create_dir_all(&control);
+        let jobs: Vec<LaneJob> = lanes
+            .into_iter()
+            .map(|(slot, prompt)| {
+                let stem = format!(
+                    "{}-{}-{}",
+                    task.phase,
+                    task.rounds,
+                    slot.as_str().replace(':', "-")
+                );
+                let _ = std::fs::write(control.join(format!("{stem}.prompt")), &prompt);
+                LaneJob {
+                    stem,
+                    argv: self.lane_argv(slot),
+                    prompt,
+                }
+            })
+            .collect();
+        let bounds = LaneBounds {
+            dir: self.worktree(task),
+            remove_env: self.token_vars(),
+            timeout: Duration::from_secs(self.worker.lane_timeout),
+        };
+        let results = run_parallel(&jobs, &bounds);
+        let mut out = Vec::new();
+        for (job, (end, stdout, elapsed)) in jobs.iter().zip(results) {
+            let _ = std::fs::write(
+                control.join(format!("{}.out", job.stem)),
+                self.secrets.scrub(&stdout),
+            );
+            self.observe(
+                Some(&task.task_id),
+                format!("{} ran for {} s", job.stem, elapsed.as_secs()),
+            );
+            out.push((end, stdout));
+        }
+        crate::coordinator::failpoint("lane-finished");
+        Ok(out)
+    }
+
+    /// Records `lanes` as running in one commit before any starts (a crash then leaves the
+    /// task uncertain, never a second model); refuses while a lane is already recorded.
+    fn record_started(
+        &mut self,
+        task: &mut Task,
+        lanes: &[(LaneSlot, String)],
+    ) -> Result<(), Halt> {
         if task.pending.is_some() {
             return Err(Halt::Retry {
                 task: task.task_id.clone(),
@@ -67,75 +116,7 @@ impl Engine<'_> {
             "coordinator.lane_started",
             format!("{joined} started"),
             None,
-        )?;
-        let control = self.task_control(task);
-        let _ = std::fs::create_dir_all(&control);
-        let dir = self.worktree(task);
-        let remove_env = self.token_vars();
-        let timeout = Duration::from_secs(self.worker.lane_timeout);
-        let jobs: Vec<(String, Vec<String>, String)> = lanes
-            .into_iter()
-            .map(|(slot, prompt)| {
-                let stem = format!(
-                    "{}-{}-{}",
-                    task.phase,
-                    task.rounds,
-                    slot.as_str().replace(':', "-")
-                );
-                let _ = std::fs::write(control.join(format!("{stem}.prompt")), &prompt);
-                (stem, self.lane_argv(slot), prompt)
-            })
-            .collect();
-        let results: Vec<(ProcessEnd, String, Duration)> = std::thread::scope(|scope| {
-            let handles: Vec<_> = jobs
-                .iter()
-                .map(|(_, argv, prompt)| {
-                    let (dir, remove_env) = (&dir, remove_env.clone());
-                    scope.spawn(move || {
-                        let spec = process::Spec {
-                            argv,
-                            cwd: dir,
-                            env: Vec::new(),
-                            remove_env,
-                            stdin: Some(prompt.as_bytes().to_vec()),
-                            timeout,
-                            max_output: redact::LANE_BODY_MAX * 4,
-                            gh_config_dir: None,
-                        };
-                        lane_end(process::run(&spec))
-                    })
-                })
-                .collect();
-            handles
-                .into_iter()
-                .map(|h| {
-                    h.join().unwrap_or_else(|_| {
-                        (
-                            ProcessEnd {
-                                exit_code: None,
-                                timed_out: false,
-                            },
-                            "the lane's thread panicked".to_owned(),
-                            Duration::ZERO,
-                        )
-                    })
-                })
-                .collect()
-        });
-        let mut out = Vec::new();
-        for ((stem, _, _), (end, stdout, elapsed)) in jobs.iter().zip(results) {
-            let _ = std::fs::write(
-                control.join(format!("{stem}.out")),
-                self.secrets.scrub(&stdout),
-            );
-            self.observe(
-                Some(&task.task_id),
-                format!("{stem} ran for {} s", elapsed.as_secs()),
-            );
-            out.push((end, stdout));
-        }
-        crate::coordinator::failpoint("lane-finished");
-        Ok(out)
+        )
     }
 
     /// An implementer or reviewer started in an earlier tick never reported: its outcome is
@@ -272,6 +253,63 @@ impl Engine<'_> {
         let next = task.apply_reviewer(&outcome);
         self.follow(task, next, Phase::InnerReview, "inner reviewer")
     }
+}
+
+/// One lane to run: the stem of its files in the control directory, its argv, its prompt.
+struct LaneJob {
+    stem: String,
+    argv: Vec<String>,
+    prompt: String,
+}
+
+/// Where and within what every lane of one phase runs.
+struct LaneBounds {
+    /// The task's worktree.
+    dir: PathBuf,
+    /// The configuration's token variables, removed from every lane.
+    remove_env: Vec<String>,
+    /// How long a lane may run.
+    timeout: Duration,
+}
+
+/// Runs `jobs` on one thread each and returns their ends in order (a panicked thread is a
+/// lane that ended without an exit code).
+fn run_parallel(jobs: &[LaneJob], bounds: &LaneBounds) -> Vec<(ProcessEnd, String, Duration)> {
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = jobs
+            .iter()
+            .map(|job| {
+                scope.spawn(move || {
+                    let spec = process::Spec {
+                        argv: &job.argv,
+                        cwd: &bounds.dir,
+                        env: Vec::new(),
+                        remove_env: bounds.remove_env.clone(),
+                        stdin: Some(job.prompt.as_bytes().to_vec()),
+                        timeout: bounds.timeout,
+                        max_output: redact::LANE_BODY_MAX * 4,
+                        gh_config_dir: None,
+                    };
+                    lane_end(process::run(&spec))
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join().unwrap_or_else(|_| {
+                    (
+                        ProcessEnd {
+                            exit_code: None,
+                            timed_out: false,
+                        },
+                        "the lane's thread panicked".to_owned(),
+                        Duration::ZERO,
+                    )
+                })
+            })
+            .collect()
+    })
 }
 
 /// A lane process's end, its stdout, and how long it ran (a failure to start is a

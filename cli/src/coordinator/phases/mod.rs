@@ -212,36 +212,61 @@ impl Engine<'_> {
     /// authorized reply after it. `true` when it resumed.
     pub(super) fn waiting(&mut self, task: &mut Task) -> Result<bool, Halt> {
         if task.question_comment_id.is_none() {
-            let kind = if task.occurrences.contains_key("pending:question") {
-                QUESTION
-            } else {
-                BLOCKER
-            };
-            let text = task.blocker.clone().unwrap_or_default();
-            let logins = self.worker.reply_logins.clone();
-            let resume = task.resume_phase.map(Phase::as_str);
-            let posted = self.comment(task, kind, |id| match kind {
-                QUESTION => naming::question_comment(&text, &logins, id),
-                _ => naming::blocker_comment(&text, resume, &logins, id),
-            })?;
-            task.occurrences.remove("pending:question");
-            task.occurrences.remove("pending:blocker");
-            let resume = task.resume_phase.unwrap_or(Phase::Implement);
-            task.wait_for_reply(resume, &text, &posted.activity.activity_id, posted.id);
-            task.question_url = Some(posted.url.clone());
-            self.save_published(task, &posted, format!("{kind} published: {}", posted.url))?;
-            self.observe(
-                Some(&task.task_id),
-                format!(
-                    "waiting for an authorized reply to resume {}: {text}",
-                    resume
-                ),
-            );
+            self.publish_checkpoint(task)?;
             return Ok(false);
         }
         if !task.reply_eligible() {
             return Ok(false);
         }
+        match self.authorized_reply(task)? {
+            Some(reply) => self.resume_on(task, &reply),
+            None => {
+                self.observe(
+                    Some(&task.task_id),
+                    format!(
+                        "waiting for an authorized reply to resume {}",
+                        task.resume_phase.map(Phase::as_str).unwrap_or("?")
+                    ),
+                );
+                Ok(false)
+            }
+        }
+    }
+
+    /// Posts the waiting task's question or blocker comment and saves the task as waiting
+    /// for a reply to it.
+    fn publish_checkpoint(&mut self, task: &mut Task) -> Result<(), Halt> {
+        let kind = if task.occurrences.contains_key("pending:question") {
+            QUESTION
+        } else {
+            BLOCKER
+        };
+        let text = task.blocker.clone().unwrap_or_default();
+        let logins = self.worker.reply_logins.clone();
+        let resume = task.resume_phase.map(Phase::as_str);
+        let posted = self.comment(task, kind, |id| match kind {
+            QUESTION => naming::question_comment(&text, &logins, id),
+            _ => naming::blocker_comment(&text, resume, &logins, id),
+        })?;
+        task.occurrences.remove("pending:question");
+        task.occurrences.remove("pending:blocker");
+        let resume = task.resume_phase.unwrap_or(Phase::Implement);
+        task.wait_for_reply(resume, &text, &posted.activity.activity_id, posted.id);
+        task.question_url = Some(posted.url.clone());
+        self.save_published(task, &posted, format!("{kind} published: {}", posted.url))?;
+        self.observe(
+            Some(&task.task_id),
+            format!(
+                "waiting for an authorized reply to resume {}: {text}",
+                resume
+            ),
+        );
+        Ok(())
+    }
+
+    /// Returns the first authorized reply after the task's checkpoint, saying why each
+    /// other comment after it does not count.
+    fn authorized_reply(&mut self, task: &Task) -> Result<Option<reply::IssueComment>, Halt> {
         let comments = self
             .gh
             .issue_comments(&task.repo, task.issue)
@@ -257,18 +282,14 @@ impl Engine<'_> {
                 ),
             );
         }
-        let Some(r) = scan.reply else {
-            self.observe(
-                Some(&task.task_id),
-                format!(
-                    "waiting for an authorized reply to resume {}",
-                    task.resume_phase.map(Phase::as_str).unwrap_or("?")
-                ),
-            );
-            return Ok(false);
-        };
-        let text = self.secrets.clean(&r.body, redact::COMMENT_MAX);
-        let author = r.author.clone();
+        Ok(scan.reply)
+    }
+
+    /// Resumes the task on an authorized reply (rebinding its pinned identity only when the
+    /// reply answers the identity-change blocker). `true` when it resumed.
+    fn resume_on(&mut self, task: &mut Task, reply: &reply::IssueComment) -> Result<bool, Halt> {
+        let text = self.secrets.clean(&reply.body, redact::COMMENT_MAX);
+        let author = reply.author.clone();
         let resumed = task.resume_phase;
         if !task.resume(&author, &text) {
             return Ok(false);

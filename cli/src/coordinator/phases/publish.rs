@@ -1,82 +1,19 @@
 //! Publishing and testing a head: the signed, verified commit, the push (never forced), the
 //! draft pull request, and `check_argv` on the exact clean signed head.
 
+use std::path::Path;
+
 use super::*;
 
 impl Engine<'_> {
     pub(super) fn publish(&mut self, task: &mut Task) -> Result<bool, Halt> {
         let dir = self.worktree(task);
-        let Some(signer) = self.signer() else {
-            self.park(
-                task,
-                Phase::Publish,
-                BLOCKER,
-                "the worker has no git identity to sign with".into(),
-            )?;
+        let Some(head) = self.signed_head(task, &dir)? else {
             return Ok(true);
         };
-        let message = format!(
-            "{}\n\n{}\n{}\n\nRefs #{}",
-            naming::pr_title(task.issue, &task.title),
-            task.carry.summary_en.as_deref().unwrap_or_default(),
-            task.carry.summary_de.as_deref().unwrap_or_default(),
-            task.issue
-        );
-        if let Err(e) = git::commit_all(&dir, &message, &signer) {
-            let text = self.secrets.scrub(&e.to_string());
-            self.park(
-                task,
-                Phase::Publish,
-                BLOCKER,
-                format!("the signed commit failed: {text}"),
-            )?;
-            return Ok(true);
-        }
-        crate::coordinator::failpoint("committed");
-        let head = git::head(&dir).map_err(|e| self.git_halt(task, e))?;
-        if let Err(e) = git::verify(&dir, &head, &signer) {
-            let text = self.secrets.scrub(&e.to_string());
-            self.park(
-                task,
-                Phase::Publish,
-                BLOCKER,
-                format!("the commit signature does not verify: {text}"),
-            )?;
-            return Ok(true);
-        }
-        let protected = self.protected(task);
-        let published = git::remote_branch(&dir, "publication", &task.branch, &self.auth())
-            .map_err(|e| self.git_halt(task, e))?;
-        if published.as_deref() == Some(head.as_str()) {
-            // Already pushed (the coordinator stopped after the push): nothing to send.
-        } else if let Err(e) = git::push(&dir, &task.branch, &task.base, &protected, &self.auth()) {
-            let text = self.secrets.scrub(&e.to_string());
-            return Err(Halt::Retry {
-                task: task.task_id.clone(),
-                message: format!("push failed: {text}"),
-            });
-        }
-        crate::coordinator::failpoint("pushed");
-        if task.head.as_deref() != Some(head.as_str()) {
-            task.set_head(&head);
-            self.commit(
-                task,
-                "coordinator.pushed",
-                format!("pushed signed head {head}"),
-                None,
-            )?;
-        }
+        self.push_head(task, &dir, &head)?;
         if task.pr.is_none() {
-            let publication = self.publication(task);
-            let posted = self.draft(task, &publication)?;
-            task.pr = Some(posted.id);
-            task.pr_url = Some(posted.url.clone());
-            let message = format!("draft pull request #{} opened: {}", posted.id, posted.url);
-            self.save_published(task, &posted, message)?;
-            self.observe(
-                Some(&task.task_id),
-                format!("draft pull request #{} opened", posted.id),
-            );
+            self.open_draft(task)?;
         }
         task.phase = Phase::Checks;
         self.commit(
@@ -86,6 +23,94 @@ impl Engine<'_> {
             Some(Phase::Publish),
         )?;
         Ok(true)
+    }
+
+    /// Commits the worktree signed and verifies the signature; returns the head, or `None`
+    /// after parking on the blocker that stopped it (no identity, a failed commit, a
+    /// signature that does not verify).
+    fn signed_head(&mut self, task: &mut Task, dir: &Path) -> Result<Option<String>, Halt> {
+        let Some(signer) = self.signer() else {
+            self.park(
+                task,
+                Phase::Publish,
+                BLOCKER,
+                "the worker has no git identity to sign with".into(),
+            )?;
+            return Ok(None);
+        };
+        let message = format!(
+            "{}\n\n{}\n{}\n\nRefs #{}",
+            naming::pr_title(task.issue, &task.title),
+            task.carry.summary_en.as_deref().unwrap_or_default(),
+            task.carry.summary_de.as_deref().unwrap_or_default(),
+            task.issue
+        );
+        if let Err(e) = git::commit_all(dir, &message, &signer) {
+            let text = self.secrets.scrub(&e.to_string());
+            self.park(
+                task,
+                Phase::Publish,
+                BLOCKER,
+                format!("the signed commit failed: {text}"),
+            )?;
+            return Ok(None);
+        }
+        crate::coordinator::failpoint("committed");
+        let head = git::head(dir).map_err(|e| self.git_halt(task, e))?;
+        if let Err(e) = git::verify(dir, &head, &signer) {
+            let text = self.secrets.scrub(&e.to_string());
+            self.park(
+                task,
+                Phase::Publish,
+                BLOCKER,
+                format!("the commit signature does not verify: {text}"),
+            )?;
+            return Ok(None);
+        }
+        Ok(Some(head))
+    }
+
+    /// Pushes `head` to the publication branch unless it is there already (never forced),
+    /// and saves it as the task's head.
+    fn push_head(&mut self, task: &mut Task, dir: &Path, head: &str) -> Result<(), Halt> {
+        let protected = self.protected(task);
+        let published = git::remote_branch(dir, "publication", &task.branch, &self.auth())
+            .map_err(|e| self.git_halt(task, e))?;
+        if published.as_deref() == Some(head) {
+            // Already pushed (the coordinator stopped after the push): nothing to send.
+        } else if let Err(e) = git::push(dir, &task.branch, &task.base, &protected, &self.auth()) {
+            let text = self.secrets.scrub(&e.to_string());
+            return Err(Halt::Retry {
+                task: task.task_id.clone(),
+                message: format!("push failed: {text}"),
+            });
+        }
+        crate::coordinator::failpoint("pushed");
+        if task.head.as_deref() != Some(head) {
+            task.set_head(head);
+            self.commit(
+                task,
+                "coordinator.pushed",
+                format!("pushed signed head {head}"),
+                None,
+            )?;
+        }
+        Ok(())
+    }
+
+    /// Opens the task's draft pull request on the publication repository and saves it.
+    fn open_draft(&mut self, task: &mut Task) -> Result<(), Halt> {
+        let publication = self.publication(task);
+        let posted = self.draft(task, &publication)?;
+        task.pr = Some(posted.id);
+        task.pr_url = Some(posted.url.clone());
+        let message = format!("draft pull request #{} opened: {}", posted.id, posted.url);
+        self.save_published(task, &posted, message)?;
+        self.observe(
+            Some(&task.task_id),
+            format!("draft pull request #{} opened", posted.id),
+        );
+        Ok(())
     }
 
     pub(super) fn checks(&mut self, task: &mut Task) -> Result<bool, Halt> {

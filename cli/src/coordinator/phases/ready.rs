@@ -307,37 +307,48 @@ impl Engine<'_> {
             Recheck::Moved => return Ok(true),
         }
         if !task.has_formal_approval() {
-            match self.approve(task, &head)? {
-                Approval::Verified(verified) => {
-                    let (approval, posted) = *verified;
-                    let url = approval.url.clone();
-                    task.formally_approved(approval);
-                    self.save_published(task, &posted, format!("formal approval verified: {url}"))?;
-                    self.observe(
-                        Some(&task.task_id),
-                        format!(
-                            "formally approved {} by {}",
-                            short(&head),
-                            self.review_login
-                        ),
-                    );
-                }
-                Approval::Revoked(why) => {
-                    task.approval_revoked();
-                    self.park(task, Phase::FormalApprove, BLOCKER, why)?;
-                    return Ok(true);
-                }
-                Approval::Unverified(why) => {
-                    self.observe(Some(&task.task_id), why);
-                    return Ok(false);
-                }
+            if let Some(keep_going) = self.obtain_approval(task, &head)? {
+                return Ok(keep_going);
             }
         }
         if task.evidence.ready_comment.as_deref() == Some(head.as_str()) {
             return self.back_to(task, Phase::LeaveDraft, "evidence comment already posted");
         }
+        self.post_ready_evidence(task, &head)
+    }
+
+    /// Obtains and saves the formal approval of `head`; `None` once it is verified, else
+    /// whether to keep going in this tick (a revoked approval parks, an unverified one waits).
+    fn obtain_approval(&mut self, task: &mut Task, head: &str) -> Result<Option<bool>, Halt> {
+        match self.approve(task, head)? {
+            Approval::Verified(verified) => {
+                let (approval, posted) = *verified;
+                let url = approval.url.clone();
+                task.formally_approved(approval);
+                self.save_published(task, &posted, format!("formal approval verified: {url}"))?;
+                self.observe(
+                    Some(&task.task_id),
+                    format!("formally approved {} by {}", short(head), self.review_login),
+                );
+                Ok(None)
+            }
+            Approval::Revoked(why) => {
+                task.approval_revoked();
+                self.park(task, Phase::FormalApprove, BLOCKER, why)?;
+                Ok(Some(true))
+            }
+            Approval::Unverified(why) => {
+                self.observe(Some(&task.task_id), why);
+                Ok(Some(false))
+            }
+        }
+    }
+
+    /// Posts the Ready evidence comment on the pull request: the checklist for `head`, the
+    /// declared deviation and the formal approval.
+    fn post_ready_evidence(&mut self, task: &mut Task, head: &str) -> Result<bool, Halt> {
         let pr = task.pr.unwrap_or_default();
-        let checklist = task.evidence.checklist(&head);
+        let checklist = task.evidence.checklist(head);
         let deviation = match task.evidence.readiness.as_ref().map(|r| &r.deviation) {
             Some(d) if d.declared => format!(
                 "declared, granted by @{} ({})",
@@ -358,7 +369,7 @@ impl Engine<'_> {
                 .filter(|(item, _)| !matches!(*item, "ready_comment" | "left_draft"))
                 .copied()
                 .collect();
-            naming::ready_comment(&head, &shown, &deviation, &approval_url, id)
+            naming::ready_comment(head, &shown, &deviation, &approval_url, id)
         })?;
         task.ready_commented();
         self.save_published(
