@@ -15,20 +15,51 @@ use agent_coord_shared::coordinator::redact;
 
 use crate::process::token;
 use crate::process::token::Token;
+use crate::process::token::TokenError;
 
 /// How long a token command may take.
 const TOKEN_TIMEOUT: Duration = Duration::from_secs(30);
 
-/// Reads an account's token; the error says where it looked, never what it found.
-pub(crate) fn resolve(session: &str, account: &GithubAccount) -> Result<Token, String> {
+/// Why a session's token could not be read; it says where it looked, never what it found.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum AccountError {
+    /// The configured variable is unset or blank.
+    #[error("session {session}: the token variable {token_env} is not set")]
+    Unset {
+        /// The session whose token it is.
+        session: String,
+        /// The variable the configuration names.
+        token_env: String,
+    },
+    /// The configured token command gave no token.
+    #[error("session {session}: {source}")]
+    Command {
+        /// The session whose token it is.
+        session: String,
+        /// Why the command gave none.
+        #[source]
+        source: TokenError,
+    },
+}
+
+/// Reads an account's token from the source its configuration names.
+pub(crate) fn resolve(session: &str, account: &GithubAccount) -> Result<Token, AccountError> {
     match &account.token {
-        TokenSource::Env { token_env } => token::from_env(token_env)
-            .ok_or_else(|| format!("session {session}: the token variable {token_env} is not set")),
+        TokenSource::Env { token_env } => {
+            token::from_env(token_env).ok_or_else(|| AccountError::Unset {
+                session: session.to_owned(),
+                token_env: token_env.clone(),
+            })
+        }
         TokenSource::Argv {
             token_argv,
             gh_config_dir,
-        } => token::from_argv(token_argv, gh_config_dir.clone(), TOKEN_TIMEOUT)
-            .map_err(|e| format!("session {session}: {e}")),
+        } => token::from_argv(token_argv, gh_config_dir.clone(), TOKEN_TIMEOUT).map_err(|source| {
+            AccountError::Command {
+                session: session.to_owned(),
+                source,
+            }
+        }),
     }
 }
 
@@ -99,8 +130,20 @@ mod tests {
             },
         };
         let e = resolve("w", &bad).unwrap_err();
-        assert!(e.contains("session w") && e.contains("exit 3"), "{e}");
-        assert!(!e.contains("secret-output"), "{e}");
+        assert!(
+            matches!(
+                &e,
+                AccountError::Command {
+                    session,
+                    source: TokenError::Failed {
+                        exit_code: Some(3),
+                        ..
+                    },
+                } if session == "w"
+            ),
+            "{e}"
+        );
+        assert!(!e.to_string().contains("secret-output"), "{e}");
     }
 
     #[test]

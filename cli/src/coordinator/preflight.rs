@@ -24,6 +24,7 @@ use serde_json::Value;
 use super::accounts;
 use super::accounts::Secrets;
 use crate::github::EtagCache;
+use crate::github::GhError;
 use crate::github::GitHub;
 use crate::process;
 use crate::process::token::Token;
@@ -37,10 +38,10 @@ pub(crate) struct Check {
 }
 
 impl Check {
-    fn new(name: impl Into<String>, result: Result<String, String>) -> Check {
+    fn new(name: impl Into<String>, result: Result<String, CheckError>) -> Check {
         let (ok, detail) = match result {
             Ok(d) => (true, d),
-            Err(d) => (false, d),
+            Err(e) => (false, e.to_string()),
         };
         Check {
             name: name.into(),
@@ -52,6 +53,115 @@ impl Check {
     pub(crate) fn to_json(&self) -> Value {
         json!({"check": self.name, "ok": self.ok, "detail": self.detail})
     }
+}
+
+/// Why a check failed, worded as the check's detail says it.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum CheckError {
+    /// The worker is not in the configuration.
+    #[error("no worker {worker} in the configuration")]
+    NoWorker {
+        /// The worker asked for.
+        worker: String,
+    },
+    /// The control directory could not be created.
+    #[error("cannot create {}: {source}", dir.display())]
+    ControlDir {
+        /// The control directory.
+        dir: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A probe could not be written into the workspace root's control directory.
+    #[error("{} is not writable: {source}", root.display())]
+    NotWritable {
+        /// The workspace root.
+        root: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A configured argv is empty.
+    #[error("the argv is empty")]
+    EmptyArgv,
+    /// A configured program does not exist.
+    #[error("{program} does not exist")]
+    Missing {
+        /// `argv[0]`.
+        program: String,
+    },
+    /// A configured program is not an executable file.
+    #[error("{program} is not an executable file")]
+    NotExecutable {
+        /// `argv[0]`.
+        program: String,
+    },
+    /// The worker's session has no git identity to sign with.
+    #[error("session {session} has no git identity")]
+    NoGitIdentity {
+        /// The worker's session.
+        session: String,
+    },
+    /// The signing probe's temporary directory could not be created.
+    #[error("cannot create a temporary dir: {0}")]
+    TempDir(#[source] std::io::Error),
+    /// The ssh signing key file is missing.
+    #[error("the ssh signing key file does not exist")]
+    NoSshKey,
+    /// ssh signing is configured without an allowed-signers file.
+    #[error("ssh signing needs an allowed_signers file")]
+    NoAllowedSigners,
+    /// The configured allowed-signers file is missing.
+    #[error("the allowed_signers file does not exist")]
+    AllowedSignersMissing,
+    /// The probe to sign could not be written.
+    #[error("cannot write a probe: {0}")]
+    Probe(#[source] std::io::Error),
+    /// A signing tool could not be run.
+    #[error(transparent)]
+    ProbeRun(process::RunError),
+    /// The ssh key does not sign without a prompt.
+    #[error("the ssh signing key cannot sign (is it passphrase-protected?)")]
+    SshCannotSign,
+    /// A signature by the key does not verify against the allowed signers.
+    #[error(
+        "a signature by the signing key does not verify for {email} against the allowed signers"
+    )]
+    SshUntrusted {
+        /// The identity's email.
+        email: String,
+    },
+    /// The openpgp key does not sign without a prompt.
+    #[error("the openpgp signing key cannot sign")]
+    OpenPgpCannotSign,
+    /// The session's token could not be read.
+    #[error(transparent)]
+    Token(#[from] accounts::AccountError),
+    /// No GitHub client could be built with the token.
+    #[error(transparent)]
+    Client(GhError),
+    /// GitHub did not say who the token is.
+    #[error("cannot authenticate: {source}")]
+    Unauthenticated {
+        /// GitHub's answer.
+        #[source]
+        source: GhError,
+    },
+    /// The token is another user's than the configured login.
+    #[error("the token authenticates as {actual}, not the configured login {configured}")]
+    WrongLogin {
+        /// Who the token is.
+        actual: String,
+        /// Who the configuration says it is.
+        configured: String,
+    },
+    /// The worker and its review session are one GitHub user.
+    #[error("worker and review session both authenticate as {login}")]
+    SameLogin {
+        /// Their one login.
+        login: String,
+    },
 }
 
 /// What a passed preflight hands the tick.
@@ -113,7 +223,9 @@ pub(crate) fn run(config: &CoordinatorConfig, worker_id: &str, verified: &mut Ve
         return Outcome {
             checks: vec![Check::new(
                 "worker",
-                Err(format!("no worker {worker_id} in the configuration")),
+                Err(CheckError::NoWorker {
+                    worker: worker_id.to_owned(),
+                }),
             )],
             ready: None,
         };
@@ -182,7 +294,9 @@ fn signing_check(config: &CoordinatorConfig, worker_id: &str) -> Check {
     let git = config.sessions.get(worker_id).and_then(|b| b.git.as_ref());
     let signing = match git {
         Some(git) => signing_usable(git),
-        None => Err(format!("session {worker_id} has no git identity")),
+        None => Err(CheckError::NoGitIdentity {
+            session: worker_id.to_owned(),
+        }),
     };
     Check::new("signing key", signing)
 }
@@ -229,12 +343,12 @@ impl Accounts<'_> {
         &mut self,
         session: &str,
         github: &GithubAccount,
-    ) -> Result<(Account, String), String> {
+    ) -> Result<(Account, String), CheckError> {
         let token = accounts::resolve(session, github)?;
         self.secrets.add(&token);
         let cache = EtagCache::load(&self.control.join(format!("github-cache-{session}.json")));
         let mut gh =
-            GitHub::new(&self.config.api_url, token.expose(), cache).map_err(|e| e.to_string())?;
+            GitHub::new(&self.config.api_url, token.expose(), cache).map_err(CheckError::Client)?;
         if let Some(login) = self.verified.login(session, &token) {
             if login.eq_ignore_ascii_case(&github.login) {
                 let login = login.to_owned();
@@ -253,11 +367,11 @@ impl Accounts<'_> {
                 let login = user.login;
                 Ok((Account { gh, login, token }, detail))
             }
-            Ok(user) => Err(format!(
-                "the token authenticates as {}, not the configured login {}",
-                user.login, github.login
-            )),
-            Err(e) => Err(format!("cannot authenticate: {e}")),
+            Ok(user) => Err(CheckError::WrongLogin {
+                actual: user.login,
+                configured: github.login.clone(),
+            }),
+            Err(source) => Err(CheckError::Unauthenticated { source }),
         }
     }
 }
@@ -267,42 +381,50 @@ fn distinct_logins(worker: &str, review: &str) -> Check {
     Check::new(
         "distinct logins",
         if worker.eq_ignore_ascii_case(review) {
-            Err(format!(
-                "worker and review session both authenticate as {worker}"
-            ))
+            Err(CheckError::SameLogin {
+                login: worker.to_owned(),
+            })
         } else {
             Ok(format!("{worker} writes, {review} reviews"))
         },
     )
 }
 
-fn workspace_writable(worker: &WorkerConfig) -> Result<String, String> {
+fn workspace_writable(worker: &WorkerConfig) -> Result<String, CheckError> {
     let root = Path::new(&worker.workspace_root);
     let control = control_dir(worker);
-    std::fs::create_dir_all(&control)
-        .map_err(|e| format!("cannot create {}: {e}", control.display()))?;
+    std::fs::create_dir_all(&control).map_err(|source| CheckError::ControlDir {
+        dir: control.clone(),
+        source,
+    })?;
     let probe = control.join(".write-probe");
-    std::fs::write(&probe, b"ok")
-        .map_err(|e| format!("{} is not writable: {e}", root.display()))?;
+    std::fs::write(&probe, b"ok").map_err(|source| CheckError::NotWritable {
+        root: root.to_path_buf(),
+        source,
+    })?;
     let _ = std::fs::remove_file(probe);
     Ok(format!("{} is writable", root.display()))
 }
 
-fn executable(argv: &[String]) -> Result<String, String> {
+fn executable(argv: &[String]) -> Result<String, CheckError> {
     let Some(program) = argv.first() else {
-        return Err("the argv is empty".into());
+        return Err(CheckError::EmptyArgv);
     };
-    let meta = std::fs::metadata(program).map_err(|_| format!("{program} does not exist"))?;
+    let meta = std::fs::metadata(program).map_err(|_| CheckError::Missing {
+        program: program.clone(),
+    })?;
     if !meta.is_file() || meta.permissions().mode() & 0o111 == 0 {
-        return Err(format!("{program} is not an executable file"));
+        return Err(CheckError::NotExecutable {
+            program: program.clone(),
+        });
     }
     Ok(format!("{program} is executable"))
 }
 
 /// Signs a probe with the configured key and verifies it against the allowed signers: the
 /// key must be present, usable without a passphrase prompt, and trusted.
-fn signing_usable(git: &GitIdentity) -> Result<String, String> {
-    let dir = tempfile::tempdir().map_err(|e| format!("cannot create a temporary dir: {e}"))?;
+fn signing_usable(git: &GitIdentity) -> Result<String, CheckError> {
+    let dir = tempfile::tempdir().map_err(CheckError::TempDir)?;
     match git.signing_format {
         SigningFormat::Ssh => ssh_signs(git, dir.path()),
         SigningFormat::OpenPgp => openpgp_signs(git, dir.path()),
@@ -311,20 +433,19 @@ fn signing_usable(git: &GitIdentity) -> Result<String, String> {
 
 /// The ssh key and the allowed signers exist, the key signs a probe without a prompt, and
 /// the signature verifies for the configured email.
-fn ssh_signs(git: &GitIdentity, dir: &Path) -> Result<String, String> {
+fn ssh_signs(git: &GitIdentity, dir: &Path) -> Result<String, CheckError> {
     let key = Path::new(&git.signing_key);
     if !key.is_file() {
-        return Err("the ssh signing key file does not exist".into());
+        return Err(CheckError::NoSshKey);
     }
     let Some(allowed) = &git.allowed_signers else {
-        return Err("ssh signing needs an allowed_signers file".into());
+        return Err(CheckError::NoAllowedSigners);
     };
     if !Path::new(allowed).is_file() {
-        return Err("the allowed_signers file does not exist".into());
+        return Err(CheckError::AllowedSignersMissing);
     }
     let probe = dir.join("probe");
-    std::fs::write(&probe, b"agent-coord preflight\n")
-        .map_err(|e| format!("cannot write a probe: {e}"))?;
+    std::fs::write(&probe, b"agent-coord preflight\n").map_err(CheckError::Probe)?;
     let signed = run_probe(
         dir,
         &[
@@ -340,7 +461,7 @@ fn ssh_signs(git: &GitIdentity, dir: &Path) -> Result<String, String> {
         None,
     )?;
     if !signed.success() {
-        return Err("the ssh signing key cannot sign (is it passphrase-protected?)".into());
+        return Err(CheckError::SshCannotSign);
     }
     let verified = run_probe(
         dir,
@@ -360,16 +481,15 @@ fn ssh_signs(git: &GitIdentity, dir: &Path) -> Result<String, String> {
         std::fs::read(&probe).ok(),
     )?;
     if !verified.success() {
-        return Err(format!(
-            "a signature by the signing key does not verify for {} against the allowed signers",
-            git.email
-        ));
+        return Err(CheckError::SshUntrusted {
+            email: git.email.clone(),
+        });
     }
     Ok(format!("ssh key signs and verifies for {}", git.email))
 }
 
 /// The openpgp key signs a probe without a prompt.
-fn openpgp_signs(git: &GitIdentity, dir: &Path) -> Result<String, String> {
+fn openpgp_signs(git: &GitIdentity, dir: &Path) -> Result<String, CheckError> {
     let signed = run_probe(
         dir,
         &[
@@ -385,7 +505,7 @@ fn openpgp_signs(git: &GitIdentity, dir: &Path) -> Result<String, String> {
         Some(b"agent-coord preflight\n".to_vec()),
     )?;
     if !signed.success() {
-        return Err("the openpgp signing key cannot sign".into());
+        return Err(CheckError::OpenPgpCannotSign);
     }
     Ok(format!("openpgp key signs for {}", git.email))
 }
@@ -395,7 +515,7 @@ fn run_probe(
     dir: &Path,
     argv: &[&str],
     stdin: Option<Vec<u8>>,
-) -> Result<process::Finished, String> {
+) -> Result<process::Finished, CheckError> {
     let argv: Vec<String> = argv.iter().map(|a| (*a).to_owned()).collect();
     process::run(&process::Spec {
         argv: &argv,
@@ -407,5 +527,5 @@ fn run_probe(
         max_output: 4096,
         gh_config_dir: None,
     })
-    .map_err(|e| e.to_string())
+    .map_err(CheckError::ProbeRun)
 }

@@ -29,6 +29,53 @@ pub(super) enum PrHead {
     Foreign(String),
 }
 
+/// Why a failed CI's logs cannot be read for the implementer.
+#[derive(Debug, thiserror::Error)]
+enum LogsUnreadable {
+    /// Only a check or a status failed: no workflow run has logs.
+    #[error("only a check or status failed, and no workflow run has logs to read")]
+    NoRun,
+    /// Listing a run's jobs was refused.
+    #[error("the jobs of {run} answered {status}: {message}")]
+    Jobs {
+        /// The run's label.
+        run: String,
+        /// GitHub's status code.
+        status: u16,
+        /// GitHub's message.
+        message: String,
+    },
+    /// A failed run lists no failed job.
+    #[error("{run} has no failed job")]
+    NoFailedJob {
+        /// The run's label.
+        run: String,
+    },
+    /// The jobs list could not be read.
+    #[error(transparent)]
+    Protocol(ci::CiProtocolError),
+    /// Reading a job's log was refused.
+    #[error("the log of job {job} of {run} answered {status}: {message}")]
+    Log {
+        /// The job's name.
+        job: String,
+        /// The run's label.
+        run: String,
+        /// GitHub's status code.
+        status: u16,
+        /// GitHub's message.
+        message: String,
+    },
+    /// A job's log is empty.
+    #[error("the log of job {job} of {run} is empty")]
+    EmptyLog {
+        /// The job's name.
+        job: String,
+        /// The run's label.
+        run: String,
+    },
+}
+
 impl Engine<'_> {
     /// Classifies `actual`, the head GitHub shows for the task's pull request, against the
     /// task's signed `head`. A foreign head is never observed, approved or made Ready.
@@ -235,11 +282,9 @@ impl Engine<'_> {
         &mut self,
         task: &Task,
         runs: &[WorkflowRun],
-    ) -> Result<Result<String, String>, Halt> {
+    ) -> Result<Result<String, LogsUnreadable>, Halt> {
         if runs.is_empty() {
-            return Ok(Err(
-                "only a check or status failed, and no workflow run has logs to read".into(),
-            ));
+            return Ok(Err(LogsUnreadable::NoRun));
         }
         let mut out = String::new();
         for run in runs {
@@ -248,17 +293,18 @@ impl Engine<'_> {
                 Err(crate::github::GhError::Status {
                     status, message, ..
                 }) => {
-                    return Ok(Err(format!(
-                        "the jobs of {} answered {status}: {message}",
-                        run.label()
-                    )))
+                    return Ok(Err(LogsUnreadable::Jobs {
+                        run: run.label(),
+                        status,
+                        message,
+                    }))
                 }
                 Err(e) => return Err(self.github_halt(task, "list the failed jobs", e)),
             };
             let jobs = match ci::failed_jobs(&pages) {
                 Ok(j) if !j.is_empty() => j,
-                Ok(_) => return Ok(Err(format!("{} has no failed job", run.label()))),
-                Err(e) => return Ok(Err(e.to_string())),
+                Ok(_) => return Ok(Err(LogsUnreadable::NoFailedJob { run: run.label() })),
+                Err(e) => return Ok(Err(LogsUnreadable::Protocol(e))),
             };
             for job in jobs {
                 let log = match self.gh.job_log(&task.repo, job.id) {
@@ -266,20 +312,20 @@ impl Engine<'_> {
                     Err(crate::github::GhError::Status {
                         status, message, ..
                     }) => {
-                        return Ok(Err(format!(
-                            "the log of job {} of {} answered {status}: {message}",
-                            job.name,
-                            run.label()
-                        )))
+                        return Ok(Err(LogsUnreadable::Log {
+                            job: job.name,
+                            run: run.label(),
+                            status,
+                            message,
+                        }))
                     }
                     Err(e) => return Err(self.github_halt(task, "read a job log", e)),
                 };
                 if log.trim().is_empty() {
-                    return Ok(Err(format!(
-                        "the log of job {} of {} is empty",
-                        job.name,
-                        run.label()
-                    )));
+                    return Ok(Err(LogsUnreadable::EmptyLog {
+                        job: job.name,
+                        run: run.label(),
+                    }));
                 }
                 out.push_str(&format!("== {} / {} ==\n", run.label(), job.name));
                 out.push_str(&redact::bound_tail(&log, redact::CHECK_OUTPUT_MAX / 2));

@@ -50,7 +50,8 @@ impl Engine<'_> {
             }
             MergeVerdict::Human(record) => {
                 let (by, sha) = (record.merged_by.clone(), record.sha.clone());
-                if let Err(why) = task.merged(record) {
+                if let Err(lacks) = task.merged(record) {
+                    let why = lacks.to_string();
                     task.fail(&why);
                     self.commit(task, "coordinator.failed", why, Some(Phase::AwaitMerge))?;
                     return Ok(true);

@@ -36,6 +36,42 @@ enum Approval {
     Unverified(String),
 }
 
+/// Why the readiness attestation failed closed; the blocker names it.
+#[derive(Debug, thiserror::Error)]
+enum ReadinessFailure {
+    /// The task's repository left the worker's configuration.
+    #[error("the repository is no longer configured")]
+    Unconfigured,
+    /// The readiness script could not be run.
+    #[error("cannot run the readiness script: {0}")]
+    Run(#[source] process::RunError),
+    /// The script left the worktree other than the clean signed head.
+    #[error("the readiness script changed the worktree")]
+    ChangedWorktree,
+    /// The script ran past the check timeout.
+    #[error("the readiness script timed out after {seconds} s: {stderr}")]
+    TimedOut {
+        /// The timeout.
+        seconds: u64,
+        /// The tail of its stderr, redacted.
+        stderr: String,
+    },
+    /// The script failed.
+    #[error("the readiness script exited {code:?}: {stderr}")]
+    Exited {
+        /// Its exit code (`None`: a signal ended it).
+        code: Option<i32>,
+        /// The tail of its stderr, redacted.
+        stderr: String,
+    },
+    /// Its JSON does not attest this head and base.
+    #[error("{detail}")]
+    Contract {
+        /// What the contract check found, redacted.
+        detail: String,
+    },
+}
+
 impl Engine<'_> {
     fn revoked(&mut self, task: &Task, assigned: &BTreeSet<(String, u64)>) -> bool {
         if assigned.contains(&(task.repo.clone(), task.issue)) {
@@ -74,14 +110,14 @@ impl Engine<'_> {
     }
 
     /// Runs `readiness_argv` in the worktree (tokens cleared) and checks its JSON against
-    /// the head and the pinned base; `Err` is the blocker text (fail closed).
+    /// the head and the pinned base; `Err` is why it failed closed, for the blocker.
     fn run_readiness(
         &mut self,
         task: &Task,
         head: &str,
-    ) -> Result<Result<Readiness, String>, Halt> {
+    ) -> Result<Result<Readiness, ReadinessFailure>, Halt> {
         let Some(rc) = self.repo_config(&task.repo) else {
-            return Ok(Err("the repository is no longer configured".into()));
+            return Ok(Err(ReadinessFailure::Unconfigured));
         };
         let dir = self.worktree(task);
         let spec = process::Spec {
@@ -96,26 +132,34 @@ impl Engine<'_> {
         };
         let done = match process::run(&spec) {
             Ok(done) => done,
-            Err(e) => return Ok(Err(format!("cannot run the readiness script: {e}"))),
+            Err(e) => return Ok(Err(ReadinessFailure::Run(e))),
         };
         let still = git::is_clean(&dir).map_err(|e| self.git_halt(task, e))?
             && git::head(&dir).map_err(|e| self.git_halt(task, e))? == head;
         if !still {
-            return Ok(Err("the readiness script changed the worktree".into()));
+            return Ok(Err(ReadinessFailure::ChangedWorktree));
         }
         if !done.success() {
-            let why = if done.timed_out() {
-                format!("timed out after {} s", self.worker.check_timeout)
+            let stderr = redact::bound_tail(&self.secrets.scrub(&done.stderr), 2048);
+            return Ok(Err(if done.timed_out() {
+                ReadinessFailure::TimedOut {
+                    seconds: self.worker.check_timeout,
+                    stderr,
+                }
             } else {
-                format!("exited {:?}", done.exit_code())
-            };
-            let tail = redact::bound_tail(&self.secrets.scrub(&done.stderr), 2048);
-            return Ok(Err(format!("the readiness script {why}: {tail}")));
+                ReadinessFailure::Exited {
+                    code: done.exit_code(),
+                    stderr,
+                }
+            }));
         }
         let base = task.base_sha.clone().unwrap_or_default();
         Ok(
-            readiness::verify(&done.stdout, head, &base, &self.worker.reply_logins)
-                .map_err(|e| self.secrets.scrub(&e.to_string())),
+            readiness::verify(&done.stdout, head, &base, &self.worker.reply_logins).map_err(|e| {
+                ReadinessFailure::Contract {
+                    detail: self.secrets.scrub(&e.to_string()),
+                }
+            }),
         )
     }
 

@@ -10,11 +10,14 @@
 //! Callers redact stdout with the session's secrets before parsing; the bodies kept here are
 //! cleaned of token shapes and bounded.
 
+mod fault;
 mod prompt;
 
 use serde::Deserialize;
 use serde::Serialize;
 
+pub use self::fault::AnswerFault;
+pub use self::fault::SummaryProblem;
 pub use self::prompt::implement_prompt;
 pub use self::prompt::review_prompt;
 pub use self::prompt::Findings;
@@ -198,7 +201,9 @@ pub enum ReviewerOutcome {
 pub fn implementer(end: ProcessEnd, stdout: &str) -> ImplementerOutcome {
     match implementer_checked(end, stdout) {
         Ok(outcome) => outcome,
-        Err(reason) => ImplementerOutcome::Incomplete { reason },
+        Err(fault) => ImplementerOutcome::Incomplete {
+            reason: fault.to_string(),
+        },
     }
 }
 
@@ -206,11 +211,13 @@ pub fn implementer(end: ProcessEnd, stdout: &str) -> ImplementerOutcome {
 pub fn reviewer(end: ProcessEnd, stdout: &str) -> ReviewerOutcome {
     match reviewer_checked(end, stdout) {
         Ok(outcome) => outcome,
-        Err(reason) => ReviewerOutcome::Incomplete { reason },
+        Err(fault) => ReviewerOutcome::Incomplete {
+            reason: fault.to_string(),
+        },
     }
 }
 
-fn implementer_checked(end: ProcessEnd, stdout: &str) -> Result<ImplementerOutcome, String> {
+fn implementer_checked(end: ProcessEnd, stdout: &str) -> Result<ImplementerOutcome, AnswerFault> {
     let answer = header(end, stdout)?;
     let rest = answer.rest.as_slice();
     match answer.result {
@@ -232,34 +239,30 @@ fn implementer_checked(end: ProcessEnd, stdout: &str) -> Result<ImplementerOutco
             })
         }
         LaneResult::Ask => match body(rest, COMMENT_MAX) {
-            question if question.is_empty() => Err("implementer asked without a question".into()),
+            question if question.is_empty() => Err(AnswerFault::AskedNothing),
             question => Ok(ImplementerOutcome::Ask { question }),
         },
         LaneResult::Blocked => match body(rest, COMMENT_MAX) {
-            reason if reason.is_empty() => Err("implementer was blocked without a reason".into()),
+            reason if reason.is_empty() => Err(AnswerFault::BlockedWithoutReason),
             reason => Ok(ImplementerOutcome::Blocked { reason }),
         },
-        other @ (LaneResult::Approved | LaneResult::Rejected) => Err(format!(
-            "implementer answered RESULT: {}, which only a reviewer may answer",
-            other.as_str()
-        )),
+        result @ (LaneResult::Approved | LaneResult::Rejected) => {
+            Err(AnswerFault::ReviewerResult { result })
+        }
     }
 }
 
-fn reviewer_checked(end: ProcessEnd, stdout: &str) -> Result<ReviewerOutcome, String> {
+fn reviewer_checked(end: ProcessEnd, stdout: &str) -> Result<ReviewerOutcome, AnswerFault> {
     let answer = header(end, stdout)?;
     match answer.result {
         LaneResult::Approved => Ok(ReviewerOutcome::Approved {
             body: body(&answer.rest, LANE_BODY_MAX),
         }),
         LaneResult::Rejected => match body(&answer.rest, LANE_BODY_MAX) {
-            findings if findings.is_empty() => Err("reviewer rejected without findings".into()),
+            findings if findings.is_empty() => Err(AnswerFault::RejectedWithoutFindings),
             findings => Ok(ReviewerOutcome::Rejected { findings }),
         },
-        other => Err(format!(
-            "reviewer answered RESULT: {}, but a reviewer must answer approved or rejected",
-            other.as_str()
-        )),
+        result => Err(AnswerFault::ImplementerResult { result }),
     }
 }
 
@@ -269,39 +272,39 @@ struct Header<'a> {
     rest: Vec<&'a str>,
 }
 
-fn header(end: ProcessEnd, stdout: &str) -> Result<Header<'_>, String> {
+fn header(end: ProcessEnd, stdout: &str) -> Result<Header<'_>, AnswerFault> {
     if end.timed_out {
-        return Err("lane timed out".into());
+        return Err(AnswerFault::TimedOut);
     }
     match end.exit_code {
         Some(0) => {}
-        Some(code) => return Err(format!("lane exited with code {code}")),
-        None => return Err("lane ended without an exit code".into()),
+        Some(code) => return Err(AnswerFault::Exited { code }),
+        None => return Err(AnswerFault::NoExitCode),
     }
     let mut lines = stdout.lines().skip_while(|l| l.trim().is_empty());
     let Some(status_line) = lines.next() else {
-        return Err("lane produced no output".into());
+        return Err(AnswerFault::NoOutput);
     };
     let status = field(status_line, "STATUS")?;
-    let status = LaneStatus::parse(status)
-        .ok_or_else(|| format!("unknown STATUS word `{}`", sanitize(status)))?;
+    let status = LaneStatus::parse(status).ok_or_else(|| AnswerFault::UnknownStatus {
+        word: sanitize(status),
+    })?;
     if status != LaneStatus::Complete {
-        return Err(format!("lane reported STATUS: {}", status.as_str()));
+        return Err(AnswerFault::NotComplete { status });
     }
     let result_line = match lines.next() {
-        None => return Err("missing RESULT line after STATUS".into()),
-        Some(l) if l.trim().is_empty() => {
-            return Err("RESULT line must directly follow the STATUS line".into())
-        }
+        None => return Err(AnswerFault::NoResultLine),
+        Some(l) if l.trim().is_empty() => return Err(AnswerFault::ResultNotNext),
         Some(l) => l,
     };
     let result = field(result_line, "RESULT")?;
-    let result = LaneResult::parse(result)
-        .ok_or_else(|| format!("unknown RESULT word `{}`", sanitize(result)))?;
+    let result = LaneResult::parse(result).ok_or_else(|| AnswerFault::UnknownResult {
+        word: sanitize(result),
+    })?;
     let rest: Vec<&str> = lines.collect();
     for line in &rest {
         if let Some(name) = protocol_line(line) {
-            return Err(format!("duplicate {name} line"));
+            return Err(AnswerFault::Duplicate { line: name });
         }
     }
     Ok(Header { result, rest })
@@ -324,7 +327,7 @@ fn protocol_line(line: &str) -> Option<&'static str> {
 
 /// Returns the word of a `NAME: word` line, which must be spelled exactly so (trailing
 /// whitespace aside).
-fn field<'a>(line: &'a str, name: &str) -> Result<&'a str, String> {
+fn field<'a>(line: &'a str, name: &'static str) -> Result<&'a str, AnswerFault> {
     let line = line.trim_end();
     if let Some(word) = line.strip_prefix(name).and_then(|r| r.strip_prefix(": ")) {
         if !word.is_empty() && !word.contains(char::is_whitespace) {
@@ -332,34 +335,30 @@ fn field<'a>(line: &'a str, name: &str) -> Result<&'a str, String> {
         }
     }
     if starts_with_ignore_case(line.trim_start(), name) {
-        Err(format!(
-            "malformed {name} line, expected exactly `{name}: <word>`"
-        ))
+        Err(AnswerFault::Malformed { line: name })
     } else if name == "STATUS" {
-        Err("first line of the answer is not a STATUS line".into())
+        Err(AnswerFault::NoStatusLine)
     } else {
-        Err("missing RESULT line after STATUS".into())
+        Err(AnswerFault::NoResultLine)
     }
 }
 
 /// Returns the two summary sentences that must open `rest`.
-fn summaries(rest: &[&str]) -> Result<(String, String), String> {
+fn summaries(rest: &[&str]) -> Result<(String, String), AnswerFault> {
     let en = summary(rest.first().copied(), "SUMMARY_EN")?;
     let de = summary(rest.get(1).copied(), "SUMMARY_DE")?;
     for line in &rest[2..] {
         for name in ["SUMMARY_EN", "SUMMARY_DE"] {
             if starts_with_ignore_case(line.trim_start(), name) {
-                return Err(format!(
-                    "missing SUMMARY_EN/SUMMARY_DE: more than one {name} line"
-                ));
+                return Err(AnswerFault::SummaryRepeated { line: name });
             }
         }
     }
     Ok((en, de))
 }
 
-fn summary(line: Option<&str>, name: &str) -> Result<String, String> {
-    let missing = || format!("missing SUMMARY_EN/SUMMARY_DE: expected a {name} line here");
+fn summary(line: Option<&str>, name: &'static str) -> Result<String, AnswerFault> {
+    let missing = || AnswerFault::SummaryMissing { line: name };
     let line = line.ok_or_else(missing)?;
     let Some(text) = line.strip_prefix(name).and_then(|r| r.strip_prefix(':')) else {
         return Err(missing());
@@ -369,18 +368,21 @@ fn summary(line: Option<&str>, name: &str) -> Result<String, String> {
     }
     let text = text.trim();
     let problem = if text.is_empty() {
-        Some("is empty")
+        Some(SummaryProblem::Empty)
     } else if !text.ends_with('.') {
-        Some("does not end with a period")
+        Some(SummaryProblem::NoPeriod)
     } else if text.chars().count() > SUMMARY_MAX_CHARS {
-        Some("is too long for one sentence")
+        Some(SummaryProblem::TooLong)
     } else if has_sentence_break(text) {
-        Some("holds more than one sentence")
+        Some(SummaryProblem::TwoSentences)
     } else {
         None
     };
     match problem {
-        Some(problem) => Err(format!("missing SUMMARY_EN/SUMMARY_DE: {name} {problem}")),
+        Some(problem) => Err(AnswerFault::SummaryUnfit {
+            line: name,
+            problem,
+        }),
         None => Ok(clean(text, &[], SUMMARY_MAX_CHARS * 4)),
     }
 }

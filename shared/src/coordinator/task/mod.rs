@@ -23,6 +23,8 @@ pub use self::evidence::Evidence;
 pub use self::evidence::FormalApproval;
 pub use self::evidence::Gate;
 pub use self::evidence::MergeRecord;
+pub use self::stages::ChecklistError;
+pub use self::stages::DoneItem;
 pub use self::stages::Rejection;
 
 /// The folder of task checkpoints on the state branch.

@@ -17,6 +17,49 @@ use super::TaskState;
 use crate::coordinator::protocol::ReviewerOutcome;
 use crate::coordinator::readiness::Readiness;
 
+/// An item of the done checklist a merged pull request must have gone through.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DoneItem {
+    /// The stored English summary.
+    EnglishSummary,
+    /// The stored German summary.
+    GermanSummary,
+    /// The formal approval on the merged head.
+    FormalApproval,
+    /// Leaving draft on the merged head.
+    LeftDraft,
+}
+
+impl std::fmt::Display for DoneItem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Self::EnglishSummary => "the English summary",
+            Self::GermanSummary => "the German summary",
+            Self::FormalApproval => "the formal approval on the merged head",
+            Self::LeftDraft => "leaving draft on the merged head",
+        })
+    }
+}
+
+/// Why a verified human merge does not make the task done.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ChecklistError {
+    /// The done checklist lacks these items.
+    #[error("merged by a person, but the done checklist lacks {}", joined(missing))]
+    Lacks {
+        /// What it lacks, in checklist order.
+        missing: Vec<DoneItem>,
+    },
+}
+
+fn joined(items: &[DoneItem]) -> String {
+    items
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// A PR gate rejection to publish as a COMMENT review before the implementer runs.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Rejection {
@@ -202,29 +245,26 @@ impl Task {
     /// Records a verified human merge and checks the done checklist: the stored summaries
     /// must describe the change (none is invented now), and the pull request went through
     /// Ready with a formal approval on its head. `Err` says what is missing.
-    pub fn merged(&mut self, record: MergeRecord) -> Result<(), String> {
+    pub fn merged(&mut self, record: MergeRecord) -> Result<(), ChecklistError> {
         self.merge = Some(record);
         let mut missing = Vec::new();
         let filled = |s: &Option<String>| s.as_deref().is_some_and(|t| !t.trim().is_empty());
         if !filled(&self.carry.summary_en) {
-            missing.push("the English summary");
+            missing.push(DoneItem::EnglishSummary);
         }
         if !filled(&self.carry.summary_de) {
-            missing.push("the German summary");
+            missing.push(DoneItem::GermanSummary);
         }
         if !self.has_formal_approval() {
-            missing.push("the formal approval on the merged head");
+            missing.push(DoneItem::FormalApproval);
         }
         if self.evidence.left_draft.is_none() || self.evidence.left_draft != self.head {
-            missing.push("leaving draft on the merged head");
+            missing.push(DoneItem::LeftDraft);
         }
         if missing.is_empty() {
             Ok(())
         } else {
-            Err(format!(
-                "merged by a person, but the done checklist lacks {}",
-                missing.join(", ")
-            ))
+            Err(ChecklistError::Lacks { missing })
         }
     }
 
@@ -420,12 +460,12 @@ mod tests {
             base: "main".into(),
         };
         let mut t = ready_task();
-        let e = t.merged(record.clone()).unwrap_err();
+        let ChecklistError::Lacks { missing } = t.merged(record.clone()).unwrap_err();
         assert!(
-            e.contains("English summary")
-                && e.contains("formal approval")
-                && e.contains("leaving draft"),
-            "{e}"
+            missing.contains(&DoneItem::EnglishSummary)
+                && missing.contains(&DoneItem::FormalApproval)
+                && missing.contains(&DoneItem::LeftDraft),
+            "{missing:?}"
         );
         t.carry.summary_en = Some("Adds x.".into());
         t.carry.summary_de = Some("Fügt x hinzu.".into());
