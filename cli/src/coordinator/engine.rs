@@ -9,6 +9,7 @@ use agent_coord_shared::coordinator::config;
 use agent_coord_shared::coordinator::config::CoordinatorConfig;
 use agent_coord_shared::coordinator::config::WorkerConfig;
 use agent_coord_shared::ids::RepoSlug;
+use serde::Serialize;
 
 use super::accounts::Secrets;
 use super::ledger::Ledger;
@@ -31,8 +32,9 @@ impl From<CommandError> for Halt {
     }
 }
 
-/// Something a tick saw or did, for the operator.
-#[derive(Debug, Clone)]
+/// Something a tick saw or did, for the operator (its `--json` form has these keys, in
+/// this order).
+#[derive(Debug, Clone, Serialize)]
 pub(crate) struct Observation {
     pub(crate) task: Option<String>,
     pub(crate) message: String,

@@ -18,7 +18,7 @@ use agent_coord_shared::coordinator::config::GitIdentity;
 use agent_coord_shared::coordinator::config::GithubAccount;
 use agent_coord_shared::coordinator::config::SigningFormat;
 use agent_coord_shared::coordinator::config::WorkerConfig;
-use serde_json::json;
+use serde::Serialize;
 use serde_json::Value;
 
 use super::accounts;
@@ -29,9 +29,10 @@ use crate::github::GitHub;
 use crate::process;
 use crate::process::token::Token;
 
-/// One check's verdict.
-#[derive(Debug, Clone)]
+/// One check's verdict (its `--json` form: `check`, `ok`, `detail`).
+#[derive(Debug, Clone, Serialize)]
 pub(crate) struct Check {
+    #[serde(rename = "check")]
     pub(crate) name: String,
     pub(crate) ok: bool,
     pub(crate) detail: String,
@@ -50,8 +51,9 @@ impl Check {
         }
     }
 
+    /// Returns the check as it shows in a `--json` document.
     pub(crate) fn to_json(&self) -> Value {
-        json!({"check": self.name, "ok": self.ok, "detail": self.detail})
+        serde_json::to_value(self).expect("a check serialises: its keys are all strings")
     }
 }
 

@@ -19,7 +19,7 @@ use agent_coord_shared::coordinator::task::Assignment;
 use agent_coord_shared::coordinator::task::Task;
 use agent_coord_shared::coordinator::task::TaskState;
 use agent_coord_shared::ids::RepoSlug;
-use serde_json::json;
+use serde::Serialize;
 use serde_json::Value;
 
 use super::engine::Engine;
@@ -48,22 +48,20 @@ impl TickReport {
         self.preflight_failed || self.observations.iter().any(|o| o.error)
     }
 
+    /// Returns the report as its `--json` document.
     pub(crate) fn to_json(&self) -> Value {
-        json!({
-            "worker": self.worker,
-            "preflight": if self.preflight_failed {
-                Value::Array(self.checks.iter().map(Check::to_json).collect())
+        let doc = TickDocument {
+            worker: &self.worker,
+            preflight: if self.preflight_failed {
+                Preflight::Failed(&self.checks)
             } else {
-                json!("ok")
+                Preflight::Passed("ok")
             },
-            "observations": self.observations.iter().map(|o| json!({
-                "task": o.task,
-                "message": o.message,
-                "error": o.error,
-            })).collect::<Vec<_>>(),
-            "github_requests": self.requests,
-            "github_not_modified": self.not_modified,
-        })
+            observations: &self.observations,
+            github_requests: self.requests,
+            github_not_modified: self.not_modified,
+        };
+        serde_json::to_value(doc).expect("a tick report serialises: its keys are all strings")
     }
 
     pub(crate) fn lines(&self) -> Vec<String> {
@@ -88,6 +86,26 @@ impl TickReport {
         }
         out
     }
+}
+
+/// A tick's `--json` document (field order is the printed key order).
+#[derive(Serialize)]
+struct TickDocument<'a> {
+    worker: &'a str,
+    preflight: Preflight<'a>,
+    observations: &'a [Observation],
+    github_requests: u64,
+    github_not_modified: u64,
+}
+
+/// The preflight in a tick's document: `"ok"`, or every check when one failed.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum Preflight<'a> {
+    /// Every check passed.
+    Passed(&'static str),
+    /// Some check failed: all of them.
+    Failed(&'a [Check]),
 }
 
 /// The worker's lock: held for the whole tick; a second tick of the same worker exits at

@@ -3,7 +3,7 @@
 //! repository, and a saved launch prompt listing them), each task's heartbeat agent and status,
 //! and when an idle tick may leave the worker's heartbeat alone.
 
-use serde_json::json;
+use serde::Serialize;
 use serde_json::Value;
 
 use super::task::Task;
@@ -40,51 +40,89 @@ pub fn heartbeat_status(task: &Task) -> &'static str {
     }
 }
 
+/// A task's lane in the worker's manifest (field order is the stored key order).
+#[derive(Serialize)]
+struct Lane<'a> {
+    name: &'a str,
+    owner: String,
+    repo: &'a str,
+    target: String,
+    branch: &'a str,
+    status: &'static str,
+    phase: &'static str,
+    title: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pr: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pr_url: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    blocker: Option<&'a str>,
+}
+
+/// A task's issue among the manifest's targets.
+#[derive(Serialize)]
+struct ManifestTarget<'a> {
+    target: String,
+    repo: &'a str,
+    #[serde(rename = "type")]
+    kind: &'static str,
+    title: &'a str,
+}
+
+/// The worker's batch manifest.
+#[derive(Serialize)]
+struct Manifest<'a> {
+    batch_id: &'a str,
+    title: String,
+    targets: Vec<ManifestTarget<'a>>,
+    lanes: Vec<Lane<'a>>,
+}
+
+impl<'a> Lane<'a> {
+    fn of(task: &'a Task, worker: &str) -> Lane<'a> {
+        Lane {
+            name: &task.task_id,
+            owner: task_agent(worker, task),
+            repo: &task.repo,
+            target: task.issue.to_string(),
+            branch: &task.branch,
+            status: lane_status(task),
+            phase: task.phase.as_str(),
+            title: &task.title,
+            pr: task.pr,
+            pr_url: task.pr_url.as_deref(),
+            blocker: task.blocker.as_deref(),
+        }
+    }
+}
+
+/// Returns the value of a document whose keys are all strings.
+fn document(doc: &impl Serialize) -> Value {
+    serde_json::to_value(doc).expect("a manifest serialises: its keys are all strings")
+}
+
 /// The manifest lane of a task.
 pub fn lane(task: &Task, worker: &str) -> Value {
-    let mut lane = json!({
-        "name": task.task_id,
-        "owner": task_agent(worker, task),
-        "repo": task.repo,
-        "target": task.issue.to_string(),
-        "branch": task.branch,
-        "status": lane_status(task),
-        "phase": task.phase.as_str(),
-        "title": task.title,
-    });
-    if let Some(pr) = task.pr {
-        lane["pr"] = json!(pr);
-    }
-    if let Some(url) = &task.pr_url {
-        lane["pr_url"] = json!(url);
-    }
-    if let Some(b) = &task.blocker {
-        lane["blocker"] = json!(b);
-    }
-    lane
+    document(&Lane::of(task, worker))
 }
 
 /// The worker's batch manifest: a lane per task and, per lane, its issue with its repository,
 /// so the dashboard joins each lane to its issue (a batch names targets by number: two
 /// repositories' equal numbers share one entry).
 pub fn manifest(worker: &str, batch_id: &str, tasks: &[&Task]) -> Value {
-    let lanes: Vec<Value> = tasks.iter().map(|t| lane(t, worker)).collect();
-    let targets: Vec<Value> = tasks
-        .iter()
-        .map(|t| {
-            json!({
-                "target": t.issue.to_string(),
-                "repo": t.repo,
-                "type": "issue",
-                "title": t.title,
+    document(&Manifest {
+        batch_id,
+        title: format!("Issue coordinator: {worker}"),
+        targets: tasks
+            .iter()
+            .map(|t| ManifestTarget {
+                target: t.issue.to_string(),
+                repo: &t.repo,
+                kind: "issue",
+                title: &t.title,
             })
-        })
-        .collect();
-    json!({
-        "batch_id": batch_id,
-        "title": format!("Issue coordinator: {worker}"),
-        "targets": targets,
-        "lanes": lanes,
+            .collect(),
+        lanes: tasks.iter().map(|t| Lane::of(t, worker)).collect(),
     })
 }
 
@@ -130,6 +168,8 @@ pub fn still_fresh(prior: &Record, next: &Record) -> bool {
 mod tests {
     //! The worker's manifest and prompt, task statuses, and when an idle tick may leave the
     //! worker's heartbeat as it is.
+    use serde_json::json;
+
     use super::*;
     use crate::coordinator::task::Admitted;
     use crate::coordinator::task::Assignment;

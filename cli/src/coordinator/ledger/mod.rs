@@ -28,7 +28,6 @@ use agent_coord_shared::rules::Plan;
 use agent_coord_shared::rules::RuleError;
 use agent_coord_shared::snapshot::Snapshot;
 use agent_coord_shared::time;
-use serde_json::json;
 use serde_json::Value;
 
 use crate::command_error::CommandError;
@@ -368,7 +367,7 @@ impl<'a> Ledger<'a> {
         task: &Task,
     ) -> Result<Plan<heartbeat::Beat>, CommandError> {
         let mut metadata = Record::new();
-        metadata.insert("phase".into(), json!(task.phase.as_str()));
+        f::PHASE.set(&mut metadata, task.phase.as_str());
         if let Some(url) = &task.pr_url {
             f::PR_URL.set(&mut metadata, url.as_str());
         }
@@ -436,8 +435,8 @@ impl<'a> Ledger<'a> {
         if let Some(prev) = &note.previous_phase {
             f::PREVIOUS_PHASE.set(&mut fields, prev.as_str());
         }
-        fields.insert("phase".into(), json!(task.phase.as_str()));
-        fields.insert("state".into(), json!(task.state.as_str()));
+        f::PHASE.set(&mut fields, task.phase.as_str());
+        fields.insert("state".into(), Value::from(task.state.as_str()));
         f::MESSAGE.set(&mut fields, note.message.as_str());
         Ok(new_event(snap, ctx, &self.batch, note.kind, fields)?)
     }
