@@ -474,7 +474,7 @@ impl<'a> Ledger<'a> {
                                 .filter(|(p, _)| !already.contains(p)),
                         );
                     }
-                    Err(RuleError::Refused(_)) => {}
+                    Err(RuleError::ClaimRefused(_)) => {}
                     Err(e) => return Err(e.into()),
                 }
             }
