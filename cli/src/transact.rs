@@ -6,12 +6,12 @@
 
 use agent_coord_shared::rules::Ctx;
 use agent_coord_shared::rules::Plan;
-use agent_coord_shared::rules::RuleError;
 
 use crate::command_error::CommandError;
 use crate::context::Context;
 use crate::store::write::Committed;
 use crate::store::Store;
+use crate::store::StoreError;
 use crate::store::TipSnapshot;
 use crate::sync;
 use crate::sync::Patience;
@@ -29,11 +29,60 @@ pub(crate) struct Written<T> {
     pub(crate) synced: Option<SyncReport>,
 }
 
+/// A write that was not committed: the rule refused it (with its own typed error `E`, for
+/// each surface to word), or opening, syncing, committing or publishing failed.
+#[derive(Debug)]
+pub(crate) enum WriteError<E> {
+    /// The rule refused; nothing was written. `notices` are what was found before it (a
+    /// first sync's lost claims, store warnings), for the CLI to say after the refusal.
+    Refused { error: E, notices: Vec<String> },
+    /// The store or the sync failed (its sentence already says the notices).
+    Failed(CommandError),
+}
+
+impl<E> WriteError<E> {
+    /// Returns the error with `lines` said after it.
+    fn with_lines(self, lines: impl IntoIterator<Item = String>) -> Self {
+        match self {
+            WriteError::Refused { error, mut notices } => {
+                notices.extend(lines);
+                WriteError::Refused { error, notices }
+            }
+            WriteError::Failed(e) => WriteError::Failed(e.with_lines(lines)),
+        }
+    }
+}
+
+impl<E> From<CommandError> for WriteError<E> {
+    fn from(e: CommandError) -> Self {
+        WriteError::Failed(e)
+    }
+}
+
+impl<E> From<StoreError> for WriteError<E> {
+    fn from(e: StoreError) -> Self {
+        WriteError::Failed(e.into())
+    }
+}
+
+/// The CLI says a refusal in its own words ([`CommandError`]'s table), then the notices.
+impl<E> From<WriteError<E>> for CommandError
+where
+    CommandError: From<E>,
+{
+    fn from(e: WriteError<E>) -> Self {
+        match e {
+            WriteError::Refused { error, notices } => CommandError::from(error).with_lines(notices),
+            WriteError::Failed(e) => e,
+        }
+    }
+}
+
 /// Opens the store and runs a write rule in a CAS transaction on it.
-pub(crate) fn write<T>(
+pub(crate) fn write<T, E>(
     cx: &Context,
-    decide: impl Fn(&TipSnapshot<'_>, &Ctx) -> Result<Plan<T>, RuleError>,
-) -> Result<Written<T>, CommandError> {
+    decide: impl Fn(&TipSnapshot<'_>, &Ctx) -> Result<Plan<T>, E>,
+) -> Result<Written<T>, WriteError<E>> {
     write_synced(cx, &SyncFlags::default(), decide)
 }
 
@@ -42,11 +91,11 @@ pub(crate) fn write<T>(
 /// latest state, writes, then publishes, and counts only once the remote accepted it (the
 /// returned report says what reconciliation decided); a heartbeat and an append skip the
 /// first sync, and an append that cannot publish soon is left for the next sync.
-pub(crate) fn write_synced<T>(
+pub(crate) fn write_synced<T, E>(
     cx: &Context,
     flags: &SyncFlags,
-    decide: impl Fn(&TipSnapshot<'_>, &Ctx) -> Result<Plan<T>, RuleError>,
-) -> Result<Written<T>, CommandError> {
+    decide: impl Fn(&TipSnapshot<'_>, &Ctx) -> Result<Plan<T>, E>,
+) -> Result<Written<T>, WriteError<E>> {
     let (store, mut notices) = cx.open_store(true)?;
     let remote = flags.remote(&store);
     if let (Some(remote), Publishing::Verdict) = (&remote, flags.publishing) {
@@ -60,8 +109,11 @@ pub(crate) fn write_synced<T>(
         .map(|s| ("Agent-Coord-Session", s))
         .collect();
     let committed = store
-        .transact(&trailer, |snap| -> Result<_, CommandError> {
-            Ok(decide(snap, &cx.rule_ctx(&store))?)
+        .transact(&trailer, |snap| {
+            decide(snap, &cx.rule_ctx(&store)).map_err(|error| WriteError::Refused {
+                error,
+                notices: Vec::new(),
+            })
         })
         // A refused write still says what its first sync found (a claim lost to another
         // machine is recorded by that sync's merge, and its holder must hear of it).

@@ -10,6 +10,7 @@ use agent_coord_shared::rules::gc;
 use agent_coord_shared::rules::gc::machines::MachineRef;
 use agent_coord_shared::rules::gc::machines::Silent;
 use agent_coord_shared::rules::liveness;
+use agent_coord_shared::rules::RuleError;
 use agent_coord_shared::time;
 use gix::ObjectId;
 use serde_json::json;
@@ -47,7 +48,7 @@ pub(crate) fn cmd_gc_machines(
     cx: &Context,
     req: &MachinesRequest<'_>,
 ) -> Result<Report, CommandError> {
-    let older_than = gc::machines::parse_older_than(req.older_than)?;
+    let older_than = gc::machines::parse_older_than(req.older_than).map_err(RuleError::from)?;
     let (store, notices) = cx.open_store(false)?;
     let remote = store.has_remote().then(|| default_remote(&store));
     let git = Git::new(store.repo.git_dir());

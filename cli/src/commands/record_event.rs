@@ -16,6 +16,7 @@ use agent_coord_shared::rules::closeout::Entry;
 use agent_coord_shared::rules::event;
 use agent_coord_shared::rules::event::EventRequest;
 use agent_coord_shared::rules::event::TypedFields;
+use agent_coord_shared::rules::RuleError;
 use serde_json::json;
 use serde_json::Value;
 
@@ -210,7 +211,7 @@ fn lane_closed(
         branch: args.branch.clone(),
         metadata: args.metadata.to_record(),
     };
-    closeout::validate_options(&request)?;
+    closeout::validate_options(&request).map_err(RuleError::from)?;
     // A closeout decides on the lane's trail and claim: it syncs first, like release.
     let Written { done, notices, .. } = write_synced(cx, &args.sync, |snap, ctx| {
         closeout::decide(snap, &request, ctx)

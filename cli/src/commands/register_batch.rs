@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use agent_coord_shared::rules::batch;
 use agent_coord_shared::rules::batch::RegisterRequest;
+use agent_coord_shared::rules::RuleError;
 use serde_json::json;
 
 use crate::command_error::CommandError;
@@ -69,7 +70,7 @@ pub(crate) fn cmd_register_batch(
         synthetic_kind: args.synthetic_kind.clone(),
     };
     // Validate before opening the store so bad input never creates anything.
-    batch::validate(&request.manifest, request.batch_id.as_deref())?;
+    batch::validate(&request.manifest, request.batch_id.as_deref()).map_err(RuleError::from)?;
     let Written { done, notices, .. } =
         write_synced(cx, &args.sync.for_appending(), |snap, ctx| {
             batch::register(snap, &request, ctx)

@@ -9,6 +9,7 @@ use agent_coord_shared::rules::closeout;
 use agent_coord_shared::rules::closeout::Closed;
 use agent_coord_shared::rules::closeout::CloseoutRequest;
 use agent_coord_shared::rules::closeout::Entry;
+use agent_coord_shared::rules::RuleError;
 use serde_json::json;
 
 use super::args::MetadataArgs;
@@ -108,7 +109,7 @@ pub(crate) fn cmd_release(cx: &Context, args: &ReleaseArgs) -> Result<Report, Co
         branch: args.branch.clone(),
         metadata: args.metadata.to_record(),
     };
-    closeout::validate_options(&request)?;
+    closeout::validate_options(&request).map_err(RuleError::from)?;
     let Written { done, notices, .. } = write_synced(cx, &args.sync, |snap, ctx| {
         closeout::decide(snap, &request, ctx)
     })?;

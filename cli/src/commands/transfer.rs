@@ -11,7 +11,6 @@ use agent_coord_shared::ids::AgentId;
 use agent_coord_shared::record::to_bytes;
 use agent_coord_shared::record::Record;
 use agent_coord_shared::rules::Plan;
-use agent_coord_shared::rules::RuleError;
 use agent_coord_shared::snapshot::Snapshot;
 use agent_coord_shared::transfer::is_container_name;
 use agent_coord_shared::transfer::is_event_path;
@@ -202,7 +201,7 @@ pub(crate) fn cmd_import(cx: &Context, args: &ImportArgs) -> Result<Report, Comm
             .map(|(p, _)| p)
             .collect();
         if let (false, Some(first)) = (args.overwrite, conflicts.first()) {
-            return Err(RuleError::Usage(format!(
+            return Err(CommandError::usage(format!(
                 "import would replace {} existing records with different content (first: {first}); pass --overwrite to replace them",
                 conflicts.len()
             )));

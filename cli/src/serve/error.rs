@@ -1,8 +1,12 @@
-//! The server's one error type: a status and one sentence, answered as `{"error": "..."}`.
+//! The server's one error type: a status and one sentence, answered as `{"error": "..."}`,
+//! and the one table wording the dashboard writes' typed refusals for the dashboard.
 //!
 //! A 4xx says what was wrong with the request. A 5xx is the server's own trouble: it is
 //! logged with its details and the client gets a generic sentence (never a local path).
 
+use agent_coord_shared::dashboard::act::annotate::AnnotateError;
+use agent_coord_shared::dashboard::act::writes::ImportError;
+use agent_coord_shared::dashboard::act::writes::StopError;
 use axum::http::StatusCode;
 use axum::response::IntoResponse;
 use axum::response::Response;
@@ -12,6 +16,7 @@ use serde_json::json;
 use crate::command_error::CommandError;
 use crate::command_error::ErrorKind;
 use crate::store::StoreError;
+use crate::transact::WriteError;
 
 /// What a client sees of a 503: the state could not be read or written just now.
 const UNAVAILABLE: &str =
@@ -42,14 +47,89 @@ impl ApiError {
     pub(crate) fn internal(message: impl Into<String>) -> Self {
         ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, message)
     }
+
+    /// Returns a 400 saying what was wrong with the request.
+    fn bad_request(message: impl Into<String>) -> Self {
+        ApiError::new(StatusCode::BAD_REQUEST, message)
+    }
+
+    /// Returns a 503 whose cause only the server log sees.
+    fn unavailable(cause: &impl std::error::Error) -> Self {
+        ApiError::new(StatusCode::SERVICE_UNAVAILABLE, cause.to_string())
+    }
+}
+
+/// What a client sees of a body that is not a JSON object.
+const NOT_AN_OBJECT: &str = "Request body must be a JSON object.";
+
+impl From<ImportError> for ApiError {
+    fn from(e: ImportError) -> Self {
+        match e {
+            ImportError::InvalidPlan(e) => ApiError::bad_request(e.to_string()),
+            ImportError::InvalidBatchId(e) => ApiError::bad_request(e.to_string()),
+            ImportError::Exists { path } => ApiError::new(
+                StatusCode::CONFLICT,
+                format!("Batch plan {path} already exists."),
+            ),
+            ImportError::Unreadable(e) => ApiError::unavailable(&e),
+        }
+    }
+}
+
+impl From<StopError> for ApiError {
+    fn from(e: StopError) -> Self {
+        match e {
+            StopError::NotAnObject => ApiError::bad_request(NOT_AN_OBJECT),
+            StopError::MissingBatchId => ApiError::bad_request("Batch id is required."),
+            StopError::UnsafeBatchId { .. } => ApiError::bad_request(
+                "Batch id must use only letters, numbers, dot, underscore, and hyphen.",
+            ),
+            StopError::InvalidBatchId(e) => ApiError::bad_request(e.to_string()),
+            StopError::UnknownBatch { batch } => ApiError::new(
+                StatusCode::NOT_FOUND,
+                format!("Batch {batch} is not in the coordination state."),
+            ),
+            StopError::Unreadable(e) => ApiError::unavailable(&e),
+            // Reading the state or drawing an event id: the server's trouble, not the request's.
+            StopError::Recording(e) => ApiError::unavailable(&e),
+        }
+    }
+}
+
+impl From<AnnotateError> for ApiError {
+    fn from(e: AnnotateError) -> Self {
+        match e {
+            AnnotateError::NotAnObject => ApiError::bad_request(NOT_AN_OBJECT),
+            AnnotateError::Invalid(e) => ApiError::bad_request(e.to_string()),
+            AnnotateError::Unreadable(e) => ApiError::unavailable(&e),
+        }
+    }
+}
+
+/// A refused write answers with the refusal; the notices before it are the CLI's stderr
+/// lines and are left to the server log.
+impl<E> From<WriteError<E>> for ApiError
+where
+    ApiError: From<E>,
+{
+    fn from(e: WriteError<E>) -> Self {
+        match e {
+            WriteError::Refused { error, notices } => {
+                for notice in notices {
+                    tracing::info!(%notice, "before a refused write");
+                }
+                ApiError::from(error)
+            }
+            WriteError::Failed(e) => <ApiError as From<CommandError>>::from(e),
+        }
+    }
 }
 
 impl From<CommandError> for ApiError {
     fn from(e: CommandError) -> Self {
         let status = match e.kind {
             ErrorKind::Usage | ErrorKind::StackUsage => StatusCode::BAD_REQUEST,
-            ErrorKind::Conflict | ErrorKind::ClaimRefused => StatusCode::CONFLICT,
-            ErrorKind::NotFound => StatusCode::NOT_FOUND,
+            ErrorKind::ClaimRefused => StatusCode::CONFLICT,
             ErrorKind::Operational => StatusCode::SERVICE_UNAVAILABLE,
         };
         ApiError::new(status, e.message)

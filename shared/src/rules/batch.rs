@@ -8,13 +8,13 @@ use serde_json::Value;
 use super::deps::lane_name;
 use super::deps::lane_targets;
 use super::deps::parse_dep_ref;
-use super::usage;
 use super::Ctx;
 use super::Plan;
 use super::RuleError;
 use crate::ids::is_segment;
 use crate::ids::paths;
 use crate::ids::BatchId;
+use crate::ids::IdError;
 use crate::ids::RepoSlug;
 use crate::record::field as f;
 use crate::record::field::copy_all;
@@ -56,61 +56,172 @@ pub struct Registered {
     pub record: Manifest,
 }
 
+/// Why a batch manifest does not validate; lanes without a name are counted from 1.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ManifestError {
+    /// The manifest is not a JSON object.
+    #[error("batch manifest must be a JSON object")]
+    NotAnObject,
+    /// The batch id given beside the manifest differs from the manifest's own.
+    #[error("batch id {given} does not match batch manifest batch_id {in_manifest}")]
+    BatchIdMismatch {
+        /// The batch id given beside the manifest.
+        given: String,
+        /// The manifest's `batch_id` (JSON).
+        in_manifest: Value,
+    },
+    /// Neither the manifest nor the request names a batch id.
+    #[error("batch manifest missing batch_id")]
+    MissingBatchId,
+    /// The batch id is not a usable id.
+    #[error(transparent)]
+    InvalidBatchId(IdError),
+    /// The manifest's `repo` is not `OWNER/REPO`.
+    #[error(transparent)]
+    InvalidRepo(IdError),
+    /// `lanes` is missing or not an array.
+    #[error("batch manifest lanes must be an array")]
+    LanesNotAnArray,
+    /// `lanes` is empty.
+    #[error("batch manifest lanes must not be empty")]
+    NoLanes,
+    /// A lane is not a JSON object.
+    #[error("batch lane {number} must be a JSON object")]
+    LaneNotAnObject {
+        /// The lane's position, from 1.
+        number: usize,
+    },
+    /// A lane has no name (nor id).
+    #[error("batch lane {number} missing name")]
+    LaneMissingName {
+        /// The lane's position, from 1.
+        number: usize,
+    },
+    /// A lane's name is not a string.
+    #[error("batch lane {number} name must be a string")]
+    LaneNameNotAString {
+        /// The lane's position, from 1.
+        number: usize,
+    },
+    /// A lane's name contains `:` (the lane reference separator).
+    #[error("batch lane {lane} cannot contain ':'")]
+    LaneNameHasColon {
+        /// The lane's name.
+        lane: String,
+    },
+    /// A lane has no owner (nor agent id).
+    #[error("batch lane {lane} missing owner")]
+    LaneMissingOwner {
+        /// The lane's name.
+        lane: String,
+    },
+    /// A lane's owner is not a usable agent id.
+    #[error("invalid lane owner: {owner}")]
+    InvalidLaneOwner {
+        /// The owner as given.
+        owner: String,
+    },
+    /// A lane's owner is not a string.
+    #[error("batch lane {lane} owner must be a string")]
+    LaneOwnerNotAString {
+        /// The lane's name.
+        lane: String,
+    },
+    /// A lane has no targets.
+    #[error("batch lane {lane} missing targets")]
+    LaneMissingTargets {
+        /// The lane's name.
+        lane: String,
+    },
+    /// A lane's target is not a usable target.
+    #[error("invalid lane target: {target}")]
+    InvalidLaneTarget {
+        /// The target as given.
+        target: String,
+    },
+    /// A lane's dependency does not read as a lane reference.
+    #[error("batch lane {lane} has invalid dependency ref: {dependency}")]
+    InvalidDependency {
+        /// The lane's name.
+        lane: String,
+        /// The dependency as given.
+        dependency: String,
+    },
+    /// Two lanes have one name.
+    #[error("batch lane {lane} is duplicated")]
+    DuplicateLane {
+        /// The lane's name.
+        lane: String,
+    },
+}
+
 /// Validates a manifest and returns its batch id and normalised lanes.
-pub fn validate(manifest: &Value, batch_id: Option<&str>) -> Result<(BatchId, Record), RuleError> {
+pub fn validate(
+    manifest: &Value,
+    batch_id: Option<&str>,
+) -> Result<(BatchId, Record), ManifestError> {
+    use ManifestError as E;
     let Value::Object(manifest) = manifest else {
-        return Err(usage("batch manifest must be a JSON object"));
+        return Err(E::NotAnObject);
     };
     // `null` reads as absent, as in the predecessor.
     let id = match (f::BATCH_ID.present(manifest), batch_id) {
         (Some(m), Some(b)) if m.as_str() != Some(b) => {
-            return Err(usage("--batch-id does not match batch manifest batch_id"))
+            return Err(E::BatchIdMismatch {
+                given: b.to_owned(),
+                in_manifest: m.clone(),
+            })
         }
         (Some(Value::String(m)), _) => m.clone(),
-        (Some(other), _) => return Err(usage(format!("invalid batch-id: {other}"))),
+        (Some(other), _) => {
+            return Err(E::InvalidBatchId(IdError {
+                field: "batch-id",
+                value: other.to_string(),
+            }))
+        }
         (None, Some(b)) => b.to_owned(),
-        (None, None) => return Err(usage("batch manifest missing batch_id")),
+        (None, None) => return Err(E::MissingBatchId),
     };
-    let batch: BatchId = id
-        .parse()
-        .map_err(|e: crate::ids::IdError| usage(e.to_string()))?;
+    let batch: BatchId = id.parse().map_err(E::InvalidBatchId)?;
     if let Some(repo) = f::REPO.present(manifest) {
         let text = scalar_string(repo).unwrap_or_else(|| repo.to_string());
-        RepoSlug::parse_as(&text, "batch repo").map_err(|e| usage(e.to_string()))?;
+        RepoSlug::parse_as(&text, "batch repo").map_err(E::InvalidRepo)?;
     }
     let Some(Value::Array(lanes)) = f::LANES.get(manifest) else {
-        return Err(usage("batch manifest lanes must be an array"));
+        return Err(E::LanesNotAnArray);
     };
     if lanes.is_empty() {
-        return Err(usage("batch manifest lanes must not be empty"));
+        return Err(E::NoLanes);
     }
     let mut normalized = Vec::with_capacity(lanes.len());
     let mut seen = std::collections::BTreeSet::new();
     for (i, lane) in lanes.iter().enumerate() {
         let n = i + 1;
         let Value::Object(lane) = lane else {
-            return Err(usage(format!("batch lane {n} must be a JSON object")));
+            return Err(E::LaneNotAnObject { number: n });
         };
         let name = match f::NAME.present(lane).or_else(|| f::ID.present(lane)) {
-            None => return Err(usage(format!("batch lane {n} missing name"))),
+            None => return Err(E::LaneMissingName { number: n }),
             Some(Value::String(s)) => s.clone(),
-            Some(_) => return Err(usage(format!("batch lane {n} name must be a string"))),
+            Some(_) => return Err(E::LaneNameNotAString { number: n }),
         };
         if name.contains(':') {
-            return Err(usage(format!("batch lane {name} cannot contain ':'")));
+            return Err(E::LaneNameHasColon { lane: name });
         }
         match f::OWNER.present(lane).or_else(|| f::AGENT_ID.present(lane)) {
-            None => return Err(usage(format!("batch lane {name} missing owner"))),
+            None => return Err(E::LaneMissingOwner { lane: name }),
             Some(Value::String(o)) if is_segment(o) => {}
-            Some(Value::String(o)) => return Err(usage(format!("invalid lane owner: {o}"))),
-            Some(_) => return Err(usage(format!("batch lane {name} owner must be a string"))),
+            Some(Value::String(o)) => return Err(E::InvalidLaneOwner { owner: o.clone() }),
+            Some(_) => return Err(E::LaneOwnerNotAString { lane: name }),
         }
         let targets = lane_targets(lane);
         if targets.is_empty() {
-            return Err(usage(format!("batch lane {name} missing targets")));
+            return Err(E::LaneMissingTargets { lane: name });
         }
         if let Some(bad) = targets.iter().find(|t| !is_segment(t)) {
-            return Err(usage(format!("invalid lane target: {bad}")));
+            return Err(E::InvalidLaneTarget {
+                target: bad.clone(),
+            });
         }
         let deps: Vec<String> = match f::DEPENDS_ON.get(lane) {
             None | Some(Value::Null) => Vec::new(),
@@ -122,12 +233,13 @@ pub fn validate(manifest: &Value, batch_id: Option<&str>) -> Result<(BatchId, Re
             Some(other) => vec![other.to_string()],
         };
         if let Some(bad) = deps.iter().find(|d| parse_dep_ref(d).is_none()) {
-            return Err(usage(format!(
-                "batch lane {name} has invalid dependency ref: {bad}"
-            )));
+            return Err(E::InvalidDependency {
+                lane: name,
+                dependency: bad.clone(),
+            });
         }
         if !seen.insert(name.clone()) {
-            return Err(usage(format!("batch lane {name} is duplicated")));
+            return Err(E::DuplicateLane { lane: name });
         }
         let mut lane = lane.clone();
         // Targets are stored as strings: a number and its digits are one target.
@@ -250,88 +362,95 @@ mod tests {
 
     #[test]
     fn validation_errors_in_order() {
+        use ManifestError as E;
         let lane = json!({"name": "docs", "owner": "w1", "targets": ["1"]});
-        let cases: [(Value, Option<&str>, &str); 16] = [
-            (json!([]), None, "batch manifest must be a JSON object"),
-            (
-                json!({"lanes": [lane]}),
-                None,
-                "batch manifest missing batch_id",
-            ),
+        let id_error = |field, value: &str| IdError {
+            field,
+            value: value.to_owned(),
+        };
+        let named = |lane: &str| lane.to_owned();
+        let cases: [(Value, Option<&str>, ManifestError); 16] = [
+            (json!([]), None, E::NotAnObject),
+            (json!({"lanes": [lane]}), None, E::MissingBatchId),
             (
                 json!({"batch_id": "a", "lanes": [lane]}),
                 Some("b"),
-                "--batch-id does not match batch manifest batch_id",
+                E::BatchIdMismatch {
+                    given: "b".into(),
+                    in_manifest: json!("a"),
+                },
             ),
             (
                 json!({"batch_id": "../x", "lanes": [lane]}),
                 None,
-                "invalid batch-id: ../x",
+                E::InvalidBatchId(id_error("batch-id", "../x")),
             ),
             (
                 json!({"batch_id": "b", "repo": "a/.", "lanes": [lane]}),
                 None,
-                "invalid batch repo: a/.",
+                E::InvalidRepo(id_error("batch repo", "a/.")),
             ),
             (
                 json!({"batch_id": "b", "repo": 5, "lanes": [lane]}),
                 None,
-                "invalid batch repo: 5",
+                E::InvalidRepo(id_error("batch repo", "5")),
             ),
             (
                 json!({"batch_id": "b", "lanes": {}}),
                 None,
-                "batch manifest lanes must be an array",
+                E::LanesNotAnArray,
             ),
-            (
-                json!({"batch_id": "b", "lanes": []}),
-                None,
-                "batch manifest lanes must not be empty",
-            ),
+            (json!({"batch_id": "b", "lanes": []}), None, E::NoLanes),
             (
                 json!({"batch_id": "b", "lanes": [1]}),
                 None,
-                "batch lane 1 must be a JSON object",
+                E::LaneNotAnObject { number: 1 },
             ),
             (
                 json!({"batch_id": "b", "lanes": [{"owner": "w"}]}),
                 None,
-                "batch lane 1 missing name",
+                E::LaneMissingName { number: 1 },
             ),
             (
                 json!({"batch_id": "b", "lanes": [{"name": "a:b", "owner": "w", "targets": ["1"]}]}),
                 None,
-                "batch lane a:b cannot contain ':'",
+                E::LaneNameHasColon { lane: named("a:b") },
             ),
             (
                 json!({"batch_id": "b", "lanes": [{"name": "x", "targets": ["1"]}]}),
                 None,
-                "batch lane x missing owner",
+                E::LaneMissingOwner { lane: named("x") },
             ),
             (
                 json!({"batch_id": "b", "lanes": [{"name": "x", "owner": "a/b", "targets": ["1"]}]}),
                 None,
-                "invalid lane owner: a/b",
+                E::InvalidLaneOwner {
+                    owner: "a/b".into(),
+                },
             ),
             (
                 json!({"batch_id": "b", "lanes": [{"name": "x", "owner": "w", "targets": []}]}),
                 None,
-                "batch lane x missing targets",
+                E::LaneMissingTargets { lane: named("x") },
             ),
             (
                 json!({"batch_id": "b", "lanes": [{"name": "x", "owner": "w", "targets": ["1"], "depends_on": "nolane"}]}),
                 None,
-                "batch lane x has invalid dependency ref: nolane",
+                E::InvalidDependency {
+                    lane: named("x"),
+                    dependency: "nolane".into(),
+                },
             ),
             (
                 json!({"batch_id": "b", "lanes": [lane, lane]}),
                 None,
-                "batch lane docs is duplicated",
+                E::DuplicateLane {
+                    lane: named("docs"),
+                },
             ),
         ];
         for (manifest, id, want) in cases {
-            let err = validate(&manifest, id).unwrap_err();
-            assert_eq!(err.to_string(), want, "{manifest}");
+            assert_eq!(validate(&manifest, id).unwrap_err(), want, "{manifest}");
         }
     }
 

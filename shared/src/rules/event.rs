@@ -5,7 +5,6 @@
 //! Events are append-only: each is a new file `events/<batch>/<event-id>.json`, written in
 //! the same commit as the change it describes.
 
-use super::usage;
 use super::vocab;
 use super::Ctx;
 use super::Plan;
@@ -13,6 +12,7 @@ use super::RuleError;
 use crate::ids::paths;
 use crate::ids::BatchId;
 use crate::ids::EventType;
+use crate::ids::IdError;
 use crate::ids::LaneName;
 use crate::record::field as f;
 use crate::record::field::Field;
@@ -24,6 +24,55 @@ use crate::record::PayloadError;
 use crate::record::Record;
 use crate::snapshot::Snapshot;
 use crate::time;
+
+/// Why an event cannot be recorded.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum EventError {
+    /// Every id drawn for the instant is taken (the batch has the largest suffix).
+    #[error("event id collision while recording event for {batch}")]
+    IdCollision {
+        /// The batch the event belongs to.
+        batch: BatchId,
+    },
+    /// A typed field given for an event type that does not have it.
+    #[error("{} is not a field of {kind} events", .field.name())]
+    FieldNotForType {
+        /// The field given.
+        field: Field,
+        /// The event type.
+        kind: EventKind,
+    },
+    /// A typed field missing or outside its vocabulary.
+    #[error(transparent)]
+    Payload(#[from] PayloadError),
+}
+
+/// Why a lifecycle event was left out of a write; the main write stands.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("warning: {kind} event not recorded: {reason}")]
+pub struct EventSkipped {
+    /// The lifecycle event left out.
+    pub kind: EventKind,
+    /// Why.
+    pub reason: SkipReason,
+}
+
+/// Why a lifecycle event could not be written.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SkipReason {
+    /// The record's batch id is not a usable id.
+    #[error(transparent)]
+    InvalidBatch(IdError),
+    /// A file stands where the events folder belongs (the store would replace it).
+    #[error("the state tree has a file at {at} where a folder belongs; the file is kept")]
+    FileInTheWay {
+        /// The path of the file.
+        at: String,
+    },
+    /// Reading the state or drawing an id failed.
+    #[error(transparent)]
+    Failed(RuleError),
+}
 
 /// Picks a fresh event id for `batch` (re-drawing on the rare collision) and returns the
 /// stored `(path, event)` with `schema_version`, `event_id`, `batch_id`, `type` and `at` set.
@@ -61,9 +110,10 @@ pub fn new_event(
             return Ok((path, Event::ordered(fields).into_record()));
         }
     }
-    Err(RuleError::Operational(format!(
-        "event id collision while recording event for {batch}"
-    )))
+    Err(EventError::IdCollision {
+        batch: batch.clone(),
+    }
+    .into())
 }
 
 /// Returns the largest id suffix among `batch`'s events stamped `stamp`, if any.
@@ -83,35 +133,37 @@ fn last_suffix(
         .max())
 }
 
-/// Builds a best-effort lifecycle event: `Ok(None)` when the record has no batch, a warning
-/// (as `Err`) when its batch id is unusable; the main write stands either way.
+/// Builds a best-effort lifecycle event: `Ok(None)` when the record has no batch, the
+/// reason it was skipped (a warning) when its batch id is unusable; the main write stands
+/// either way.
 pub fn lifecycle(
     snap: &impl Snapshot,
     ctx: &Ctx,
     kind: EventKind,
     batch_id: Option<&str>,
     fields: Record,
-) -> Result<Option<(String, Record)>, String> {
+) -> Result<Option<(String, Record)>, EventSkipped> {
     let Some(raw) = batch_id.filter(|b| !b.is_empty()) else {
         return Ok(None);
     };
-    let warn = |msg: String| format!("warning: {kind} event not recorded: {msg}");
+    let skipped = |reason| EventSkipped { kind, reason };
     let batch: BatchId = raw
         .parse()
-        .map_err(|e: crate::ids::IdError| warn(e.to_string()))?;
+        .map_err(|e| skipped(SkipReason::InvalidBatch(e)))?;
     // The store refuses a write below a file (it would replace it): the main write must
     // not fail for its event, so the event is left out and the file kept.
     let folder = paths::events_dir(&batch);
     for at in ["events", folder.as_str()] {
-        if snap.is_file(at).map_err(|e| warn(e.to_string()))? {
-            return Err(warn(format!(
-                "the state tree has a file at {at} where a folder belongs; the file is kept"
-            )));
+        let is_file = snap
+            .is_file(at)
+            .map_err(|e| skipped(SkipReason::Failed(e.into())))?;
+        if is_file {
+            return Err(skipped(SkipReason::FileInTheWay { at: at.to_owned() }));
         }
     }
     new_event(snap, ctx, &batch, kind.as_str(), fields)
         .map(Some)
-        .map_err(|e| warn(e.to_string()))
+        .map_err(|e| skipped(SkipReason::Failed(e)))
 }
 
 /// The typed-event fields given on the command line.
@@ -148,10 +200,6 @@ impl TypedFields {
     }
 }
 
-fn flag(field: Field) -> String {
-    format!("--{}", field.name().replace('_', "-"))
-}
-
 /// Validates the typed fields of an event of type `kind` and returns the ones to store.
 ///
 /// Checks run in the reference's order: foreign fields, then (through [`Payload::read`])
@@ -169,10 +217,7 @@ pub fn validate_typed(
     };
     for field in Event::TYPED {
         if typed.get(field).is_some() && !own.iter().any(|(f, _)| *f == field) {
-            return Err(usage(format!(
-                "{} is not valid for --type {kind}",
-                flag(field)
-            )));
+            return Err(EventError::FieldNotForType { field, kind }.into());
         }
     }
     let mut given = Record::new();
@@ -186,14 +231,7 @@ pub fn validate_typed(
     }
     match Payload::read(kind, &given) {
         Some(Ok(payload)) => Ok(payload.typed_record()),
-        Some(Err(PayloadError::Missing(field))) => {
-            Err(usage(format!("missing required {}", flag(field))))
-        }
-        Some(Err(PayloadError::Invalid { field, allowed })) => Err(usage(format!(
-            "{} must be one of: {}",
-            flag(field),
-            allowed.join(", ")
-        ))),
+        Some(Err(e)) => Err(EventError::Payload(e).into()),
         None => Ok(Record::new()),
     }
 }
@@ -310,25 +348,29 @@ mod tests {
 
     #[test]
     fn typed_event_validation_table() {
-        let cases: [(&str, &[(&str, &str)], Option<&str>, Result<(), &str>); 14] = [
+        let missing = |field| Err(EventError::Payload(PayloadError::Missing(field)));
+        let invalid = |field, allowed| {
+            Err(EventError::Payload(PayloadError::Invalid {
+                field,
+                allowed,
+            }))
+        };
+        let foreign = |field, kind| Err(EventError::FieldNotForType { field, kind });
+        let severities: &[&str] = &["P0", "P1", "P2", "P3"];
+        let cases: [(&str, &[(&str, &str)], Option<&str>, Result<(), EventError>); 14] = [
             ("help_requested", &[("reason", "question")], None, Ok(())),
-            (
-                "help_requested",
-                &[],
-                None,
-                Err("missing required --reason"),
-            ),
+            ("help_requested", &[], None, missing(f::REASON)),
             (
                 "help_requested",
                 &[("reason", "x")],
                 None,
-                Err("--reason must be one of: blocked-user-input, question, permission"),
+                invalid(f::REASON, &["blocked-user-input", "question", "permission"]),
             ),
             (
                 "help_requested",
                 &[("reason", "question"), ("severity", "P1")],
                 None,
-                Err("--severity is not valid for --type help_requested"),
+                foreign(f::SEVERITY, EventKind::HelpRequested),
             ),
             (
                 "escalation_requested",
@@ -340,7 +382,7 @@ mod tests {
                 "escalation_requested",
                 &[("from_route", "a"), ("to_route", " "), ("evidence", "e")],
                 None,
-                Err("missing required --to-route"),
+                missing(f::TO_ROUTE),
             ),
             (
                 "escalation_requested",
@@ -351,7 +393,7 @@ mod tests {
                     ("reason", "question"),
                 ],
                 None,
-                Err("--reason is not valid for --type escalation_requested"),
+                foreign(f::REASON, EventKind::EscalationRequested),
             ),
             (
                 "error",
@@ -363,26 +405,26 @@ mod tests {
                 "error",
                 &[("severity", "P0"), ("category", "ci")],
                 Some("  "),
-                Err("missing required --message"),
+                missing(f::MESSAGE),
             ),
             (
                 "error",
                 &[("severity", "P9"), ("category", "ci")],
                 Some("boom"),
-                Err("--severity must be one of: P0, P1, P2, P3"),
+                invalid(f::SEVERITY, severities),
             ),
             (
                 "error",
                 &[("severity", " "), ("category", "ci")],
                 Some("boom"),
-                Err("--severity must be one of: P0, P1, P2, P3"),
+                invalid(f::SEVERITY, severities),
             ),
             ("human_intervention", &[("kind", "drain")], None, Ok(())),
             (
                 "human_intervention",
                 &[("kind", "nap")],
                 None,
-                Err("--kind must be one of: takeover, supersede, manual-fix, drain"),
+                invalid(f::KIND, &["takeover", "supersede", "manual-fix", "drain"]),
             ),
             ("custom-note", &[("kind", "anything")], None, Ok(())),
         ];
@@ -390,7 +432,9 @@ mod tests {
             let got = validate_typed(kind, &typed(fields), message);
             match (got, want) {
                 (Ok(_), Ok(())) => {}
-                (Err(e), Err(msg)) => assert_eq!(e.to_string(), msg, "{kind} {fields:?}"),
+                (Err(e), Err(want)) => {
+                    assert_eq!(e, RuleError::Event(want), "{kind} {fields:?}")
+                }
                 (got, want) => panic!("{kind} {fields:?}: got {got:?}, want {want:?}"),
             }
         }
@@ -462,7 +506,12 @@ mod tests {
         // A full instant is an error, never a reordering or an overwrite.
         let mut snap = MemorySnapshot::default();
         snap.put("events/b/20260613T004200.000000Z-ffffffff.json", &json!({}));
-        assert!(new_event(&snap, &ctx(), &"b".parse().unwrap(), "x", Record::new()).is_err());
+        assert_eq!(
+            new_event(&snap, &ctx(), &"b".parse().unwrap(), "x", Record::new()).unwrap_err(),
+            RuleError::Event(EventError::IdCollision {
+                batch: "b".parse().unwrap()
+            })
+        );
     }
 
     #[test]
@@ -491,7 +540,13 @@ mod tests {
         .unwrap_err();
         assert_eq!(
             err,
-            "warning: claim.acquired event not recorded: invalid batch-id: ../x"
+            EventSkipped {
+                kind: EventKind::ClaimAcquired,
+                reason: SkipReason::InvalidBatch(IdError {
+                    field: "batch-id",
+                    value: "../x".into(),
+                }),
+            }
         );
     }
 }

@@ -118,8 +118,10 @@ pub fn decide(
     f::STATUS.set(&mut record, status.status);
     let now = time::format(ctx.now);
     f::UPDATED_AT.set(&mut record, now);
-    let expires = time::offset_seconds(ctx.now, req.ttl_seconds)
-        .ok_or_else(|| super::ttl_out_of_range("heartbeat", req.ttl_seconds))?;
+    let expires = time::offset_seconds(ctx.now, req.ttl_seconds).ok_or(super::TtlOutOfRange {
+        record: "heartbeat",
+        ttl_seconds: req.ttl_seconds,
+    })?;
     f::EXPIRES_AT.set(&mut record, time::format(expires));
     record.extend(req.metadata.clone());
     ctx.identity.stamp(&mut record);
@@ -211,7 +213,7 @@ fn phase_changed(
     match event::lifecycle(snap, ctx, EventKind::PhaseChanged, Some(&batch), fields) {
         Ok(ev) => ev,
         Err(w) => {
-            warnings.push(w);
+            warnings.push(w.to_string());
             None
         }
     }
@@ -265,12 +267,13 @@ mod tests {
                 ttl_seconds: ttl,
                 ..req()
             };
-            let Err(RuleError::Usage(msg)) = decide(&prior(), &r, &ctx()) else {
-                panic!("ttl {ttl} was accepted");
-            };
-            assert!(
-                msg.starts_with(&format!("--ttl {ttl} is too large")),
-                "{msg}"
+            assert_eq!(
+                decide(&prior(), &r, &ctx()).unwrap_err(),
+                RuleError::TtlOutOfRange(super::super::TtlOutOfRange {
+                    record: "heartbeat",
+                    ttl_seconds: ttl,
+                }),
+                "ttl {ttl} was accepted"
             );
         }
     }

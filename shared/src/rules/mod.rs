@@ -80,38 +80,58 @@ impl<T> Plan<T> {
     }
 }
 
-/// Why a write rule refused; the variant decides the exit code.
+/// Why a write rule refused: the sum of the operations' own errors, as the transaction
+/// layer carries it. Each caller (the CLI, the server) words each variant and picks its exit
+/// or status code in one table of its own.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum RuleError {
-    /// Bad input or a rule violation the caller can fix (exit 1).
-    #[error("{0}")]
-    Usage(String),
-    /// A claim held by someone else (exit 3); the message starts with `CLAIM_REFUSED: `.
-    #[error("{0}")]
-    Refused(String),
-    /// A record the rule needs cannot be read (exit 2).
+    /// A record the rule needs cannot be read.
     #[error(transparent)]
     Unreadable(#[from] ReadError),
-    /// The state is in a shape the rule cannot proceed from (exit 2).
-    #[error("{0}")]
-    Operational(String),
-    /// The record to create already exists (exit 1; HTTP 409).
-    #[error("{0}")]
-    Conflict(String),
-    /// The record the write is about does not exist (exit 1; HTTP 404).
-    #[error("{0}")]
-    NotFound(String),
+    /// A claim held by someone else (boxed: it is the largest refusal by far).
+    #[error(transparent)]
+    ClaimRefused(Box<claim::ClaimRefused>),
+    /// A release of a claim that is missing or someone else's.
+    #[error(transparent)]
+    ReleaseRefused(#[from] claim::ReleaseRefused),
+    /// A TTL whose expiry no record can hold.
+    #[error(transparent)]
+    TtlOutOfRange(#[from] TtlOutOfRange),
+    /// A batch manifest that does not validate.
+    #[error(transparent)]
+    Manifest(#[from] batch::ManifestError),
+    /// A terminal closeout the contract refuses.
+    #[error(transparent)]
+    Closeout(#[from] closeout::CloseoutError),
+    /// An event that cannot be recorded.
+    #[error(transparent)]
+    Event(#[from] event::EventError),
+    /// Retention windows out of range.
+    #[error(transparent)]
+    Policy(#[from] gc::PolicyError),
+    /// A retention period that does not read.
+    #[error(transparent)]
+    Duration(#[from] gc::machines::DurationError),
+    /// State gc cannot proceed from.
+    #[error(transparent)]
+    Gc(#[from] gc::GcError),
 }
 
-/// Returns the usage error for a `--ttl` whose expiry no record can hold.
-pub(crate) fn ttl_out_of_range(what: &str, ttl_seconds: i64) -> RuleError {
-    usage(format!(
-        "--ttl {ttl_seconds} is too large: the {what} would expire after {}, the latest time a record can hold",
-        crate::time::format(crate::time::latest())
-    ))
+impl From<claim::ClaimRefused> for RuleError {
+    fn from(e: claim::ClaimRefused) -> Self {
+        RuleError::ClaimRefused(Box::new(e))
+    }
 }
 
-/// Shorthand for a usage error.
-pub(crate) fn usage(msg: impl Into<String>) -> RuleError {
-    RuleError::Usage(msg.into())
+/// A TTL too large: the record would expire after the latest time a record can hold
+/// ([`crate::time::latest`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "a TTL of {ttl_seconds} seconds is too large: the {record} would expire after the latest time a record can hold"
+)]
+pub struct TtlOutOfRange {
+    /// The kind of record (`claim`, `heartbeat`).
+    pub record: &'static str,
+    /// The TTL asked for, in seconds.
+    pub ttl_seconds: i64,
 }

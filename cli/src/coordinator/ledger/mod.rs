@@ -501,7 +501,7 @@ impl<'a> Ledger<'a> {
         };
         match claim::decide(snap, &request, ctx) {
             Ok(renewal) => Ok(renewal.state),
-            Err(RuleError::Refused(_)) => Ok(Vec::new()),
+            Err(RuleError::ClaimRefused(_)) => Ok(Vec::new()),
             Err(e) => Err(e.into()),
         }
     }

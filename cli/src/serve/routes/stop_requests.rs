@@ -12,7 +12,6 @@ use axum::Router;
 use serde_json::json;
 use serde_json::Value;
 
-use crate::command_error::CommandError;
 use crate::serve::error::ApiError;
 use crate::serve::error::ApiResult;
 use crate::serve::extract::ApiJson;
@@ -40,7 +39,7 @@ async fn stop_requests_create(
     ApiJson(body): ApiJson<Value>,
 ) -> ApiResult<(StatusCode, Json<Value>)> {
     let out = blocking(move || {
-        let request = StopRequest::from_body(&body).map_err(CommandError::from)?;
+        let request = StopRequest::from_body(&body)?;
         let scope = s.scope()?.scope;
         if !scope.is_all() {
             scope

@@ -2,8 +2,8 @@
 //! every CLI write: importing a batch plan (never over an existing one) and requesting a
 //! batch stop (a `batch.stop_requested` event on a batch the state knows).
 //!
-//! The request bodies are read here too, so the server only moves JSON in and out; the
-//! messages are the ones the dashboard shows.
+//! The request bodies are read here too, so the server only moves JSON in and out; a
+//! refusal is a typed error with the facts, which the server words for the dashboard.
 
 use serde_json::json;
 use serde_json::Value;
@@ -15,7 +15,9 @@ use crate::dashboard::inputs::records::HeartbeatIn;
 use crate::dashboard::inputs::records::ManifestIn;
 use crate::ids::paths;
 use crate::ids::BatchId;
+use crate::ids::IdError;
 use crate::manifest;
+use crate::manifest::PromptError;
 use crate::record::scalar_string;
 use crate::record::Claim;
 use crate::record::EventKind;
@@ -25,6 +27,7 @@ use crate::rules::event::new_event;
 use crate::rules::Ctx;
 use crate::rules::Plan;
 use crate::rules::RuleError;
+use crate::snapshot::ReadError;
 use crate::snapshot::Snapshot;
 use crate::time;
 
@@ -43,26 +46,45 @@ pub struct Imported {
     pub manifest: Value,
 }
 
+/// Why a batch plan was not imported.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ImportError {
+    /// The prompt or draft does not make a valid plan.
+    #[error(transparent)]
+    InvalidPlan(#[from] PromptError),
+    /// The plan's batch id is not a usable id.
+    #[error(transparent)]
+    InvalidBatchId(IdError),
+    /// A manifest already exists where the plan would go (an import never replaces one).
+    #[error("a batch plan already exists at {path}")]
+    Exists {
+        /// The manifest's path.
+        path: String,
+    },
+    /// The state cannot be read.
+    #[error(transparent)]
+    Unreadable(#[from] ReadError),
+}
+
 /// Imports a batch plan from an import request body (`{"launch_prompt": "…"}` or a
 /// reviewed draft): the manifest is validated, stamped with `ctx`'s clock and machine, and
 /// refused with a conflict when a manifest already exists at its path.
-pub fn import(snap: &impl Snapshot, ctx: &Ctx, body: &Value) -> Result<Plan<Imported>, RuleError> {
+pub fn import(
+    snap: &impl Snapshot,
+    ctx: &Ctx,
+    body: &Value,
+) -> Result<Plan<Imported>, ImportError> {
     let machine = ctx.identity.machine_id.clone().unwrap_or_default();
-    let manifest = manifest::import_request(body, &time::format(ctx.now), &machine)
-        .map_err(|e| RuleError::Usage(e.0))?;
+    let manifest = manifest::import_request(body, &time::format(ctx.now), &machine)?;
     let id = manifest
         .get("batch_id")
         .and_then(Value::as_str)
         .unwrap_or_default()
         .to_owned();
-    let batch: BatchId = id
-        .parse()
-        .map_err(|e: crate::ids::IdError| RuleError::Usage(e.to_string()))?;
+    let batch: BatchId = id.parse().map_err(ImportError::InvalidBatchId)?;
     let path = paths::batch(&batch);
     if snap.read(&path)?.is_some() {
-        return Err(RuleError::Conflict(format!(
-            "Batch plan {path} already exists."
-        )));
+        return Err(ImportError::Exists { path });
     }
     let record = manifest.as_object().cloned().unwrap_or_default();
     let mut plan = Plan::nothing(
@@ -76,6 +98,40 @@ pub fn import(snap: &impl Snapshot, ctx: &Ctx, body: &Value) -> Result<Plan<Impo
     plan.state.push((path, record));
     plan.summary = format!("dashboard: import batch plan {id}");
     Ok(plan)
+}
+
+/// Why a batch stop was not requested.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum StopError {
+    /// The request body is not a JSON object.
+    #[error("the request body is not a JSON object")]
+    NotAnObject,
+    /// The request names no batch.
+    #[error("the request names no batch id")]
+    MissingBatchId,
+    /// The batch id uses characters other than letters, numbers, dot, underscore and hyphen.
+    #[error(
+        "batch id {id:?} uses characters other than letters, numbers, dot, underscore and hyphen"
+    )]
+    UnsafeBatchId {
+        /// The batch id as given.
+        id: String,
+    },
+    /// The batch id is not a usable id.
+    #[error(transparent)]
+    InvalidBatchId(IdError),
+    /// Neither a manifest nor any live claim or heartbeat names the batch.
+    #[error("batch {batch} is not in the coordination state")]
+    UnknownBatch {
+        /// The batch.
+        batch: BatchId,
+    },
+    /// The state cannot be read.
+    #[error(transparent)]
+    Unreadable(#[from] ReadError),
+    /// The stop event cannot be recorded.
+    #[error(transparent)]
+    Recording(RuleError),
 }
 
 /// A stop request as the dashboard sends it.
@@ -92,11 +148,9 @@ pub struct StopRequest {
 impl StopRequest {
     /// Reads a request body: `batch_id` (or `batchId`), `reason` (or `message`), `repo`;
     /// values are trimmed and blanks count as absent.
-    pub fn from_body(body: &Value) -> Result<StopRequest, RuleError> {
+    pub fn from_body(body: &Value) -> Result<StopRequest, StopError> {
         let Some(obj) = body.as_object() else {
-            return Err(RuleError::Usage(
-                "Request body must be a JSON object.".into(),
-            ));
+            return Err(StopError::NotAnObject);
         };
         let text = |a: &str, b: &str| {
             obj.get(a)
@@ -105,16 +159,11 @@ impl StopRequest {
                 .map(|v| v.trim().to_owned())
                 .filter(|v| !v.is_empty())
         };
-        let id = text("batch_id", "batchId")
-            .ok_or_else(|| RuleError::Usage("Batch id is required.".into()))?;
+        let id = text("batch_id", "batchId").ok_or(StopError::MissingBatchId)?;
         if !manifest::is_safe_batch_id(&id) {
-            return Err(RuleError::Usage(
-                "Batch id must use only letters, numbers, dot, underscore, and hyphen.".into(),
-            ));
+            return Err(StopError::UnsafeBatchId { id });
         }
-        let batch = id
-            .parse()
-            .map_err(|e: crate::ids::IdError| RuleError::Usage(e.to_string()))?;
+        let batch = id.parse().map_err(StopError::InvalidBatchId)?;
         Ok(StopRequest {
             batch,
             reason: text("reason", "message").unwrap_or_else(|| DEFAULT_STOP_REASON.to_owned()),
@@ -132,7 +181,7 @@ pub fn stop(
     snap: &impl Snapshot,
     ctx: &Ctx,
     request: &StopRequest,
-) -> Result<Plan<(String, Record)>, RuleError> {
+) -> Result<Plan<(String, Record)>, StopError> {
     let id = request.batch.to_string();
     let path = paths::batch(&request.batch);
     let repo = match snap.read(&path)? {
@@ -142,9 +191,9 @@ pub fn stop(
                 .then(|| repos.into_iter().next())
                 .flatten(),
             None => {
-                return Err(RuleError::NotFound(format!(
-                    "Batch {id} is not in the coordination state."
-                )))
+                return Err(StopError::UnknownBatch {
+                    batch: request.batch.clone(),
+                })
             }
         },
     };
@@ -160,7 +209,8 @@ pub fn stop(
         &request.batch,
         EventKind::BatchStopRequested.as_str(),
         fields,
-    )?;
+    )
+    .map_err(StopError::Recording)?;
     let mut plan = Plan::nothing("dashboard-stop", (path.clone(), event.clone()));
     plan.state.push((path, event));
     plan.summary = format!("dashboard: request stop of batch {id}");
@@ -186,7 +236,7 @@ fn manifest_repo(m: &ManifestIn) -> Option<String> {
 fn inferred_repos(
     snap: &impl Snapshot,
     batch: &str,
-) -> Result<Option<std::collections::BTreeSet<String>>, RuleError> {
+) -> Result<Option<std::collections::BTreeSet<String>>, ReadError> {
     let mut named = false;
     let mut repos = std::collections::BTreeSet::new();
     snap.for_each("claims", &mut |path, record| {
@@ -227,7 +277,7 @@ mod tests {
         }
     }
 
-    fn stop_of(body: Value) -> Result<StopRequest, RuleError> {
+    fn stop_of(body: Value) -> Result<StopRequest, StopError> {
         StopRequest::from_body(&body)
     }
 
@@ -246,7 +296,9 @@ mod tests {
         snap.put(path, &Value::Object(record.clone()));
         assert_eq!(
             import(&snap, &ctx(), &json!({"launch_prompt": PROMPT})).unwrap_err(),
-            RuleError::Conflict("Batch plan batches/b-import.json already exists.".into())
+            ImportError::Exists {
+                path: "batches/b-import.json".into()
+            }
         );
     }
 
@@ -259,7 +311,7 @@ mod tests {
         )
         .unwrap_err();
         assert!(
-            matches!(&err, RuleError::Usage(m) if m.starts_with("Target reference PR #1")),
+            matches!(&err, ImportError::InvalidPlan(PromptError(m)) if m.starts_with("Target reference PR #1")),
             "{err:?}"
         );
     }
@@ -275,16 +327,16 @@ mod tests {
             stop_of(json!({"batch_id": "b1"})).unwrap().reason,
             DEFAULT_STOP_REASON
         );
-        for (body, message) in [
-            (json!([]), "Request body must be a JSON object."),
-            (json!({}), "Batch id is required."),
-            (json!({"batch_id": "  "}), "Batch id is required."),
+        for (body, refused) in [
+            (json!([]), StopError::NotAnObject),
+            (json!({}), StopError::MissingBatchId),
+            (json!({"batch_id": "  "}), StopError::MissingBatchId),
             (
                 json!({"batch_id": "../x"}),
-                "Batch id must use only letters, numbers, dot, underscore, and hyphen.",
+                StopError::UnsafeBatchId { id: "../x".into() },
             ),
         ] {
-            assert_eq!(stop_of(body).unwrap_err(), RuleError::Usage(message.into()));
+            assert_eq!(stop_of(body).unwrap_err(), refused);
         }
     }
 
@@ -294,7 +346,9 @@ mod tests {
         let request = stop_of(json!({"batch_id": "ghost"})).unwrap();
         assert_eq!(
             stop(&snap, &ctx(), &request).unwrap_err(),
-            RuleError::NotFound("Batch ghost is not in the coordination state.".into())
+            StopError::UnknownBatch {
+                batch: "ghost".parse().unwrap()
+            }
         );
         // A released claim does not make a batch known.
         snap.put(
@@ -303,7 +357,7 @@ mod tests {
         );
         assert!(matches!(
             stop(&snap, &ctx(), &request),
-            Err(RuleError::NotFound(_))
+            Err(StopError::UnknownBatch { .. })
         ));
     }
 

@@ -28,9 +28,22 @@ pub const ANNOTATIONS_DIR: &str = "annotations";
 /// The longest note or operator an annotation keeps (characters, after trimming).
 pub const MAX_TEXT: usize = 500;
 
-pub(crate) const INVALID_KEY: &str = "annotation requires a valid owner/repo and numeric target";
-pub(crate) const INVALID_KIND: &str = "annotation kind must be dismiss or snooze";
-pub(crate) const INVALID_UNTIL: &str = "snooze until must be a future timestamp";
+/// Why a record (stored, or a request body) does not read as an annotation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum AnnotationInvalid {
+    /// The item is not a valid `owner/repo` and a numeric target.
+    #[error("annotation requires a valid owner/repo and numeric target")]
+    Key,
+    /// The kind is neither `dismiss` nor `snooze`.
+    #[error("annotation kind must be dismiss or snooze")]
+    Kind,
+    /// A snooze without a (future, for a request) `until`.
+    #[error("snooze until must be a future timestamp")]
+    Until,
+    /// The note or operator is longer than [`MAX_TEXT`].
+    #[error("annotation {0} is too long")]
+    TooLong(&'static str),
+}
 
 /// Returns `annotations/<owner>/<repo>/<target>.json`.
 pub fn path(repo: &RepoSlug, target: &Target) -> String {
@@ -53,9 +66,12 @@ fn key_part(s: &str) -> bool {
 }
 
 /// Validates `owner/repo` and a numeric target.
-pub(crate) fn key(repo: Option<&str>, target: Option<&str>) -> Result<(RepoSlug, Target), String> {
+pub(crate) fn key(
+    repo: Option<&str>,
+    target: Option<&str>,
+) -> Result<(RepoSlug, Target), AnnotationInvalid> {
     let (Some(repo), Some(target)) = (repo, target) else {
-        return Err(INVALID_KEY.into());
+        return Err(AnnotationInvalid::Key);
     };
     let (repo, target) = (repo.trim(), target.trim());
     let valid_repo = repo
@@ -63,27 +79,27 @@ pub(crate) fn key(repo: Option<&str>, target: Option<&str>) -> Result<(RepoSlug,
         .is_some_and(|(o, n)| key_part(o) && key_part(n));
     let numeric = !target.is_empty() && target.bytes().all(|b| b.is_ascii_digit());
     if !valid_repo || !numeric {
-        return Err(INVALID_KEY.into());
+        return Err(AnnotationInvalid::Key);
     }
-    let slug = repo.parse().map_err(|_| INVALID_KEY.to_owned())?;
-    let target = target.parse().map_err(|_| INVALID_KEY.to_owned())?;
+    let slug = repo.parse().map_err(|_| AnnotationInvalid::Key)?;
+    let target = target.parse().map_err(|_| AnnotationInvalid::Key)?;
     Ok((slug, target))
 }
 
-fn text(v: Option<&Value>, what: &str) -> Result<Option<String>, String> {
+fn text(v: Option<&Value>, what: &'static str) -> Result<Option<String>, AnnotationInvalid> {
     let Some(s) = v.and_then(scalar_string) else {
         return Ok(None);
     };
     let s = s.trim();
     if s.chars().count() > MAX_TEXT {
-        return Err(format!("annotation {what} is too long"));
+        return Err(AnnotationInvalid::TooLong(what));
     }
     Ok((!s.is_empty()).then(|| s.to_owned()))
 }
 
 /// Reads an annotation record, as stored or as a request body sends it; with `now` (a
 /// request) a snooze's `until` must be in the future, and `active` is set.
-pub(crate) fn read(r: &Record, now: Option<Instant>) -> Result<Annotation, String> {
+pub(crate) fn read(r: &Record, now: Option<Instant>) -> Result<Annotation, AnnotationInvalid> {
     let repo = r.get("repo").and_then(scalar_string);
     let target = r.get("target").and_then(scalar_string);
     let (repo, target) = key(repo.as_deref(), target.as_deref())?;
@@ -91,7 +107,7 @@ pub(crate) fn read(r: &Record, now: Option<Instant>) -> Result<Annotation, Strin
         .get("kind")
         .and_then(Value::as_str)
         .and_then(AnnotationKind::parse)
-        .ok_or_else(|| INVALID_KIND.to_owned())?;
+        .ok_or(AnnotationInvalid::Kind)?;
     let until = match kind {
         AnnotationKind::Dismiss => None,
         AnnotationKind::Snooze => {
@@ -100,7 +116,7 @@ pub(crate) fn read(r: &Record, now: Option<Instant>) -> Result<Annotation, Strin
                 .and_then(Value::as_str)
                 .and_then(time::parse)
                 .filter(|t| now.is_none_or(|now| *t > now))
-                .ok_or_else(|| INVALID_UNTIL.to_owned())?;
+                .ok_or(AnnotationInvalid::Until)?;
             Some(time::format(at))
         }
     };
@@ -126,8 +142,8 @@ pub(crate) fn read(r: &Record, now: Option<Instant>) -> Result<Annotation, Strin
 pub fn parse(path: &str, bytes: &[u8]) -> Result<Annotation, String> {
     let record = crate::record::from_bytes(bytes).map_err(|e| e.to_string())?;
     // Whether it is active is decided when the model is built, not here.
-    let a = read(&record, None)?;
-    let (repo, target) = key(Some(&a.repo), Some(&a.target))?;
+    let a = read(&record, None).map_err(|e| e.to_string())?;
+    let (repo, target) = key(Some(&a.repo), Some(&a.target)).map_err(|e| e.to_string())?;
     if self::path(&repo, &target) != path {
         return Err(format!(
             "annotation for {}#{} is stored at {path}",

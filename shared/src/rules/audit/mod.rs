@@ -17,6 +17,7 @@ use serde_json::Value;
 use super::deps;
 use crate::ids::paths;
 use crate::ids::BatchId;
+use crate::ids::IdError;
 use crate::record::field as f;
 use crate::record::field::Field;
 use crate::record::is_http_url;
@@ -218,45 +219,63 @@ pub fn audit(snap: &impl Snapshot, batch_id: &str) -> Audit {
                 reason: None,
             }
         }
-        Err(reason) => Audit::unknown(batch_id, reason),
+        Err(reason) => Audit::unknown(batch_id, reason.to_string()),
     }
 }
 
+/// Why an audit's verdict is unknown; its text is the report's `reason`.
+#[derive(Debug, thiserror::Error)]
+enum UnknownReason {
+    /// The batch id is not a usable id (nothing is read).
+    #[error("coordination state unreadable: {0}")]
+    InvalidId(IdError),
+    /// No manifest for the batch.
+    #[error("batch {0} is not registered")]
+    NotRegistered(String),
+    /// The manifest is not a JSON object.
+    #[error("batch {0} state is not an object")]
+    NotAnObject(String),
+    /// The manifest registers no lanes.
+    #[error("batch {0} registers no lanes")]
+    NoLanes(String),
+    /// The manifest or an event cannot be read.
+    #[error("coordination state unreadable: {}", without_prefix(.0))]
+    Unreadable(ReadError),
+}
+
+/// Returns a read error's text without its own `state unreadable: ` lead.
+fn without_prefix(e: &ReadError) -> String {
+    let msg = e.to_string();
+    msg.strip_prefix("state unreadable: ")
+        .map_or_else(|| msg.clone(), str::to_owned)
+}
+
 /// Returns the lane rows, or the reason the verdict is unknown.
-fn audit_lanes(snap: &impl Snapshot, batch_id: &str) -> Result<Vec<LaneAudit>, String> {
-    let id: BatchId = batch_id
-        .parse()
-        .map_err(|e| format!("coordination state unreadable: {e}"))?;
+fn audit_lanes(snap: &impl Snapshot, batch_id: &str) -> Result<Vec<LaneAudit>, UnknownReason> {
+    let id: BatchId = batch_id.parse().map_err(UnknownReason::InvalidId)?;
     let batch_path = paths::batch(&id);
     let batch = match snap.read(&batch_path) {
         Ok(Some(batch)) => batch,
-        Ok(None) => return Err(format!("batch {batch_id} is not registered")),
+        Ok(None) => return Err(UnknownReason::NotRegistered(batch_id.to_owned())),
         Err(ReadError::Malformed { path, message })
             if path == batch_path && message == ParseError::NotObject.to_string() =>
         {
-            return Err(format!("batch {batch_id} state is not an object"));
+            return Err(UnknownReason::NotAnObject(batch_id.to_owned()));
         }
-        Err(e) => return Err(unreadable(&e)),
+        Err(e) => return Err(UnknownReason::Unreadable(e)),
     };
     let rows = lane_entries(&batch);
     if rows.is_empty() {
-        return Err(format!("batch {batch_id} registers no lanes"));
+        return Err(UnknownReason::NoLanes(batch_id.to_owned()));
     }
     let events = snap
         .list(&paths::events_dir(&id))
-        .map_err(|e| unreadable(&e))?;
+        .map_err(UnknownReason::Unreadable)?;
     let scope = Scope::new(batch_id, &batch, &rows);
     Ok(rows
         .iter()
         .map(|row| audit_lane(row, &scope, &events))
         .collect())
-}
-
-/// Returns the unknown reason for a failed read.
-fn unreadable(e: &ReadError) -> String {
-    let msg = e.to_string();
-    let msg = msg.strip_prefix("state unreadable: ").unwrap_or(&msg);
-    format!("coordination state unreadable: {msg}")
 }
 
 fn audit_lane(row: &Value, scope: &Scope, events: &[(String, Record)]) -> LaneAudit {

@@ -9,7 +9,6 @@ use chrono::Duration;
 use super::event;
 use super::liveness;
 use super::liveness::Liveness;
-use super::usage;
 use super::Ctx;
 use super::Plan;
 use super::RuleError;
@@ -92,7 +91,8 @@ pub enum HolderBeat {
 }
 
 impl HolderBeat {
-    fn label(self) -> &'static str {
+    /// Returns the word for this state: a liveness, `missing` or `invalid`.
+    pub fn label(self) -> &'static str {
         match self {
             HolderBeat::Seen(l) => l.as_str(),
             HolderBeat::Missing => "missing",
@@ -118,22 +118,92 @@ pub fn holder_beat(
     }
 }
 
-/// Decides whether another agent's active claim may be taken over; `Err` is the refusal.
+impl std::fmt::Display for HolderBeat {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.label())
+    }
+}
+
+/// Why a claim was not granted: another agent's active claim still holds the target.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ClaimRefused {
+    /// The holder's heartbeat is live.
+    #[error("active claim for {repo}#{target} held by {holder}; heartbeat live")]
+    HeldLive {
+        /// The repository of the target.
+        repo: RepoSlug,
+        /// The target.
+        target: Target,
+        /// The agent holding the claim.
+        holder: String,
+    },
+    /// The holder's heartbeat is stale (not yet dead).
+    #[error("active claim for {repo}#{target} held by {holder}; heartbeat stale")]
+    HeldStale {
+        /// The repository of the target.
+        repo: RepoSlug,
+        /// The target.
+        target: Target,
+        /// The agent holding the claim.
+        holder: String,
+    },
+    /// The holder has no usable heartbeat, and the claim's own expiry is still ahead.
+    #[error(
+        "active claim for {repo}#{target} held by {holder}; heartbeat {beat}; fallback claim expires at {expires_at}"
+    )]
+    HeldUntilExpiry {
+        /// The repository of the target.
+        repo: RepoSlug,
+        /// The target.
+        target: Target,
+        /// The agent holding the claim.
+        holder: String,
+        /// What the holder's heartbeat is (missing or invalid).
+        beat: HolderBeat,
+        /// The claim's `expires_at`, as stored.
+        expires_at: String,
+    },
+    /// The holder has no usable heartbeat and the claim's expiry does not read, so the
+    /// claim stays held until its holder releases it.
+    #[error(
+        "active claim for {repo}#{target} held by {holder}; heartbeat {beat}; fallback claim expiry {expires_at} is unreadable, so the claim stays held until its holder releases it"
+    )]
+    ExpiryUnreadable {
+        /// The repository of the target.
+        repo: RepoSlug,
+        /// The target.
+        target: Target,
+        /// The agent holding the claim.
+        holder: String,
+        /// What the holder's heartbeat is (missing or invalid).
+        beat: HolderBeat,
+        /// The claim's `expires_at`, as stored (JSON).
+        expires_at: serde_json::Value,
+    },
+}
+
+/// Decides whether another agent's active claim on `repo#target` may be taken over; `Err`
+/// is the refusal.
 pub fn takeover_allowed(
     claim: &Claim,
-    label: &str,
+    repo: &RepoSlug,
+    target: &Target,
     beat: HolderBeat,
     now: time::Instant,
 ) -> Result<(), RuleError> {
-    let holder = claim.agent_id().unwrap_or_default();
-    let refuse = |detail: String| {
-        Err(RuleError::Refused(format!(
-            "CLAIM_REFUSED: active claim for {label} held by {holder}; {detail}"
-        )))
-    };
-    match beat {
-        HolderBeat::Seen(Liveness::Live) => refuse("heartbeat live".into()),
-        HolderBeat::Seen(Liveness::Stale) => refuse("heartbeat stale".into()),
+    let (repo, target) = (repo.clone(), target.clone());
+    let holder = claim.agent_id().unwrap_or_default().to_owned();
+    let decision = match beat {
+        HolderBeat::Seen(Liveness::Live) => Err(ClaimRefused::HeldLive {
+            repo,
+            target,
+            holder,
+        }),
+        HolderBeat::Seen(Liveness::Stale) => Err(ClaimRefused::HeldStale {
+            repo,
+            target,
+            holder,
+        }),
         HolderBeat::Seen(Liveness::Dead) => Ok(()),
         // Without a heartbeat verdict the claim's own expiry decides. An expiry that is
         // present but unreadable (a newer writer's format, a hand edit, a year past 9999)
@@ -141,19 +211,25 @@ pub fn takeover_allowed(
         _ => match f::EXPIRES_AT.present(claim) {
             None => Ok(()),
             Some(raw) => match raw.as_str().and_then(time::parse) {
-                Some(t) if t > now => refuse(format!(
-                    "heartbeat {}; fallback claim expires at {}",
-                    beat.label(),
-                    raw.as_str().unwrap_or_default()
-                )),
+                Some(t) if t > now => Err(ClaimRefused::HeldUntilExpiry {
+                    repo,
+                    target,
+                    holder,
+                    beat,
+                    expires_at: raw.as_str().unwrap_or_default().to_owned(),
+                }),
                 Some(_) => Ok(()),
-                None => refuse(format!(
-                    "heartbeat {}; fallback claim expiry {raw} is unreadable, so the claim stays held until its holder releases it",
-                    beat.label()
-                )),
+                None => Err(ClaimRefused::ExpiryUnreadable {
+                    repo,
+                    target,
+                    holder,
+                    beat,
+                    expires_at: raw.clone(),
+                }),
             },
         },
-    }
+    };
+    decision.map_err(RuleError::from)
 }
 
 /// Decides a claim: refuse, renew, take over or grant, plus the `claim.acquired` event.
@@ -173,7 +249,8 @@ pub fn decide(
         .filter(|c| c.is_active() && c.agent_id() != Some(me));
     if let Some(claim) = active_other {
         let holder = claim.agent_id().unwrap_or_default();
-        takeover_allowed(claim, &label, holder_beat(snap, holder, ctx.now)?, ctx.now)?;
+        let beat = holder_beat(snap, holder, ctx.now)?;
+        takeover_allowed(claim, &req.repo, &req.target, beat, ctx.now)?;
         previous_holder = Some(holder.to_owned());
     }
 
@@ -219,8 +296,10 @@ pub fn decide(
         f::CLAIMED_AT.set(&mut record, now.as_str());
     }
     f::UPDATED_AT.set(&mut record, now);
-    let expires = time::offset_seconds(ctx.now, req.ttl_seconds)
-        .ok_or_else(|| super::ttl_out_of_range("claim", req.ttl_seconds))?;
+    let expires = time::offset_seconds(ctx.now, req.ttl_seconds).ok_or(super::TtlOutOfRange {
+        record: "claim",
+        ttl_seconds: req.ttl_seconds,
+    })?;
     f::EXPIRES_AT.set(&mut record, time::format(expires));
     record.extend(req.metadata.clone());
     ctx.identity.stamp(&mut record);
@@ -267,7 +346,7 @@ pub fn decide(
         ) {
             Ok(Some(ev)) => plan.state.push(ev),
             Ok(None) => {}
-            Err(w) => plan.warnings.push(w),
+            Err(w) => plan.warnings.push(w.to_string()),
         }
     }
     plan.state.insert(0, (path, record.into_record()));
@@ -328,6 +407,27 @@ pub struct Released {
     pub record: Claim,
 }
 
+/// Why a release was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ReleaseRefused {
+    /// There is no claim on the target.
+    #[error("no claim exists for {repo}#{target}")]
+    NoClaim {
+        /// The repository of the target.
+        repo: RepoSlug,
+        /// The target.
+        target: Target,
+    },
+    /// The claim belongs to another agent.
+    #[error("claim belongs to {holder}; {agent} cannot release it")]
+    HeldByOther {
+        /// The agent holding the claim.
+        holder: String,
+        /// The agent that asked to release it.
+        agent: AgentId,
+    },
+}
+
 /// Reads the claim at `repo#target` and checks that `agent` may release it.
 pub fn claim_for_release(
     snap: &impl Snapshot,
@@ -336,14 +436,19 @@ pub fn claim_for_release(
     target: &Target,
 ) -> Result<(String, Claim), RuleError> {
     let path = paths::claim(repo, target);
-    let label = format!("{repo}#{target}");
     let Some(claim) = snap.read_as::<Claim>(&path)? else {
-        return Err(usage(format!("no claim exists for {label}")));
+        return Err(ReleaseRefused::NoClaim {
+            repo: repo.clone(),
+            target: target.clone(),
+        }
+        .into());
     };
     match claim.agent_id().filter(|h| !h.is_empty()) {
-        Some(holder) if holder != agent.as_str() => Err(usage(format!(
-            "claim belongs to {holder}; {agent} cannot release it"
-        ))),
+        Some(holder) if holder != agent.as_str() => Err(ReleaseRefused::HeldByOther {
+            holder: holder.to_owned(),
+            agent: agent.clone(),
+        }
+        .into()),
         _ => Ok((path, claim)),
     }
 }
@@ -437,7 +542,7 @@ pub fn release(
     ) {
         Ok(Some(ev)) => plan.state.push(ev),
         Ok(None) => {}
-        Err(w) => plan.warnings.push(w),
+        Err(w) => plan.warnings.push(w.to_string()),
     }
     Ok(plan)
 }

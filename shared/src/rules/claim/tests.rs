@@ -5,6 +5,7 @@ use serde_json::Value;
 
 use super::*;
 use crate::record::Identity;
+use crate::rules::TtlOutOfRange;
 use crate::snapshot::MemorySnapshot;
 
 const NOW: &str = "2026-06-13T12:00:00Z";
@@ -77,32 +78,68 @@ fn put_beat(snap: &mut MemorySnapshot, beat: Beat) {
     }
 }
 
+/// Returns a refusal of `b`'s claim on acme/app#7, held by `a`, as `make` builds it.
+fn refusal(make: fn(RepoSlug, Target, String) -> ClaimRefused) -> RuleError {
+    make(
+        "acme/app".parse().unwrap(),
+        "7".parse().unwrap(),
+        "a".to_owned(),
+    )
+    .into()
+}
+
+/// Returns the refusal that falls back on a claim expiring 30 minutes from now.
+fn until_expiry(beat: HolderBeat) -> RuleError {
+    ClaimRefused::HeldUntilExpiry {
+        repo: "acme/app".parse().unwrap(),
+        target: "7".parse().unwrap(),
+        holder: "a".to_owned(),
+        beat,
+        expires_at: at(30),
+    }
+    .into()
+}
+
 #[test]
 fn takeover_matrix() {
-    // (heartbeat, claim expired?, expected refusal detail or None for takeover)
-    let cases: [(Beat, bool, Option<&str>); 12] = [
-        (Beat::Live, false, Some("heartbeat live")),
-        (Beat::Live, true, Some("heartbeat live")),
-        (Beat::Stale, false, Some("heartbeat stale")),
-        (Beat::Stale, true, Some("heartbeat stale")),
+    let live = || {
+        refusal(|repo, target, holder| ClaimRefused::HeldLive {
+            repo,
+            target,
+            holder,
+        })
+    };
+    let stale = || {
+        refusal(|repo, target, holder| ClaimRefused::HeldStale {
+            repo,
+            target,
+            holder,
+        })
+    };
+    // (heartbeat, claim expired?, expected refusal or None for takeover)
+    let cases: [(Beat, bool, Option<RuleError>); 12] = [
+        (Beat::Live, false, Some(live())),
+        (Beat::Live, true, Some(live())),
+        (Beat::Stale, false, Some(stale())),
+        (Beat::Stale, true, Some(stale())),
         (Beat::Dead, false, None),
         (Beat::Dead, true, None),
         (
             Beat::Missing,
             false,
-            Some("heartbeat missing; fallback claim expires at"),
+            Some(until_expiry(HolderBeat::Missing)),
         ),
         (Beat::Missing, true, None),
         (
             Beat::Invalid,
             false,
-            Some("heartbeat invalid; fallback claim expires at"),
+            Some(until_expiry(HolderBeat::Invalid)),
         ),
         (Beat::Invalid, true, None),
         (
             Beat::Unknown,
             false,
-            Some("heartbeat unknown; fallback claim expires at"),
+            Some(until_expiry(HolderBeat::Seen(Liveness::Unknown))),
         ),
         (Beat::Unknown, true, None),
     ];
@@ -112,16 +149,8 @@ fn takeover_matrix() {
         put_beat(&mut snap, beat);
         let got = decide(&snap, &req("b"), &ctx());
         match want {
-            Some(detail) => {
-                let RuleError::Refused(msg) = got.unwrap_err() else {
-                    panic!("{beat:?}")
-                };
-                assert!(
-                    msg.starts_with(&format!(
-                        "CLAIM_REFUSED: active claim for acme/app#7 held by a; {detail}"
-                    )),
-                    "{beat:?} {expired}: {msg}"
-                );
+            Some(refused) => {
+                assert_eq!(got.unwrap_err(), refused, "{beat:?} {expired}");
             }
             None => {
                 let plan = got.unwrap_or_else(|e| panic!("{beat:?} {expired}: {e}"));
@@ -140,10 +169,7 @@ fn fallback_refusal_names_expiry() {
     let mut snap = MemorySnapshot::default();
     held_by_a(&mut snap, 30);
     let err = decide(&snap, &req("b"), &ctx()).unwrap_err();
-    assert_eq!(
-        err.to_string(),
-        format!("CLAIM_REFUSED: active claim for acme/app#7 held by a; heartbeat missing; fallback claim expires at {}", at(30))
-    );
+    assert_eq!(err, until_expiry(HolderBeat::Missing));
 }
 
 #[test]
@@ -257,15 +283,21 @@ fn rel(agent: &str) -> ReleaseRequest {
 fn release_rules() {
     let snap = MemorySnapshot::default();
     assert_eq!(
-        release(&snap, &rel("a"), &ctx()).unwrap_err().to_string(),
-        "no claim exists for acme/app#7"
+        release(&snap, &rel("a"), &ctx()).unwrap_err(),
+        RuleError::ReleaseRefused(ReleaseRefused::NoClaim {
+            repo: "acme/app".parse().unwrap(),
+            target: "7".parse().unwrap(),
+        })
     );
 
     let mut snap = MemorySnapshot::default();
     held_by_a(&mut snap, 30);
     assert_eq!(
-        release(&snap, &rel("b"), &ctx()).unwrap_err().to_string(),
-        "claim belongs to a; b cannot release it"
+        release(&snap, &rel("b"), &ctx()).unwrap_err(),
+        RuleError::ReleaseRefused(ReleaseRefused::HeldByOther {
+            holder: "a".to_owned(),
+            agent: "b".parse().unwrap(),
+        })
     );
     let mut r = rel("a");
     r.handoff_to = Some("c".into());
@@ -319,7 +351,7 @@ fn adding_a_batch_or_branch_the_claim_lacked_is_still_a_renewal() {
 
 #[test]
 fn regression_huge_ttl_panics() {
-    // New claims and renewals alike: a TTL no record can hold is a usage error naming --ttl.
+    // New claims and renewals alike: a TTL no record can hold is refused.
     let mut renewal = MemorySnapshot::default();
     held_by_a(&mut renewal, 30);
     for snap in [MemorySnapshot::default(), renewal] {
@@ -328,12 +360,13 @@ fn regression_huge_ttl_panics() {
                 ttl_seconds: ttl,
                 ..req("a")
             };
-            let Err(RuleError::Usage(msg)) = decide(&snap, &r, &ctx()) else {
-                panic!("ttl {ttl} was accepted");
-            };
-            assert!(
-                msg.starts_with(&format!("--ttl {ttl} is too large")),
-                "{msg}"
+            assert_eq!(
+                decide(&snap, &r, &ctx()).unwrap_err(),
+                RuleError::TtlOutOfRange(TtlOutOfRange {
+                    record: "claim",
+                    ttl_seconds: ttl,
+                }),
+                "ttl {ttl} was accepted"
             );
         }
     }
@@ -351,12 +384,12 @@ fn regression_unreadable_expiry_counts_as_expired() {
             claim["expires_at"] = expiry.clone();
             snap.put("claims/acme/app/7.json", &claim);
             put_beat(&mut snap, beat);
-            let Err(RuleError::Refused(msg)) = decide(&snap, &req("b"), &ctx()) else {
+            let Err(RuleError::ClaimRefused(refused)) = decide(&snap, &req("b"), &ctx()) else {
                 panic!("{expiry} {beat:?} was taken over");
             };
             assert!(
-                msg.contains(&format!("fallback claim expiry {expiry} is unreadable")),
-                "{msg}"
+                matches!(&*refused, ClaimRefused::ExpiryUnreadable { expires_at, .. } if *expires_at == expiry),
+                "{refused:?}"
             );
         }
     }

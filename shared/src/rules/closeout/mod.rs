@@ -13,13 +13,13 @@ use super::audit;
 use super::claim;
 use super::deps::lane_name;
 use super::deps::lane_targets;
-use super::usage;
 use super::Ctx;
 use super::Plan;
 use super::RuleError;
 use crate::ids::paths;
 use crate::ids::AgentId;
 use crate::ids::BatchId;
+use crate::ids::IdError;
 use crate::ids::LaneName;
 use crate::ids::RepoSlug;
 use crate::ids::Target;
@@ -93,6 +93,115 @@ pub enum Closed {
     AlreadyClosed,
 }
 
+/// An option of a closeout that the contract checks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CloseoutOption {
+    /// The lane's workspace.
+    Workspace,
+    /// The host the work ran on.
+    Host,
+    /// The work's branch.
+    Branch,
+    /// The pull request's state.
+    PrState,
+    /// The pull request's URL.
+    PrUrl,
+    /// The URL of the evidence.
+    EvidenceUrl,
+}
+
+impl CloseoutOption {
+    /// Returns the record field the option fills (`workspace`, `pr_state`, …).
+    pub fn field(self) -> f::Field {
+        match self {
+            CloseoutOption::Workspace => f::WORKSPACE,
+            CloseoutOption::Host => f::HOST,
+            CloseoutOption::Branch => f::BRANCH,
+            CloseoutOption::PrState => f::PR_STATE,
+            CloseoutOption::PrUrl => f::PR_URL,
+            CloseoutOption::EvidenceUrl => f::EVIDENCE_URL,
+        }
+    }
+}
+
+impl std::fmt::Display for CloseoutOption {
+    fn fmt(&self, out: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        out.write_str(self.field().name())
+    }
+}
+
+/// Why a terminal closeout was refused (nothing is written).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CloseoutError {
+    /// The terminal state is not one of [`TERMINALS`].
+    #[error("terminal {given:?} is not one of: done, abandoned, superseded")]
+    UnknownTerminal {
+        /// The terminal state given.
+        given: String,
+    },
+    /// An option was given blank.
+    #[error("{option} must not be empty for terminal closeout")]
+    Blank {
+        /// The option.
+        option: CloseoutOption,
+    },
+    /// A URL option is not an HTTP(S) URL with a host.
+    #[error("{option} must be an HTTP(S) URL with a host, not {value:?}")]
+    NotAnHttpUrl {
+        /// The option.
+        option: CloseoutOption,
+        /// The value given.
+        value: String,
+    },
+    /// A terminal release of a claim that names no batch.
+    #[error("terminal release requires a claim with batch_id")]
+    ClaimWithoutBatch,
+    /// The released claim's batch id is not a usable id.
+    #[error(transparent)]
+    ClaimBatchInvalid(IdError),
+    /// A closeout recorded as an event without a batch.
+    #[error("a terminal closeout event needs a batch id")]
+    MissingBatch,
+    /// The batch is not registered.
+    #[error("batch {batch} not found for terminal closeout")]
+    BatchNotFound {
+        /// The batch.
+        batch: BatchId,
+    },
+    /// The batch's repository is not the closeout's.
+    #[error("terminal closeout repo does not match batch {batch}")]
+    RepoMismatch {
+        /// The batch.
+        batch: BatchId,
+    },
+    /// No lane, or more than one, matches the closeout.
+    #[error("terminal closeout does not match exactly one lane in batch {batch}")]
+    NoSingleLane {
+        /// The batch.
+        batch: BatchId,
+    },
+    /// The lane named does not hold the closeout's target.
+    #[error("terminal closeout target does not match lane {lane}")]
+    TargetNotInLane {
+        /// The lane.
+        lane: String,
+    },
+    /// The agent is neither the lane's owner nor its admitted current claimant.
+    #[error("terminal closeout agent {agent} does not match lane {lane}")]
+    NotLaneAgent {
+        /// The lane.
+        lane: String,
+        /// The closing agent.
+        agent: AgentId,
+    },
+    /// The lane was already closed differently; the first closeout is authoritative.
+    #[error("conflicting terminal closeout for lane {lane}; first closeout is authoritative")]
+    Conflicting {
+        /// The lane.
+        lane: String,
+    },
+}
+
 /// Returns the deterministic reservation id of a lane: `lane_closed-<sha256(lane)[..16]>`.
 pub fn event_id(lane: &str) -> String {
     let digest = Sha256::digest(lane.as_bytes());
@@ -101,34 +210,38 @@ pub fn event_id(lane: &str) -> String {
 }
 
 /// Validates the closeout contract of the options (exit 1 on failure, nothing written).
-pub fn validate_options(req: &CloseoutRequest) -> Result<(), RuleError> {
+pub fn validate_options(req: &CloseoutRequest) -> Result<(), CloseoutError> {
+    use CloseoutOption as O;
     if !TERMINALS.contains(&req.terminal.as_str()) {
-        return Err(usage(
-            "--terminal must be one of: done, abandoned, superseded",
-        ));
+        return Err(CloseoutError::UnknownTerminal {
+            given: req.terminal.clone(),
+        });
     }
     if req.workspace.as_deref().is_some_and(str::is_empty) {
-        return Err(usage("--workspace must not be empty for terminal closeout"));
+        return Err(CloseoutError::Blank {
+            option: O::Workspace,
+        });
     }
     let host = f::HOST.text(&req.metadata);
-    for (flag, value) in [
-        ("--host", host),
-        ("--branch", req.branch.as_deref()),
-        ("--pr-state", req.pr_state.as_deref()),
+    for (option, value) in [
+        (O::Host, host),
+        (O::Branch, req.branch.as_deref()),
+        (O::PrState, req.pr_state.as_deref()),
     ] {
         if value.is_some_and(|v| v.trim().is_empty()) {
-            return Err(usage(format!(
-                "{flag} must not be empty for terminal closeout"
-            )));
+            return Err(CloseoutError::Blank { option });
         }
     }
     let pr_url = f::PR_URL.text(&req.metadata);
-    for (flag, value) in [
-        ("--pr-url", pr_url),
-        ("--evidence-url", req.evidence_url.as_deref()),
+    for (option, value) in [
+        (O::PrUrl, pr_url),
+        (O::EvidenceUrl, req.evidence_url.as_deref()),
     ] {
-        if value.is_some_and(|v| !is_http_url(v)) {
-            return Err(usage(format!("{flag} must be an HTTP(S) URL with a host")));
+        if let Some(value) = value.filter(|v| !is_http_url(v)) {
+            return Err(CloseoutError::NotAnHttpUrl {
+                option,
+                value: value.to_owned(),
+            });
         }
     }
     Ok(())
@@ -151,31 +264,24 @@ pub fn decide(
             let batch = held
                 .batch_id()
                 .filter(|b| !b.is_empty())
-                .ok_or_else(|| usage("terminal release requires a claim with batch_id"))?;
-            let batch: BatchId = batch
-                .parse()
-                .map_err(|e: crate::ids::IdError| usage(e.to_string()))?;
+                .ok_or(CloseoutError::ClaimWithoutBatch)?;
+            let batch: BatchId = batch.parse().map_err(CloseoutError::ClaimBatchInvalid)?;
             let released =
                 claim::stamp_released(&held, &req.agent, req.branch.as_deref(), &req.metadata, ctx);
             (Some((held, released)), batch)
         }
-        Entry::RecordEvent => (
-            None,
-            req.batch
-                .clone()
-                .ok_or_else(|| usage("missing required --batch-id"))?,
-        ),
+        Entry::RecordEvent => (None, req.batch.clone().ok_or(CloseoutError::MissingBatch)?),
     };
 
     let batch_path = paths::batch(&batch);
-    let manifest: Manifest = snap
-        .read_as(&batch_path)?
-        .ok_or_else(|| usage(format!("batch {batch} not found for terminal closeout")))?;
+    let manifest: Manifest =
+        snap.read_as(&batch_path)?
+            .ok_or_else(|| CloseoutError::BatchNotFound {
+                batch: batch.clone(),
+            })?;
     if let Some(repo) = f::REPO.get(&manifest) {
         if repo.as_str() != Some(req.repo.to_string().as_str()) {
-            return Err(usage(format!(
-                "terminal closeout repo does not match batch {batch}"
-            )));
+            return Err(CloseoutError::RepoMismatch { batch }.into());
         }
     }
     let lane = resolve_lane(&manifest, req, &batch)?;
@@ -252,7 +358,7 @@ pub fn decide(
     );
     let authoritative = match snap.read_as::<LaneClosed>(&event_path)? {
         Some(first) if LaneClosed::semantics(&first) != LaneClosed::semantics(&event) => {
-            return Err(conflicting(&lane_name))
+            return Err(conflicting(&lane_name).into())
         }
         Some(first) => first,
         None => {
@@ -307,10 +413,10 @@ pub fn decide(
 }
 
 /// Returns the refusal of a closeout that differs from the lane's first one.
-fn conflicting(lane_name: &str) -> RuleError {
-    usage(format!(
-        "conflicting terminal closeout for lane {lane_name}; first closeout is authoritative"
-    ))
+fn conflicting(lane_name: &str) -> CloseoutError {
+    CloseoutError::Conflicting {
+        lane: lane_name.to_owned(),
+    }
 }
 
 /// Finds the one lane this closeout is for.
@@ -318,7 +424,7 @@ fn resolve_lane(
     manifest: &Manifest,
     req: &CloseoutRequest,
     batch: &BatchId,
-) -> Result<Record, RuleError> {
+) -> Result<Record, CloseoutError> {
     let lanes: Vec<&Record> = f::LANES
         .get(manifest)
         .and_then(Value::as_array)
@@ -333,15 +439,14 @@ fn resolve_lane(
         })
         .collect();
     let [lane] = matching.as_slice() else {
-        return Err(usage(format!(
-            "terminal closeout does not match exactly one lane in batch {batch}"
-        )));
+        return Err(CloseoutError::NoSingleLane {
+            batch: batch.clone(),
+        });
     };
     if !lane_targets(lane).iter().any(|t| t == target) {
-        return Err(usage(format!(
-            "terminal closeout target does not match lane {}",
-            lane_name(lane)
-        )));
+        return Err(CloseoutError::TargetNotInLane {
+            lane: lane_name(lane).into_owned(),
+        });
     }
     Ok((**lane).clone())
 }
@@ -377,9 +482,11 @@ fn authorize(
             return Ok(());
         }
     }
-    Err(usage(format!(
-        "terminal closeout agent does not match lane {lane_name}"
-    )))
+    Err(CloseoutError::NotLaneAgent {
+        lane: lane_name.to_owned(),
+        agent: req.agent.clone(),
+    }
+    .into())
 }
 
 /// Returns the manifest with the lane stamped terminal, or `None` if it already was.
@@ -388,7 +495,7 @@ fn stamp_batch(
     lane_name: &str,
     event: &LaneClosed,
     ctx: &Ctx,
-) -> Result<Option<Manifest>, RuleError> {
+) -> Result<Option<Manifest>, CloseoutError> {
     let mut stamped = manifest.clone();
     let Some(Value::Array(lanes)) = stamped.get_mut(f::LANES.name()) else {
         return Ok(None);

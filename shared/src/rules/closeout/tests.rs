@@ -137,8 +137,10 @@ fn terminal_release_closes_claim_lane_and_event_in_one_plan() {
     let mut other = req(Entry::Release, "worker-a", "50");
     other.terminal = "abandoned".into();
     assert_eq!(
-        decide(&snap, &other, &ctx(None)).unwrap_err().to_string(),
-        "conflicting terminal closeout for lane code; first closeout is authoritative"
+        decide(&snap, &other, &ctx(None)).unwrap_err(),
+        RuleError::Closeout(CloseoutError::Conflicting {
+            lane: "code".into()
+        })
     );
 }
 
@@ -173,40 +175,55 @@ fn last_lane_completes_the_batch_via_record_event() {
 #[test]
 fn refusals() {
     let snap = state();
-    let cases: [(fn(&mut CloseoutRequest), &str); 7] = [
+    let b2: BatchId = "b2".parse().unwrap();
+    let cases: [(fn(&mut CloseoutRequest), CloseoutError); 7] = [
         (
             |r| r.terminal = "finished".into(),
-            "--terminal must be one of: done, abandoned, superseded",
+            CloseoutError::UnknownTerminal {
+                given: "finished".into(),
+            },
         ),
         (
             |r| r.workspace = Some(String::new()),
-            "--workspace must not be empty for terminal closeout",
+            CloseoutError::Blank {
+                option: CloseoutOption::Workspace,
+            },
         ),
         (
             |r| r.evidence_url = Some("ftp://x".into()),
-            "--evidence-url must be an HTTP(S) URL with a host",
+            CloseoutError::NotAnHttpUrl {
+                option: CloseoutOption::EvidenceUrl,
+                value: "ftp://x".into(),
+            },
         ),
         (
             |r| r.batch = Some("nope".parse().unwrap()),
-            "batch nope not found for terminal closeout",
+            CloseoutError::BatchNotFound {
+                batch: "nope".parse().unwrap(),
+            },
         ),
         (
             |r| r.repo = "acme/web".parse().unwrap(),
-            "terminal closeout repo does not match batch b2",
+            CloseoutError::RepoMismatch { batch: b2.clone() },
         ),
         (
             |r| r.target = "99".parse().unwrap(),
-            "terminal closeout does not match exactly one lane in batch b2",
+            CloseoutError::NoSingleLane { batch: b2 },
         ),
         (
             |r| r.lane = Some("docs".parse().unwrap()),
-            "terminal closeout target does not match lane docs",
+            CloseoutError::TargetNotInLane {
+                lane: "docs".into(),
+            },
         ),
     ];
     for (setup, want) in cases {
         let mut r = req(Entry::RecordEvent, "worker-a", "50");
         setup(&mut r);
-        assert_eq!(decide(&snap, &r, &ctx(None)).unwrap_err().to_string(), want);
+        assert_eq!(
+            decide(&snap, &r, &ctx(None)).unwrap_err(),
+            RuleError::Closeout(want)
+        );
     }
     // Not the owner and not a lineage-admitted claimant.
     assert_eq!(
@@ -215,9 +232,11 @@ fn refusals() {
             &req(Entry::RecordEvent, "intruder", "50"),
             &ctx(None)
         )
-        .unwrap_err()
-        .to_string(),
-        "terminal closeout agent does not match lane code"
+        .unwrap_err(),
+        RuleError::Closeout(CloseoutError::NotLaneAgent {
+            lane: "code".into(),
+            agent: "intruder".parse().unwrap(),
+        })
     );
 }
 
@@ -251,10 +270,8 @@ fn terminal_release_needs_a_batch_claim() {
         &json!({"agent_id": "worker-a", "status": "active"}),
     );
     assert_eq!(
-        decide(&snap, &req(Entry::Release, "worker-a", "50"), &ctx(None))
-            .unwrap_err()
-            .to_string(),
-        "terminal release requires a claim with batch_id"
+        decide(&snap, &req(Entry::Release, "worker-a", "50"), &ctx(None)).unwrap_err(),
+        RuleError::Closeout(CloseoutError::ClaimWithoutBatch)
     );
 }
 
@@ -276,8 +293,10 @@ fn a_stamped_lane_refuses_a_different_closeout_even_without_its_event() {
         .metadata
         .insert("pr_url".into(), json!("https://github.com/acme/app/pull/2"));
     assert_eq!(
-        decide(&snap, &other, &ctx(None)).unwrap_err().to_string(),
-        "conflicting terminal closeout for lane code; first closeout is authoritative"
+        decide(&snap, &other, &ctx(None)).unwrap_err(),
+        RuleError::Closeout(CloseoutError::Conflicting {
+            lane: "code".into()
+        })
     );
     // `"terminal": null` is not closed: closing docs works, and only then is the batch complete.
     let plan = decide(

@@ -8,8 +8,6 @@ use std::collections::BTreeMap;
 
 use chrono::Duration;
 
-use super::super::usage;
-use super::super::RuleError;
 use crate::time;
 use crate::time::Instant;
 
@@ -49,13 +47,19 @@ impl Silent {
     }
 }
 
+/// A retention period that does not read as a positive whole number and a unit.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{text:?} is not a duration: use a positive whole number and a unit, as in 30d, 12h, 90m, 45s or 2w")]
+pub struct DurationError {
+    /// The text given.
+    pub text: String,
+}
+
 /// Reads a retention period: a whole number followed by `s`, `m`, `h`, `d` or `w`
 /// (`30d`, `12h`); it must be positive.
-pub fn parse_older_than(text: &str) -> Result<Duration, RuleError> {
-    let bad = || {
-        usage(format!(
-            "--older-than {text:?} is not a duration: use a positive whole number and a unit, as in 30d, 12h, 90m, 45s or 2w"
-        ))
+pub fn parse_older_than(text: &str) -> Result<Duration, DurationError> {
+    let bad = || DurationError {
+        text: text.to_owned(),
     };
     let t = text.trim();
     let unit = t.chars().last().ok_or_else(bad)?;
@@ -154,10 +158,12 @@ mod tests {
             "9999999999999999w",
             "3 d",
         ] {
-            let err = parse_older_than(text).unwrap_err();
-            assert!(
-                matches!(&err, RuleError::Usage(m) if m.contains("is not a duration")),
-                "{text}: {err:?}"
+            assert_eq!(
+                parse_older_than(text).unwrap_err(),
+                DurationError {
+                    text: text.to_owned()
+                },
+                "{text}"
             );
         }
     }

@@ -43,6 +43,52 @@ pub const FAMILIES: [&str; 5] = ["claims", "heartbeats", "batches", "events", "a
 pub mod machines;
 mod policy;
 pub use policy::Policy;
+pub use policy::PolicyError;
+pub use policy::Window;
+
+/// State gc cannot proceed from: a record it must date or an archive it must write is not
+/// in the shape the retention contract needs.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum GcError {
+    /// A finished record has none of the record-time fields.
+    #[error("gc record is missing a retention timestamp at {path}")]
+    MissingTimestamp {
+        /// The record's path.
+        path: String,
+    },
+    /// A record's retention timestamp does not read.
+    #[error("gc record has invalid retention timestamp at {path}: {value}")]
+    InvalidTimestamp {
+        /// The record's path.
+        path: String,
+        /// The timestamp as stored (JSON).
+        value: Value,
+    },
+    /// An archive record outside every family.
+    #[error("archive record has unknown family at {path}")]
+    UnknownArchiveFamily {
+        /// The archive's path.
+        path: String,
+    },
+    /// An archive record whose `delete_after` does not read.
+    #[error("archive record has invalid delete_after at {path}")]
+    InvalidDeleteAfter {
+        /// The archive's path.
+        path: String,
+    },
+    /// An envelope larger than [`MAX_ENVELOPE_BYTES`].
+    #[error("gc archive envelope exceeds {MAX_ENVELOPE_BYTES} bytes at {path}")]
+    EnvelopeTooLarge {
+        /// Where the envelope would go.
+        path: String,
+    },
+    /// A compaction whose destination holds a different archive.
+    #[error("event compaction destination conflict at {path}")]
+    CompactionConflict {
+        /// The destination.
+        path: String,
+    },
+}
 
 /// One planned retention action.
 #[derive(Debug, Clone, PartialEq)]
@@ -112,10 +158,6 @@ pub struct GcOutcome {
     pub actions: Vec<Action>,
 }
 
-fn op(msg: String) -> RuleError {
-    RuleError::Operational(msg)
-}
-
 /// Returns the instant `n` days before `now` (a window's cutoff); [`Policy::check`] has
 /// made sure it exists, and the earliest record time stands in for one that does not.
 fn cutoff(now: Instant, n: i64) -> Instant {
@@ -139,16 +181,24 @@ fn record_time(path: &str, r: &Record) -> Result<Instant, RuleError> {
     ]
     .into_iter()
     .find_map(|k| k.present(r))
-    .ok_or_else(|| {
-        op(format!(
-            "gc record is missing a retention timestamp at {path}"
-        ))
+    .ok_or_else(|| GcError::MissingTimestamp {
+        path: path.to_owned(),
     })?;
     raw.as_str().and_then(time::parse).ok_or_else(|| {
-        op(format!(
-            "gc record has invalid retention timestamp at {path}: {raw}"
-        ))
+        GcError::InvalidTimestamp {
+            path: path.to_owned(),
+            value: raw.clone(),
+        }
+        .into()
     })
+}
+
+/// Returns the error for a text timestamp at `path` that does not read.
+fn invalid_timestamp(path: &str, raw: &str) -> GcError {
+    GcError::InvalidTimestamp {
+        path: path.to_owned(),
+        value: Value::from(raw),
+    }
 }
 
 fn is_synthetic(r: &Record) -> bool {
@@ -193,20 +243,12 @@ fn finished(
         // A snooze hides nothing once its `until` has passed; a dismissal is for good.
         "annotations" if f::KIND.text(r) == Some("snooze") => {
             let raw = r.get("until").and_then(Value::as_str).unwrap_or_default();
-            let until = time::parse(raw).ok_or_else(|| {
-                op(format!(
-                    "gc record has invalid retention timestamp at {path}: \"{raw}\""
-                ))
-            })?;
+            let until = time::parse(raw).ok_or_else(|| invalid_timestamp(path, raw))?;
             Ok((until <= now).then_some(("expired_snooze", until)))
         }
         "batches" if status == Some("completed") => {
             let at = match f::COMPLETED_AT.text(r) {
-                Some(raw) => time::parse(raw).ok_or_else(|| {
-                    op(format!(
-                        "gc record has invalid retention timestamp at {path}: \"{raw}\""
-                    ))
-                })?,
+                Some(raw) => time::parse(raw).ok_or_else(|| invalid_timestamp(path, raw))?,
                 None => record_time(path, r)?,
             };
             Ok(Some(("completed_batch", at)))
@@ -349,7 +391,7 @@ pub fn plan(
         }
         match record.record_family() {
             Some(ARCHIVED_RECORD | COMPACTED_EVENTS) => {}
-            _ => return Err(op(format!("archive record has unknown family at {path}"))),
+            _ => return Err(GcError::UnknownArchiveFamily { path: path.clone() }.into()),
         }
         if delete_after(path, record)? <= now {
             plan.removals.push(path.clone());
@@ -379,21 +421,23 @@ fn push_removal(plan: &mut Plan<GcOutcome>, path: &str) {
     }
 }
 
-fn delete_after(path: &str, r: &Record) -> Result<Instant, RuleError> {
+fn delete_after(path: &str, r: &Record) -> Result<Instant, GcError> {
     f::DELETE_AFTER
         .text(r)
         .and_then(time::parse)
-        .ok_or_else(|| op(format!("archive record has invalid delete_after at {path}")))
+        .ok_or_else(|| GcError::InvalidDeleteAfter {
+            path: path.to_owned(),
+        })
 }
 
-fn check_size(archive_path: &str, envelope: &Record) -> Result<(), RuleError> {
+fn check_size(archive_path: &str, envelope: &Record) -> Result<(), GcError> {
     let size = serde_json::to_vec(envelope)
         .map(|b| b.len())
         .unwrap_or(usize::MAX);
     if size > MAX_ENVELOPE_BYTES {
-        return Err(op(format!(
-            "gc archive envelope exceeds {MAX_ENVELOPE_BYTES} bytes at {archive_path}"
-        )));
+        return Err(GcError::EnvelopeTooLarge {
+            path: archive_path.to_owned(),
+        });
     }
     Ok(())
 }
@@ -527,9 +571,10 @@ fn compact_events(
                 if f::SOURCE_PATHS.get(old) == f::SOURCE_PATHS.get(&env)
                     && f::RECORDS.get(old) == f::RECORDS.get(&env) => {}
             Some(_) => {
-                return Err(op(format!(
-                    "event compaction destination conflict at {archive_path}"
-                )))
+                return Err(GcError::CompactionConflict {
+                    path: archive_path.clone(),
+                }
+                .into())
             }
             None => {
                 check_size(&archive_path, &env)?;

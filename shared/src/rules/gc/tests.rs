@@ -187,8 +187,10 @@ fn expired_archives_are_deleted_and_bad_ones_stop_the_plan() {
         &json!({"record_family": "mystery", "delete_after": ago(1)}),
     );
     assert_eq!(
-        run(&snap, Policy::default(), &[]).unwrap_err().to_string(),
-        "archive record has unknown family at archive/x.json"
+        run(&snap, Policy::default(), &[]).unwrap_err(),
+        RuleError::Gc(GcError::UnknownArchiveFamily {
+            path: "archive/x.json".into()
+        })
     );
     let mut snap = MemorySnapshot::default();
     snap.put(
@@ -196,14 +198,18 @@ fn expired_archives_are_deleted_and_bad_ones_stop_the_plan() {
         &json!({"record_family": "archived_record", "delete_after": "soon"}),
     );
     assert_eq!(
-        run(&snap, Policy::default(), &[]).unwrap_err().to_string(),
-        "archive record has invalid delete_after at archive/y.json"
+        run(&snap, Policy::default(), &[]).unwrap_err(),
+        RuleError::Gc(GcError::InvalidDeleteAfter {
+            path: "archive/y.json".into()
+        })
     );
     let mut snap = MemorySnapshot::default();
     snap.put("claims/a/b/1.json", &json!({"status": "released"}));
     assert_eq!(
-        run(&snap, Policy::default(), &[]).unwrap_err().to_string(),
-        "gc record is missing a retention timestamp at claims/a/b/1.json"
+        run(&snap, Policy::default(), &[]).unwrap_err(),
+        RuleError::Gc(GcError::MissingTimestamp {
+            path: "claims/a/b/1.json".into()
+        })
     );
 }
 
@@ -236,46 +242,60 @@ fn regression_huge_retention_days_panic() {
     let base = Policy::default();
     let cases = [
         (
-            "--hot-days",
+            Some(Window::Hot),
             Policy {
                 hot_days: i64::MAX,
                 ..base
             },
         ),
         (
-            "--hot-days",
+            Some(Window::Hot),
             Policy {
                 hot_days: 1_000_000,
                 ..base
             },
         ),
         (
-            "--synthetic-hot-days",
+            Some(Window::SyntheticHot),
             Policy {
                 synthetic_hot_days: i64::MAX,
                 ..base
             },
         ),
         (
-            "--archive-days",
+            None,
             Policy {
                 archive_days: i64::MAX,
                 ..base
             },
         ),
         (
-            "--archive-days",
+            None,
             Policy {
                 archive_days: 3_000_000,
                 ..base
             },
         ),
     ];
-    for (flag, policy) in cases {
-        let Err(RuleError::Usage(msg)) = run(&snap, policy, &[]) else {
-            panic!("{policy:?} was accepted");
+    for (window, policy) in cases {
+        let want = match window {
+            Some(window) => PolicyError::HotOutOfRange {
+                window,
+                days: if window == Window::Hot {
+                    policy.hot_days
+                } else {
+                    policy.synthetic_hot_days
+                },
+            },
+            None => PolicyError::ArchiveOutOfRange {
+                days: policy.archive_days,
+            },
         };
-        assert!(msg.starts_with(&format!("{flag} ")), "{msg}");
+        assert_eq!(
+            run(&snap, policy, &[]).unwrap_err(),
+            RuleError::Policy(want),
+            "{policy:?} was accepted"
+        );
     }
     assert!(run(
         &snap,

@@ -8,6 +8,7 @@ use serde_json::Value;
 use crate::dashboard::inputs::annotations::key;
 use crate::dashboard::inputs::annotations::path;
 use crate::dashboard::inputs::annotations::read;
+use crate::dashboard::inputs::annotations::AnnotationInvalid;
 use crate::dashboard::inputs::annotations::ANNOTATIONS_DIR;
 use crate::dashboard::model::Annotation;
 use crate::record::field as f;
@@ -15,21 +16,34 @@ use crate::record::scalar_string;
 use crate::record::Record;
 use crate::rules::Ctx;
 use crate::rules::Plan;
-use crate::rules::RuleError;
+use crate::snapshot::ReadError;
 use crate::snapshot::Snapshot;
 use crate::time;
 
-fn object(body: &Value) -> Result<&Record, RuleError> {
-    body.as_object()
-        .ok_or_else(|| RuleError::Usage("Request body must be a JSON object.".into()))
+/// Why an annotation was not saved or cleared.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum AnnotateError {
+    /// The request body is not a JSON object.
+    #[error("the request body is not a JSON object")]
+    NotAnObject,
+    /// The body does not read as an annotation.
+    #[error(transparent)]
+    Invalid(#[from] AnnotationInvalid),
+    /// The annotations folder cannot be read.
+    #[error(transparent)]
+    Unreadable(#[from] ReadError),
+}
+
+fn object(body: &Value) -> Result<&Record, AnnotateError> {
+    body.as_object().ok_or(AnnotateError::NotAnObject)
 }
 
 /// Saves the annotation a `POST /api/annotations` body asks for (`{repo, target, kind,
 /// until?, note?, operator?}`), replacing the item's previous one; stamped with `ctx`'s
 /// clock and machine.
-pub fn save(ctx: &Ctx, body: &Value) -> Result<Plan<Annotation>, RuleError> {
-    let mut a = read(object(body)?, Some(ctx.now)).map_err(RuleError::Usage)?;
-    let (repo, target) = key(Some(&a.repo), Some(&a.target)).map_err(RuleError::Usage)?;
+pub fn save(ctx: &Ctx, body: &Value) -> Result<Plan<Annotation>, AnnotateError> {
+    let mut a = read(object(body)?, Some(ctx.now))?;
+    let (repo, target) = key(Some(&a.repo), Some(&a.target))?;
     let mut record = Record::new();
     f::SCHEMA_VERSION.set(&mut record, 1);
     record.insert("repo".into(), json!(a.repo));
@@ -60,11 +74,11 @@ pub fn save(ctx: &Ctx, body: &Value) -> Result<Plan<Annotation>, RuleError> {
 
 /// Clears an item's annotation (a `DELETE /api/annotations` body, `{repo, target}`);
 /// reports whether there was one. Clearing nothing writes nothing.
-pub fn clear(snap: &impl Snapshot, body: &Value) -> Result<Plan<bool>, RuleError> {
+pub fn clear(snap: &impl Snapshot, body: &Value) -> Result<Plan<bool>, AnnotateError> {
     let obj = object(body)?;
     let repo = obj.get("repo").and_then(scalar_string);
     let target = obj.get("target").and_then(scalar_string);
-    let (repo, target) = key(repo.as_deref(), target.as_deref()).map_err(RuleError::Usage)?;
+    let (repo, target) = key(repo.as_deref(), target.as_deref())?;
     let at = path(&repo, &target);
     // By name, not by reading it: a malformed annotation can be cleared too.
     let folder = format!("{ANNOTATIONS_DIR}/{}/{}", repo.owner(), repo.name());

@@ -8,9 +8,6 @@ use crate::dashboard::fixtures;
 use crate::dashboard::fixtures::ago;
 use crate::dashboard::fixtures::ahead;
 use crate::dashboard::inputs::annotations::parse;
-use crate::dashboard::inputs::annotations::INVALID_KEY;
-use crate::dashboard::inputs::annotations::INVALID_KIND;
-use crate::dashboard::inputs::annotations::INVALID_UNTIL;
 use crate::dashboard::inputs::annotations::MAX_TEXT;
 use crate::dashboard::model::next_expiry;
 use crate::dashboard::model::RowState;
@@ -28,74 +25,79 @@ fn ctx() -> Ctx {
     }
 }
 
-fn usage(body: Value) -> String {
+fn refusal(body: Value) -> AnnotateError {
     match save(&ctx(), &body) {
-        Err(RuleError::Usage(m)) => m,
+        Err(e) => e,
         other => panic!("{body}: {other:?}"),
     }
 }
 
 #[test]
 fn requests_are_validated_with_the_reference_messages() {
+    let (key, kind, until) = (
+        AnnotateError::Invalid(AnnotationInvalid::Key),
+        AnnotateError::Invalid(AnnotationInvalid::Kind),
+        AnnotateError::Invalid(AnnotationInvalid::Until),
+    );
     let long = "x".repeat(MAX_TEXT + 1);
     for (body, message) in [
-        (json!([]), "Request body must be a JSON object."),
-        (json!({"target": "7", "kind": "dismiss"}), INVALID_KEY),
+        (json!([]), AnnotateError::NotAnObject),
+        (json!({"target": "7", "kind": "dismiss"}), key.clone()),
         (
             json!({"repo": "acme", "target": "7", "kind": "dismiss"}),
-            INVALID_KEY,
+            key.clone(),
         ),
         (
             json!({"repo": "acme/app/x", "target": "7", "kind": "dismiss"}),
-            INVALID_KEY,
+            key.clone(),
         ),
         (
             json!({"repo": "../app", "target": "7", "kind": "dismiss"}),
-            INVALID_KEY,
+            key.clone(),
         ),
         (
             json!({"repo": "acme/.git", "target": "7", "kind": "dismiss"}),
-            INVALID_KEY,
+            key.clone(),
         ),
         (
             json!({"repo": "-x/app", "target": "7", "kind": "dismiss"}),
-            INVALID_KEY,
+            key.clone(),
         ),
         (
             json!({"repo": "acme/app", "target": "7a", "kind": "dismiss"}),
-            INVALID_KEY,
+            key.clone(),
         ),
         (
             json!({"repo": "acme/app", "target": "", "kind": "dismiss"}),
-            INVALID_KEY,
+            key.clone(),
         ),
-        (json!({"repo": "acme/app", "target": "7"}), INVALID_KIND),
+        (json!({"repo": "acme/app", "target": "7"}), kind.clone()),
         (
             json!({"repo": "acme/app", "target": "7", "kind": "hide"}),
-            INVALID_KIND,
+            kind.clone(),
         ),
         (
             json!({"repo": "acme/app", "target": "7", "kind": "snooze"}),
-            INVALID_UNTIL,
+            until.clone(),
         ),
         (
             json!({"repo": "acme/app", "target": "7", "kind": "snooze", "until": ago(1)}),
-            INVALID_UNTIL,
+            until.clone(),
         ),
         (
             json!({"repo": "acme/app", "target": "7", "kind": "snooze", "until": "tomorrow"}),
-            INVALID_UNTIL,
+            until.clone(),
         ),
         (
             json!({"repo": "acme/app", "target": "7", "kind": "dismiss", "note": long}),
-            "annotation note is too long",
+            AnnotationInvalid::TooLong("note").into(),
         ),
         (
             json!({"repo": "acme/app", "target": "7", "kind": "dismiss", "operator": long}),
-            "annotation operator is too long",
+            AnnotationInvalid::TooLong("operator").into(),
         ),
     ] {
-        assert_eq!(usage(body.clone()), message, "{body}");
+        assert_eq!(refusal(body.clone()), message, "{body}");
     }
 }
 
@@ -162,7 +164,7 @@ fn clearing_removes_the_record_by_name_even_when_it_is_malformed() {
     );
     assert!(matches!(
         clear(&snap, &json!({"repo": "acme/app", "target": "x"})),
-        Err(RuleError::Usage(m)) if m == INVALID_KEY
+        Err(AnnotateError::Invalid(AnnotationInvalid::Key))
     ));
 }
 
@@ -176,7 +178,7 @@ fn stored_records_that_are_not_annotations_say_why() {
             br#"{"repo": "acme/app", "target": "7", "kind": "mute"}"#
         )
         .unwrap_err(),
-        INVALID_KIND
+        AnnotationInvalid::Kind.to_string()
     );
     assert_eq!(
         parse(
@@ -280,7 +282,11 @@ fn a_malformed_annotation_is_a_warning_and_the_rest_renders() {
     let (inputs, m) = s.model();
     assert_eq!(inputs.malformed.len(), 2);
     assert_eq!(m.warnings.len(), 2, "{:?}", m.warnings);
-    assert!(m.warnings[1].contains(INVALID_KIND), "{:?}", m.warnings);
+    assert!(
+        m.warnings[1].contains(&AnnotationInvalid::Kind.to_string()),
+        "{:?}",
+        m.warnings
+    );
     assert_eq!(queue(&m), ["target:acme/app#1", "target:acme/app#2"]);
     assert_eq!(m.rows.len(), 3);
 }
