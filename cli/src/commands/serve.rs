@@ -11,13 +11,13 @@ use crate::command_error::CommandError;
 use crate::context::Context;
 use crate::demo::fleet;
 use crate::output::Report;
-use crate::serve::enrich;
-use crate::serve::guard;
-use crate::serve::limits::Limits;
+use crate::serve::background::enrich;
+use crate::serve::http::guard;
+use crate::serve::http::limits::Limits;
+use crate::serve::model::scope::ScopeInForce;
+use crate::serve::model::scope::ScopeSource;
 use crate::serve::start;
-use crate::serve::state::ScopeInForce;
-use crate::serve::state::ScopeSource;
-use crate::serve::AppState;
+use crate::serve::state::AppState;
 
 /// Serve the live dashboard for this machine's coordination state
 ///
@@ -93,6 +93,7 @@ pub(crate) fn cmd_serve(cx: &Context, args: &ServeArgs) -> Result<Report, Comman
         let repos = settings::normalize_text(text)
             .map_err(|e| CommandError::usage(format!("--repos: {e}")))?;
         state
+            .models
             .set_scope(ScopeInForce {
                 scope: Scope::of(&repos),
                 source: ScopeSource::CommandLine,

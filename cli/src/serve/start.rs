@@ -1,21 +1,21 @@
 //! Starting the server: the runtime, the listener, the URL banner on stdout (the first
-//! line; tests and scripts read it), the ref watcher behind `/api/stream` (one thread, the
-//! repository kept open), the interval sync (`--sync-every`), and the graceful shutdown on
-//! Ctrl-C (connections are served by `conn.rs`).
+//! line; tests and scripts read it), the background tasks (the ref watcher behind
+//! `/api/stream`, the GitHub refresher, the interval sync of `--sync-every`), each handed
+//! the handles it uses, and the graceful shutdown on Ctrl-C (connections are served by
+//! `http/conn.rs`).
 
 use std::io::Write as _;
 use std::net::SocketAddr;
 use std::time::Duration;
 
 use super::assets;
-use super::conn;
-use super::enrich;
-use super::router;
+use super::background::enrich;
+use super::background::sync_loop;
+use super::http::conn;
+use super::model::watcher;
+use super::router::router;
 use super::state::AppState;
 use crate::command_error::CommandError;
-
-/// How often the watcher reads the refs.
-const POLL: Duration = Duration::from_millis(250);
 
 /// Where and how to listen.
 pub(crate) struct Options<'a> {
@@ -49,20 +49,22 @@ pub(crate) fn run(state: AppState, opts: &Options<'_>) -> Result<(), CommandErro
         let addr = listener.local_addr().map_err(|e| {
             CommandError::operational(format!("cannot read the bound address: {e}"))
         })?;
-        let _ = state.bound_port.set(addr.port());
+        state.access.bound(addr.port());
         banner(addr, opts.demo);
         tracing::info!(%addr, "dashboard listening");
-        enrich::spawn(state.clone(), opts.github.clone());
-        let watcher = state.clone();
-        // One thread for the server's life, with the repository kept open on it: a poll is
-        // a read of the refs, not a new repository handle and a blocking-pool task each time.
-        std::thread::Builder::new()
-            .name("ref-watcher".into())
-            .spawn(move || watch(&watcher))
-            .map_err(|e| CommandError::operational(format!("cannot start the ref watcher: {e}")))?;
+        enrich::spawn(
+            state.models.clone(),
+            state.github.clone(),
+            opts.github.clone(),
+        );
+        watcher::spawn(state.models.clone())?;
         if let Some(every) = opts.sync_every {
             state.sync.send_modify(|v| v.every_secs = every.as_secs());
-            tokio::spawn(super::sync_loop::run(state.clone(), every));
+            tokio::spawn(sync_loop::run(
+                state.models.clone(),
+                state.sync.clone(),
+                every,
+            ));
         }
         let (stop_tx, stop) = tokio::sync::watch::channel(false);
         tokio::spawn(async move {
@@ -73,21 +75,6 @@ pub(crate) fn run(state: AppState, opts: &Options<'_>) -> Result<(), CommandErro
         conn::serve(listener, router(state), limits, stop).await;
         Ok(())
     })
-}
-
-/// Publishes the refs' version every [`POLL`], through one store opened once (tried again
-/// until the repository can be opened).
-fn watch(state: &AppState) {
-    let mut store = None;
-    loop {
-        if store.is_none() {
-            store = state.store().ok();
-        }
-        if let Some(s) = &store {
-            state.publish_version(s);
-        }
-        std::thread::sleep(POLL);
-    }
 }
 
 /// Prints the URL (and the demo line) to stdout, and the no-front-end notice to stderr.

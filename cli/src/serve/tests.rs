@@ -10,7 +10,7 @@ use serde_json::json;
 use serde_json::Value;
 use tower::ServiceExt;
 
-use super::AppState;
+use super::state::AppState;
 use crate::context::Env;
 use crate::context::GlobalArgs;
 
@@ -33,7 +33,7 @@ fn harness() -> Harness {
     let state = AppState::new(
         globals,
         env,
-        super::guard::allowed_hosts("127.0.0.1", &[]).expect("hosts"),
+        super::http::guard::allowed_hosts("127.0.0.1", &[]).expect("hosts"),
     );
     Harness { _dir: dir, state }
 }
@@ -43,7 +43,7 @@ impl Harness {
         let mut req = req;
         let addr: SocketAddr = peer.parse().expect("addr");
         req.extensions_mut().insert(ConnectInfo(addr));
-        let resp = super::router(self.state.clone())
+        let resp = super::router::router(self.state.clone())
             .oneshot(req)
             .await
             .expect("response");
@@ -394,7 +394,7 @@ async fn content_type_and_body_limit() {
             json!("Writes require Content-Type: application/json.")
         )
     );
-    let huge = json!({"launch_prompt": "x".repeat(super::extract::BODY_LIMIT + 1)});
+    let huge = json!({"launch_prompt": "x".repeat(super::http::extract::BODY_LIMIT + 1)});
     let (s, v) = h.post("/api/batches/import", huge, "127.0.0.1:5000").await;
     assert_eq!(s, StatusCode::PAYLOAD_TOO_LARGE);
     assert_eq!(v["error"], json!("Request body is larger than 256 KiB."));
@@ -420,7 +420,7 @@ async fn spa_fallback_or_build_instructions() {
     req.extensions_mut().insert(ConnectInfo(
         "127.0.0.1:1".parse::<SocketAddr>().expect("addr"),
     ));
-    let resp = super::router(h.state.clone())
+    let resp = super::router::router(h.state.clone())
         .oneshot(req)
         .await
         .expect("resp");
@@ -455,7 +455,7 @@ fn with_hosts(uri: &str, hosts: &[&str]) -> Request<Body> {
 #[tokio::test]
 async fn regression_host_guard_reads_only_the_first_host_up_to_a_colon() {
     let h = harness();
-    let _ = h.state.bound_port.set(4319);
+    h.state.access.bound(4319);
     for (uri, hosts, want) in [
         ("/api/dashboard", &["127.0.0.1:4319"][..], StatusCode::OK),
         (
@@ -516,9 +516,9 @@ async fn regression_truncated_body_is_answered_413() {
     let dir = tempfile::tempdir().expect("tempdir");
     let repo = dir.path().join("state.git");
     crate::demo::create_repository(&repo, "box-1").expect("repo");
-    let limits = super::limits::Limits {
+    let limits = super::http::limits::Limits {
         body_timeout: std::time::Duration::from_millis(200),
-        ..super::limits::Limits::default()
+        ..super::http::limits::Limits::default()
     };
     let h = Harness {
         state: AppState::with_limits(
@@ -527,7 +527,7 @@ async fn regression_truncated_body_is_answered_413() {
                 state_ref: None,
             },
             Env::pinned("2026-11-29T12:00:00Z", "box-1"),
-            super::guard::allowed_hosts("127.0.0.1", &[]).expect("hosts"),
+            super::http::guard::allowed_hosts("127.0.0.1", &[]).expect("hosts"),
             limits,
         ),
         _dir: dir,

@@ -12,11 +12,12 @@ use axum::Json;
 use axum::Router;
 use serde_json::Value;
 
+use super::blocking;
 use crate::serve::error::ApiResult;
-use crate::serve::extract::ApiJson;
-use crate::serve::extract::FromThisMachine;
-use crate::serve::extract::LocalWrite;
-use crate::serve::state::blocking;
+use crate::serve::http::extract::ApiJson;
+use crate::serve::http::extract::FromThisMachine;
+use crate::serve::http::extract::LocalWrite;
+use crate::serve::model::models::Models;
 use crate::serve::state::AppState;
 use crate::transact::write;
 
@@ -37,7 +38,7 @@ impl LocalWrite for Annotate {
 }
 
 async fn annotations_create(
-    State(s): State<AppState>,
+    State(s): State<Models>,
     _: FromThisMachine<Annotate>,
     ApiJson(body): ApiJson<Value>,
 ) -> ApiResult<(StatusCode, Json<Annotation>)> {
@@ -52,7 +53,7 @@ async fn annotations_create(
 }
 
 async fn annotations_destroy(
-    State(s): State<AppState>,
+    State(s): State<Models>,
     _: FromThisMachine<Annotate>,
     ApiJson(body): ApiJson<Value>,
 ) -> ApiResult<StatusCode> {

@@ -11,12 +11,13 @@ use axum::Router;
 use serde_json::json;
 use serde_json::Value;
 
+use super::blocking;
 use crate::serve::error::ApiError;
 use crate::serve::error::ApiResult;
-use crate::serve::extract::ApiJson;
-use crate::serve::extract::FromThisMachine;
-use crate::serve::extract::LocalWrite;
-use crate::serve::state::blocking;
+use crate::serve::http::extract::ApiJson;
+use crate::serve::http::extract::FromThisMachine;
+use crate::serve::http::extract::LocalWrite;
+use crate::serve::model::models::Models;
 use crate::serve::state::AppState;
 use crate::transact::write;
 
@@ -33,7 +34,7 @@ impl LocalWrite for Import {
 }
 
 async fn batch_imports_create(
-    State(s): State<AppState>,
+    State(s): State<Models>,
     _: FromThisMachine<Import>,
     ApiJson(body): ApiJson<Value>,
 ) -> ApiResult<(StatusCode, Json<Value>)> {

@@ -12,9 +12,10 @@ use axum::Json;
 use axum::Router;
 use serde_json::Value;
 
+use super::blocking;
 use crate::serve::error::ApiError;
 use crate::serve::error::ApiResult;
-use crate::serve::state::blocking;
+use crate::serve::model::models::Models;
 use crate::serve::state::AppState;
 
 /// The batch route.
@@ -30,7 +31,7 @@ struct Params {
 }
 
 async fn batches_show(
-    State(s): State<AppState>,
+    State(s): State<Models>,
     Path(id): Path<String>,
     Query(params): Query<Params>,
 ) -> ApiResult<Json<Value>> {

@@ -14,9 +14,10 @@ use axum::response::Response;
 use axum::routing::get;
 use axum::Router;
 
+use super::blocking;
 use crate::serve::error::ApiError;
 use crate::serve::error::ApiResult;
-use crate::serve::state::blocking;
+use crate::serve::model::models::Models;
 use crate::serve::state::AppState;
 
 /// The dashboard route.
@@ -25,7 +26,7 @@ pub(crate) fn router() -> Router<AppState> {
 }
 
 async fn dashboard_show(
-    State(s): State<AppState>,
+    State(s): State<Models>,
     Query(params): Query<Vec<(String, String)>>,
 ) -> ApiResult<Response> {
     let param = |k: &str| {

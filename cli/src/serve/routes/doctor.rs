@@ -17,11 +17,10 @@ use axum::Router;
 use serde_json::json;
 use serde_json::Value;
 
+use super::blocking;
 use crate::serve::error::ApiError;
 use crate::serve::error::ApiResult;
-use crate::serve::guard;
 use crate::serve::routes::settings;
-use crate::serve::state::blocking;
 use crate::serve::state::AppState;
 
 /// The reference's refusal for a peer on another machine.
@@ -40,11 +39,11 @@ async fn doctor_show(
     let peer = peer
         .map(|c| c.0 .0.ip())
         .ok_or_else(|| ApiError::internal("the connection has no peer address"))?;
-    if !guard::is_machine_local(peer, &(s.local_addrs)()) {
+    if !s.access.is_machine_local(peer) {
         return Err(ApiError::new(StatusCode::FORBIDDEN, REMOTE));
     }
     blocking(move || {
-        let state_branch = match s.built() {
+        let state_branch = match s.models.built() {
             Ok(b) => json!({"resource": "state-branch", "status": SourceState::Ok,
                 "records": b.inputs.len(), "malformed": b.inputs.malformed.len()}),
             Err(e) => json!({"resource": "state-branch", "status": SourceState::Unreachable,
@@ -54,12 +53,12 @@ async fn doctor_show(
         let mut sources = vec![state_branch];
         sources.extend(github.get("status").cloned());
         // The target repositories in force (and where they came from), or why not.
-        let scope = match settings::current(&s) {
+        let scope = match settings::current(&s.models) {
             Ok(view) => serde_json::to_value(view).unwrap_or(Value::Null),
             Err(e) => json!({"error": e.message}),
         };
         Ok(Json(json!({
-            "version": *s.version.borrow(),
+            "version": s.models.version(),
             "perResource": sources,
             "scope": scope,
             "github": github,

@@ -9,9 +9,10 @@ use axum::Json;
 use axum::Router;
 use serde_json::Value;
 
+use super::blocking;
 use crate::serve::error::ApiError;
 use crate::serve::error::ApiResult;
-use crate::serve::state::blocking;
+use crate::serve::model::models::Models;
 use crate::serve::state::AppState;
 
 /// The find route.
@@ -27,7 +28,7 @@ struct Params {
 }
 
 async fn finds_show(
-    State(s): State<AppState>,
+    State(s): State<Models>,
     Query(params): Query<Params>,
 ) -> ApiResult<Json<Value>> {
     blocking(move || {

@@ -20,7 +20,7 @@ async fn health_show(State(s): State<AppState>) -> Json<Value> {
     let sync = serde_json::to_value(&*s.sync.borrow()).unwrap_or(Value::Null);
     Json(json!({
         "ok": true,
-        "version": *s.version.borrow(),
+        "version": s.models.version(),
         "bundled": assets::bundled(),
         "sync": sync,
     }))

@@ -11,9 +11,10 @@ use axum::Json;
 use axum::Router;
 use serde_json::Value;
 
+use super::blocking;
 use crate::serve::error::ApiError;
 use crate::serve::error::ApiResult;
-use crate::serve::state::blocking;
+use crate::serve::model::models::Models;
 use crate::serve::state::AppState;
 
 /// The item route.
@@ -22,7 +23,7 @@ pub(crate) fn router() -> Router<AppState> {
 }
 
 async fn items_show(
-    State(s): State<AppState>,
+    State(s): State<Models>,
     Path((owner, repo, target)): Path<(String, String, String)>,
 ) -> ApiResult<Json<Value>> {
     blocking(move || {

@@ -1,5 +1,6 @@
 //! The API, one file per resource; each exports `router()` with its routes and handlers
-//! named `<resource>_<verb>`.
+//! named `<resource>_<verb>`. A handler takes the state handles it uses (most only the
+//! models) and runs its store work through [`blocking`].
 
 pub(crate) mod annotations;
 pub(crate) mod batch_imports;
@@ -15,6 +16,8 @@ pub(crate) mod stream;
 
 use axum::Router;
 
+use super::error::ApiError;
+use super::error::ApiResult;
 use super::state::AppState;
 
 /// Every API route.
@@ -31,4 +34,13 @@ pub(crate) fn router() -> Router<AppState> {
         .merge(items::router())
         .merge(settings::router())
         .merge(stream::router())
+}
+
+/// Runs `f` on a blocking thread (store reads and writes are synchronous).
+pub(crate) async fn blocking<T: Send + 'static>(
+    f: impl FnOnce() -> ApiResult<T> + Send + 'static,
+) -> ApiResult<T> {
+    tokio::task::spawn_blocking(f)
+        .await
+        .map_err(|e| ApiError::internal(format!("request handler failed: {e}")))?
 }

@@ -16,17 +16,16 @@ use axum::Router;
 use serde::Serialize;
 use serde_json::Value;
 
+use super::blocking;
 use crate::serve::error::ApiError;
 use crate::serve::error::ApiResult;
-use crate::serve::extract::ApiJson;
-use crate::serve::extract::FromThisMachine;
-use crate::serve::extract::LocalWrite;
-use crate::serve::guard;
-use crate::serve::state::blocking;
+use crate::serve::http::extract::ApiJson;
+use crate::serve::http::extract::FromThisMachine;
+use crate::serve::http::extract::LocalWrite;
+use crate::serve::model::models::Models;
+use crate::serve::model::scope::ScopeInForce;
+use crate::serve::model::scope::ScopeSource;
 use crate::serve::state::AppState;
-use crate::serve::state::ScopeInForce;
-use crate::serve::state::ScopeSource;
-use crate::serve::state::Shared;
 use crate::store::settings as saved;
 
 /// The settings routes.
@@ -63,8 +62,8 @@ pub(crate) struct SettingsView {
 
 /// Returns the target repositories in force and where they came from (for `/api/doctor`
 /// and the GitHub enrichment; no secrets in it).
-pub(crate) fn current(s: &Shared) -> ApiResult<SettingsView> {
-    Ok(view(&s.scope()?, false))
+pub(crate) fn current(models: &Models) -> ApiResult<SettingsView> {
+    Ok(view(&models.scope()?, false))
 }
 
 fn view(in_force: &ScopeInForce, editable: bool) -> SettingsView {
@@ -82,17 +81,17 @@ async fn settings_show(
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
 ) -> ApiResult<Json<SettingsView>> {
     blocking(move || {
-        let editable = guard::is_machine_local(peer.ip(), &(s.local_addrs)());
+        let editable = s.access.is_machine_local(peer.ip());
         Ok(Json(SettingsView {
             editable,
-            ..current(&s)?
+            ..current(&s.models)?
         }))
     })
     .await
 }
 
 async fn settings_update(
-    State(s): State<AppState>,
+    State(s): State<Models>,
     _: FromThisMachine<Settings>,
     ApiJson(body): ApiJson<Value>,
 ) -> ApiResult<Json<SettingsView>> {

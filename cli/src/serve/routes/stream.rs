@@ -1,7 +1,7 @@
 //! `GET /api/stream`: server-sent `version` events, one each time the refs move (the
-//! watcher in `serve::start` polls them), and `sync` events, one per sync the server ran.
+//! watcher in `model::watcher` polls them), and `sync` events, one per sync the server ran.
 //! Open streams are capped in all and per peer on another machine
-//! ([`limits::admit_stream`]); past the cap the answer is 429, and the page polls instead.
+//! (`http::streams`); past the cap the answer is 429, and the page polls instead.
 
 use std::convert::Infallible;
 use std::net::IpAddr;
@@ -10,7 +10,6 @@ use std::time::Duration;
 
 use axum::extract::ConnectInfo;
 use axum::extract::State;
-use axum::http::StatusCode;
 use axum::response::sse::Event;
 use axum::response::sse::KeepAlive;
 use axum::response::sse::Sse;
@@ -20,9 +19,7 @@ use axum::Router;
 use tokio_stream::wrappers::WatchStream;
 use tokio_stream::StreamExt;
 
-use crate::serve::error::ApiError;
 use crate::serve::error::ApiResult;
-use crate::serve::limits;
 use crate::serve::state::AppState;
 
 /// The stream route.
@@ -30,52 +27,13 @@ pub(crate) fn router() -> Router<AppState> {
     Router::new().route("/api/stream", get(stream_show))
 }
 
-/// Holds one stream's place in the count until the stream is dropped.
-struct Place(AppState, IpAddr);
-
-impl Place {
-    /// Does nothing: a closure that calls it owns the place.
-    fn hold(&self) {}
-}
-
-impl Drop for Place {
-    fn drop(&mut self) {
-        if let Ok(mut open) = self.0.streams.lock() {
-            if let Some(n) = open.get_mut(&self.1) {
-                *n = n.saturating_sub(1);
-                if *n == 0 {
-                    open.remove(&self.1);
-                }
-            }
-        }
-    }
-}
-
-/// Takes a place for a stream from `peer`, if the caps allow one.
-fn take_place(s: &AppState, peer: IpAddr) -> ApiResult<Place> {
-    let mut open = s
-        .streams
-        .lock()
-        .map_err(|_| ApiError::internal("stream count poisoned"))?;
-    let total = open.values().sum();
-    let from_peer = open.get(&peer).copied().unwrap_or(0);
-    if !limits::admit_stream(total, from_peer, peer, &s.limits) {
-        return Err(ApiError::new(
-            StatusCode::TOO_MANY_REQUESTS,
-            "Too many open event streams; poll /api/dashboard instead.",
-        ));
-    }
-    *open.entry(peer).or_default() += 1;
-    Ok(Place(s.clone(), peer))
-}
-
 async fn stream_show(
     State(s): State<AppState>,
     peer: Option<Extension<ConnectInfo<SocketAddr>>>,
 ) -> ApiResult<Sse<impl tokio_stream::Stream<Item = Result<Event, Infallible>>>> {
     let peer = peer.map_or(IpAddr::from([127, 0, 0, 1]), |c| c.0 .0.ip());
-    let place = take_place(&s, peer)?;
-    let versions = WatchStream::new(s.version.subscribe())
+    let place = s.streams.take(peer, &s.limits)?;
+    let versions = WatchStream::new(s.models.subscribe())
         .filter(|v| !v.is_empty())
         .map(|v| Event::default().event("version").data(v));
     // The server's own syncing (`--sync-every`), so the page's "synced 12s ago" stays true.

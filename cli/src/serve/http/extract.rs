@@ -6,6 +6,7 @@ use std::marker::PhantomData;
 use std::net::SocketAddr;
 
 use axum::extract::ConnectInfo;
+use axum::extract::FromRef;
 use axum::extract::FromRequest;
 use axum::extract::FromRequestParts;
 use axum::extract::Request;
@@ -14,9 +15,10 @@ use axum::http::request::Parts;
 use axum::http::StatusCode;
 use serde::de::DeserializeOwned;
 
-use super::error::ApiError;
 use super::guard;
-use super::state::AppState;
+use super::guard::Access;
+use super::limits::Limits;
+use crate::serve::error::ApiError;
 
 /// Largest request body a write accepts.
 pub(crate) const BODY_LIMIT: usize = 256 * 1024;
@@ -33,16 +35,21 @@ pub(crate) trait LocalWrite {
 /// its interfaces): the kernel's peer address decides, never a forwarded header.
 pub(crate) struct FromThisMachine<W>(PhantomData<W>);
 
-impl<W: LocalWrite> FromRequestParts<AppState> for FromThisMachine<W> {
+impl<S, W> FromRequestParts<S> for FromThisMachine<W>
+where
+    S: Send + Sync,
+    Access: FromRef<S>,
+    W: LocalWrite,
+{
     type Rejection = ApiError;
 
-    async fn from_request_parts(parts: &mut Parts, s: &AppState) -> Result<Self, ApiError> {
+    async fn from_request_parts(parts: &mut Parts, s: &S) -> Result<Self, ApiError> {
         let peer = parts
             .extensions
             .get::<ConnectInfo<SocketAddr>>()
             .map(|c| c.0.ip())
             .ok_or_else(|| ApiError::internal("the connection has no peer address"))?;
-        if !guard::is_machine_local(peer, &(s.local_addrs)()) {
+        if !Access::from_ref(s).is_machine_local(peer) {
             return Err(ApiError::new(
                 StatusCode::FORBIDDEN,
                 format!(
@@ -62,11 +69,16 @@ impl<W: LocalWrite> FromRequestParts<AppState> for FromThisMachine<W> {
 /// recursion limit, or not `T`).
 pub(crate) struct ApiJson<T>(pub(crate) T);
 
-impl<T: DeserializeOwned> FromRequest<AppState> for ApiJson<T> {
+impl<S, T> FromRequest<S> for ApiJson<T>
+where
+    S: Send + Sync,
+    Limits: FromRef<S>,
+    T: DeserializeOwned,
+{
     type Rejection = ApiError;
 
-    async fn from_request(req: Request, s: &AppState) -> Result<Self, ApiError> {
-        let timeout = s.limits.body_timeout;
+    async fn from_request(req: Request, s: &S) -> Result<Self, ApiError> {
+        let timeout = Limits::from_ref(s).body_timeout;
         let content_type = req
             .headers()
             .get(header::CONTENT_TYPE)

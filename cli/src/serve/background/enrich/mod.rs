@@ -1,7 +1,7 @@
 //! The dashboard's GitHub enrichment, the I/O half: a background refresher on its own
 //! interval (`--github-refresh`) that asks GitHub about the repositories the state mentions
-//! and publishes what it learned as [`GithubFacts`] with a new generation, which the model
-//! cache folds into the next build (and the version announces). `/api/dashboard` never waits
+//! and hands what it learned to the models as [`GithubFacts`] (a new generation, which the
+//! model cache folds into the next build and the version announces). `/api/dashboard` never waits
 //! for it: the model renders from git state at once and is enriched when GitHub answers.
 //!
 //! Cost: a handful of conditional list requests per repository (see `github/dashboard.rs`),
@@ -30,9 +30,9 @@ use serde_json::Value;
 
 use self::fetch::Failure;
 use self::fetch::Memory;
-use super::state::AppState;
 use crate::github::EtagCache;
 use crate::github::GitHub;
+use crate::serve::model::models::Models;
 
 /// The default refresh interval, in seconds.
 pub(crate) const DEFAULT_REFRESH_SECS: u64 = 60;
@@ -54,11 +54,9 @@ struct Cost {
     took: Duration,
 }
 
-/// What the refresher last published.
+/// What the refresher last recorded.
 #[derive(Debug, Default)]
 struct Current {
-    facts: Option<Arc<GithubFacts>>,
-    generation: u64,
     status: Option<SourceStatus>,
     checked_at: Option<String>,
     token_source: Option<&'static str>,
@@ -67,20 +65,11 @@ struct Current {
     last: Option<Cost>,
 }
 
-/// The enrichment every handler can read: the facts for the model cache and the status for
-/// `/api/doctor`.
+/// How the enrichment is doing, for `/api/doctor` (the facts themselves go to the models).
 #[derive(Debug, Default)]
 pub(crate) struct Enrichment(Mutex<Current>);
 
 impl Enrichment {
-    /// The facts' generation (0 before any) and the facts, for the model cache.
-    pub(crate) fn facts(&self) -> (u64, Option<Arc<GithubFacts>>) {
-        self.0
-            .lock()
-            .map(|c| (c.generation, c.facts.clone()))
-            .unwrap_or_default()
-    }
-
     /// The GitHub half of `/api/doctor` (never a token).
     pub(crate) fn doctor(&self) -> Value {
         let Ok(c) = self.0.lock() else {
@@ -105,23 +94,12 @@ impl Enrichment {
         })
     }
 
-    /// Records a refresh's outcome; returns whether the facts changed (a new generation).
-    fn publish(&self, repos: Option<BTreeMap<String, RepoFacts>>, status: SourceStatus) -> bool {
-        let Ok(mut c) = self.0.lock() else {
-            return false;
-        };
-        c.checked_at = Some(time::format(chrono::Utc::now()));
-        c.status = Some(status.clone());
-        let Some(repos) = repos else {
-            return false;
-        };
-        let next = GithubFacts { status, repos };
-        if c.facts.as_deref() == Some(&next) {
-            return false;
-        }
-        c.facts = Some(Arc::new(next));
-        c.generation += 1;
-        true
+    /// Records the status a refresh (or the lack of one) came to.
+    fn record(&self, status: SourceStatus) {
+        self.set(|c| {
+            c.checked_at = Some(time::format(chrono::Utc::now()));
+            c.status = Some(status);
+        });
     }
 
     fn set(&self, f: impl FnOnce(&mut Current)) {
@@ -154,24 +132,25 @@ fn without_userinfo(url: &str) -> String {
     }
 }
 
-/// Starts the refresher on its own thread (the client is blocking); with a zero interval
-/// only records that enrichment is off.
-pub(crate) fn spawn(state: AppState, opts: Options) {
-    state.github.set(|c| c.options = Some(opts.clone()));
+/// Starts the refresher on its own thread (the client is blocking), handing what it learns
+/// to `models` and recording how it does in `status`; with a zero interval only records
+/// that enrichment is off.
+pub(crate) fn spawn(models: Models, status: Arc<Enrichment>, opts: Options) {
+    status.set(|c| c.options = Some(opts.clone()));
     if opts.interval.is_zero() {
-        let off = source(
+        status.record(source(
             SourceState::Disabled,
             None,
             "GitHub enrichment is off (--github-refresh 0).",
-        );
-        state.github.publish(None, off);
+        ));
         return;
     }
     let spawned = std::thread::Builder::new()
         .name("github-enrich".into())
         .spawn(move || {
             let mut refresher = Refresher {
-                state,
+                models,
+                status,
                 opts,
                 client: None,
                 memory: Memory::default(),
@@ -188,7 +167,8 @@ pub(crate) fn spawn(state: AppState, opts: Options) {
 
 /// The refresher's own state between ticks.
 struct Refresher {
-    state: AppState,
+    models: Models,
+    status: Arc<Enrichment>,
     opts: Options,
     client: Option<GitHub>,
     memory: Memory,
@@ -213,14 +193,14 @@ impl Refresher {
 
     /// Refreshes every repository with `gh`.
     fn refresh(&mut self, gh: &mut GitHub) -> Refreshed {
-        let Ok(built) = self.state.built() else {
+        let Ok(built) = self.models.built() else {
             return Refreshed::After(None);
         };
         // The one place that says which repositories are enriched.
         let repos = enrichment_repos(&built.inputs);
         let wanted = wanted(&built.inputs);
         drop(built);
-        self.state.github.set(|c| c.repos = repos.clone());
+        self.status.set(|c| c.repos = repos.clone());
         let (requests, not_modified, started) = (gh.requests, gh.not_modified, StdInstant::now());
         let mut read = BTreeMap::new();
         let mut unread = Vec::new();
@@ -252,14 +232,12 @@ impl Refresher {
             not_modified: gh.not_modified - not_modified,
             took: started.elapsed(),
         };
-        self.state.github.set(|c| c.last = Some(cost));
+        self.status.set(|c| c.last = Some(cost));
         let status = match fatal {
             Some(failure) => {
                 let (status, wait) = failure.status(&without_userinfo(&self.opts.api_url));
                 // The last good facts stay: a failed refresh never empties the dashboard.
-                let repos = self.memory.last.clone();
-                let changed = self.state.github.publish(Some(repos), status);
-                self.announce(changed);
+                self.publish(status, Some(self.memory.last.clone()));
                 return if matches!(failure, Failure::Auth(_)) {
                     // A token from `gh auth token` may have been renewed: ask again next time.
                     Refreshed::TokenRefused
@@ -280,15 +258,16 @@ impl Refresher {
             }
         };
         self.memory.last = read.clone();
-        let changed = self.state.github.publish(Some(read), status);
-        self.announce(changed);
+        self.publish(status, Some(read));
         Refreshed::After(None)
     }
 
-    /// Announces a new generation on the event stream.
-    fn announce(&self, changed: bool) {
-        if changed {
-            self.state.poll_version();
+    /// Records `status` and, with the facts of a refresh (`repos`), hands them to the
+    /// models.
+    fn publish(&self, status: SourceStatus, repos: Option<BTreeMap<String, RepoFacts>>) {
+        self.status.record(status.clone());
+        if let Some(repos) = repos {
+            self.models.fold_github(GithubFacts { status, repos });
         }
     }
 
@@ -304,12 +283,12 @@ impl Refresher {
                         None,
                         "No GitHub token: set GH_TOKEN or GITHUB_TOKEN, or sign in with gh auth login.",
                     );
-                    self.state.github.set(|c| c.token_source = None);
-                    self.state.github.publish(None, off);
+                    self.status.set(|c| c.token_source = None);
+                    self.publish(off, None);
                     return false;
                 }
             };
-            self.state.github.set(|c| c.token_source = Some(from));
+            self.status.set(|c| c.token_source = Some(from));
             match GitHub::new(&self.opts.api_url, token.expose(), EtagCache::default()) {
                 Ok(gh) => self.client = Some(gh),
                 Err(e) => {
@@ -319,7 +298,7 @@ impl Refresher {
                         None,
                         "The GitHub client cannot be set up: check --github-api-url and the token.",
                     );
-                    self.state.github.publish(None, bad);
+                    self.publish(bad, None);
                     return false;
                 }
             }

@@ -10,8 +10,8 @@
 use std::sync::mpsc;
 use std::sync::Mutex;
 
-use super::error::ApiError;
-use super::error::ApiResult;
+use crate::serve::error::ApiError;
+use crate::serve::error::ApiResult;
 
 type Job = Box<dyn FnOnce() + Send>;
 

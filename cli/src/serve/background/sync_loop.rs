@@ -8,32 +8,33 @@ use std::time::Duration;
 use agent_coord_shared::coordinator::redact;
 use agent_coord_shared::dashboard::derive::freshness::SyncView;
 use agent_coord_shared::time;
+use tokio::sync::watch;
 
-use super::state::Shared;
-use super::AppState;
+use crate::serve::model::models::Models;
 use crate::sync;
 use crate::sync::Patience;
 
 /// The most of a sync error the page is shown.
 const ERROR_MAX: usize = 400;
 
-/// Syncs every `every` (the first at once) for as long as the server runs.
-pub(crate) async fn run(state: AppState, every: Duration) {
+/// Syncs every `every` (the first at once) for as long as the server runs, recording each
+/// attempt in `view` and announcing what it brought in through `models`.
+pub(crate) async fn run(models: Models, view: watch::Sender<SyncView>, every: Duration) {
     let mut ticks = tokio::time::interval(every);
     // A slow sync delays the next one rather than queueing a burst behind it.
     ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         ticks.tick().await;
-        let s = state.clone();
-        let _ = tokio::task::spawn_blocking(move || once(&s)).await;
+        let (models, view) = (models.clone(), view.clone());
+        let _ = tokio::task::spawn_blocking(move || once(&models, &view)).await;
     }
 }
 
 /// Runs one sync and records its outcome.
-fn once(s: &Shared) {
-    let attempt = attempt(s);
-    let now = s.context().map(|cx| time::format(cx.now())).ok();
-    s.sync.send_modify(|view| {
+fn once(models: &Models, view: &watch::Sender<SyncView>) {
+    let attempt = attempt(models);
+    let now = models.context().map(|cx| time::format(cx.now())).ok();
+    view.send_modify(|view| {
         view.last_attempt_at.clone_from(&now);
         match attempt {
             Attempt::NoRemote => {
@@ -52,7 +53,7 @@ fn once(s: &Shared) {
         }
     });
     // What the sync brought in shows at once, not at the watcher's next look.
-    s.poll_version();
+    models.poll_version();
 }
 
 /// What one attempt came to.
@@ -65,8 +66,8 @@ enum Attempt {
     Failed(Option<String>, String),
 }
 
-fn attempt(s: &Shared) -> Attempt {
-    let cx = match s.context() {
+fn attempt(models: &Models) -> Attempt {
+    let cx = match models.context() {
         Ok(cx) => cx,
         Err(e) => return Attempt::Failed(None, e.message),
     };

@@ -1,9 +1,11 @@
 //! Who may talk to the dashboard: the Host allow-list (DNS-rebinding defence) for every
-//! request ([`host_guard`], judged by `authority.rs`), cross-origin writes refused, and the same-machine peer rule
-//! for the two writes.
+//! request ([`host_guard`], judged by `authority.rs`), cross-origin writes refused, and the
+//! same-machine peer rule for the writes ([`Access`] holds what they are judged by).
 
 use std::net::IpAddr;
 use std::net::SocketAddr;
+use std::sync::Arc;
+use std::sync::OnceLock;
 
 use axum::extract::ConnectInfo;
 use axum::extract::Request;
@@ -16,8 +18,40 @@ use axum::response::IntoResponse;
 use axum::response::Response;
 
 use super::authority;
-use super::error::ApiError;
-use super::state::AppState;
+use crate::serve::error::ApiError;
+
+/// What requests are judged by: the Host allow-list, the port the server listens on, and
+/// this machine's interface addresses. Cheap to clone.
+#[derive(Clone)]
+pub(crate) struct Access {
+    allowed_hosts: Arc<[String]>,
+    /// The port the server listens on, once bound (a Host naming another port is refused).
+    bound_port: Arc<OnceLock<u16>>,
+    /// The machine's interface addresses (a function so tests can pretend).
+    local_addrs: fn() -> Vec<IpAddr>,
+}
+
+impl Access {
+    /// Returns the access rules of a server allowing `allowed_hosts` (see [`allowed_hosts`]).
+    pub(crate) fn new(allowed_hosts: Vec<String>) -> Access {
+        Access {
+            allowed_hosts: allowed_hosts.into(),
+            bound_port: Arc::new(OnceLock::new()),
+            local_addrs: local_addresses,
+        }
+    }
+
+    /// Records the port the server is bound to (only the first call counts).
+    pub(crate) fn bound(&self, port: u16) {
+        let _ = self.bound_port.set(port);
+    }
+
+    /// Reports whether `peer` is on this machine (see [`is_machine_local`]), by the
+    /// interface addresses it has now.
+    pub(crate) fn is_machine_local(&self, peer: IpAddr) -> bool {
+        is_machine_local(peer, &(self.local_addrs)())
+    }
+}
 
 /// Reports whether `host` is a loopback name.
 pub(crate) fn is_loopback_name(host: &str) -> bool {
@@ -67,7 +101,7 @@ fn is_link_local(ip: IpAddr) -> bool {
 
 /// Reports whether a peer is on this machine: loopback, or exactly an address assigned
 /// to a local interface (link-local addresses never count).
-pub(crate) fn is_machine_local(peer: IpAddr, local_addrs: &[IpAddr]) -> bool {
+fn is_machine_local(peer: IpAddr, local_addrs: &[IpAddr]) -> bool {
     let peer = canonical(peer);
     if peer.is_loopback() {
         return true;
@@ -76,7 +110,7 @@ pub(crate) fn is_machine_local(peer: IpAddr, local_addrs: &[IpAddr]) -> bool {
 }
 
 /// The addresses currently assigned to this machine's interfaces (re-read per request).
-pub(crate) fn local_addresses() -> Vec<IpAddr> {
+fn local_addresses() -> Vec<IpAddr> {
     let Ok(addrs) = nix::ifaddrs::getifaddrs() else {
         return Vec::new();
     };
@@ -104,7 +138,7 @@ pub(crate) fn is_json_content_type(value: Option<&str>) -> bool {
 /// Rejects requests whose authority is malformed (400: a missing, duplicate or invalid Host
 /// header, see [`authority::of_request`]) or not allowed (403, DNS-rebinding defence), and
 /// writes whose `Origin` is not the request's own.
-pub(crate) async fn host_guard(State(s): State<AppState>, req: Request, next: Next) -> Response {
+pub(crate) async fn host_guard(State(s): State<Access>, req: Request, next: Next) -> Response {
     let hosts: Vec<Option<&str>> = req
         .headers()
         .get_all(header::HOST)

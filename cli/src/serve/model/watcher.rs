@@ -1,0 +1,35 @@
+//! The ref watcher behind `/api/stream`: one thread for the server's life that reads the
+//! refs every [`POLL`] and publishes their version when it moved.
+
+use std::time::Duration;
+
+use super::models::Models;
+use crate::command_error::CommandError;
+
+/// How often the watcher reads the refs.
+const POLL: Duration = Duration::from_millis(250);
+
+/// Starts the watcher. The repository is kept open on its thread: a poll is a read of the
+/// refs, not a new repository handle and a blocking-pool task each time.
+pub(crate) fn spawn(models: Models) -> Result<(), CommandError> {
+    std::thread::Builder::new()
+        .name("ref-watcher".into())
+        .spawn(move || watch(&models))
+        .map(drop)
+        .map_err(|e| CommandError::operational(format!("cannot start the ref watcher: {e}")))
+}
+
+/// Publishes the refs' version every [`POLL`], through one store opened once (tried again
+/// until the repository can be opened).
+fn watch(models: &Models) {
+    let mut store = None;
+    loop {
+        if store.is_none() {
+            store = models.store().ok();
+        }
+        if let Some(s) = &store {
+            models.publish_version(s);
+        }
+        std::thread::sleep(POLL);
+    }
+}
