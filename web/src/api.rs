@@ -1,7 +1,8 @@
 //! Every HTTP call the page makes, over the browser's `fetch`.
 //!
-//! Errors come back as operator-facing strings: the server's `{"error": "..."}` message when
-//! it sent one, else the HTTP status and a short excerpt of the body.
+//! Errors come back as an [`ApiError`] whose message is operator-facing: the server's
+//! `{"error": "..."}` message when it sent one, else the HTTP status and a short excerpt of
+//! the body.
 
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -15,21 +16,94 @@ use web_sys::Response;
 /// The longest body excerpt quoted in an error.
 const EXCERPT: usize = 200;
 
+/// Why a request to the server failed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ApiError {
+    /// The page runs without a browser window to fetch from.
+    #[error("no browser window")]
+    NoWindow,
+    /// The request got no answer (the server is down, the network refused it).
+    #[error("network error: {0}")]
+    Network(String),
+    /// The browser refused a step of the request (building headers, reading the body).
+    #[error("{0}")]
+    Browser(String),
+    /// The server refused the request with a message of its own.
+    #[error("{message}")]
+    Server {
+        /// The HTTP status.
+        status: u16,
+        /// The server's `error` message.
+        message: String,
+    },
+    /// The server answered an error status without a message; `excerpt` is the start of the
+    /// body, empty when there was none.
+    #[error("HTTP {status}{}", excerpt_suffix(.excerpt))]
+    Status {
+        /// The HTTP status.
+        status: u16,
+        /// The first characters of the body.
+        excerpt: String,
+    },
+    /// The server's answer is not the JSON document the page expects.
+    #[error("unreadable response (HTTP {status}): {reason}")]
+    Unreadable {
+        /// The HTTP status.
+        status: u16,
+        /// What the decoder said.
+        reason: String,
+    },
+}
+
+impl ApiError {
+    /// The server's own message, when it refused the request with one.
+    pub fn server_message(&self) -> Option<&str> {
+        match self {
+            Self::Server { message, .. } => Some(message),
+            _ => None,
+        }
+    }
+}
+
+/// `: <excerpt>` after the status, nothing without an excerpt.
+fn excerpt_suffix(excerpt: &str) -> String {
+    if excerpt.is_empty() {
+        String::new()
+    } else {
+        format!(": {excerpt}")
+    }
+}
+
 /// `GET url`, decoded as JSON.
-pub async fn get_json<T: DeserializeOwned>(url: &str) -> Result<T, String> {
+pub async fn get_json<T: DeserializeOwned>(url: &str) -> Result<T, ApiError> {
     let init = RequestInit::new();
     init.set_method("GET");
     let (status, body) = send(url, &init).await?;
     decode(status, &body)
 }
 
+/// What `POST /api/batches/import` answers on success.
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Imported {
+    batch_id: String,
+}
+
+/// `POST /api/batches/import` with `body` (a launch prompt, or a draft); answers the saved
+/// batch's id.
+pub async fn import_batch(body: &Value) -> Result<String, ApiError> {
+    post_json::<Imported>("/api/batches/import", body)
+        .await
+        .map(|i| i.batch_id)
+}
+
 /// `POST url` with a JSON body, decoded as JSON.
-pub async fn post_json<T: DeserializeOwned>(url: &str, body: &Value) -> Result<T, String> {
+pub async fn post_json<T: DeserializeOwned>(url: &str, body: &Value) -> Result<T, ApiError> {
     send_json("POST", url, body).await
 }
 
 /// `PUT url` with a JSON body, decoded as JSON.
-pub async fn put_json<T: DeserializeOwned>(url: &str, body: &Value) -> Result<T, String> {
+pub async fn put_json<T: DeserializeOwned>(url: &str, body: &Value) -> Result<T, ApiError> {
     send_json("PUT", url, body).await
 }
 
@@ -37,7 +111,23 @@ async fn send_json<T: DeserializeOwned>(
     method: &str,
     url: &str,
     body: &Value,
-) -> Result<T, String> {
+) -> Result<T, ApiError> {
+    let (status, text) = send(url, &json_request(method, body)?).await?;
+    decode(status, &text)
+}
+
+/// `DELETE url` with a JSON body; the response body is not read beyond errors.
+pub async fn delete_json(url: &str, body: &Value) -> Result<(), ApiError> {
+    let (status, text) = send(url, &json_request("DELETE", body)?).await?;
+    if (200..300).contains(&status) {
+        Ok(())
+    } else {
+        Err(server_error(status, &text))
+    }
+}
+
+/// A `method` request carrying `body` as JSON.
+fn json_request(method: &str, body: &Value) -> Result<RequestInit, ApiError> {
     let headers = Headers::new().map_err(js_error)?;
     headers
         .set("Content-Type", "application/json")
@@ -46,33 +136,14 @@ async fn send_json<T: DeserializeOwned>(
     init.set_method(method);
     init.set_headers(&headers);
     init.set_body(&JsValue::from_str(&body.to_string()));
-    let (status, text) = send(url, &init).await?;
-    decode(status, &text)
+    Ok(init)
 }
 
-/// `DELETE url` with a JSON body; the response body is not read beyond errors.
-pub async fn delete_json(url: &str, body: &Value) -> Result<(), String> {
-    let headers = Headers::new().map_err(js_error)?;
-    headers
-        .set("Content-Type", "application/json")
-        .map_err(js_error)?;
-    let init = RequestInit::new();
-    init.set_method("DELETE");
-    init.set_headers(&headers);
-    init.set_body(&JsValue::from_str(&body.to_string()));
-    let (status, text) = send(url, &init).await?;
-    if (200..300).contains(&status) {
-        Ok(())
-    } else {
-        Err(server_error(status, &text))
-    }
-}
-
-async fn send(url: &str, init: &RequestInit) -> Result<(u16, String), String> {
-    let window = web_sys::window().ok_or_else(|| "no browser window".to_string())?;
+async fn send(url: &str, init: &RequestInit) -> Result<(u16, String), ApiError> {
+    let window = web_sys::window().ok_or(ApiError::NoWindow)?;
     let response: Response = JsFuture::from(window.fetch_with_str_and_init(url, init))
         .await
-        .map_err(|e| format!("network error: {}", describe(&e)))?
+        .map_err(|e| ApiError::Network(describe(&e)))?
         .dyn_into()
         .map_err(js_error)?;
     let text = JsFuture::from(response.text().map_err(js_error)?)
@@ -83,33 +154,32 @@ async fn send(url: &str, init: &RequestInit) -> Result<(u16, String), String> {
     Ok((response.status(), text))
 }
 
-fn decode<T: DeserializeOwned>(status: u16, body: &str) -> Result<T, String> {
+fn decode<T: DeserializeOwned>(status: u16, body: &str) -> Result<T, ApiError> {
     if !(200..300).contains(&status) {
         return Err(server_error(status, body));
     }
-    serde_json::from_str(body).map_err(|e| format!("unreadable response (HTTP {status}): {e}"))
+    serde_json::from_str(body).map_err(|e| ApiError::Unreadable {
+        status,
+        reason: e.to_string(),
+    })
 }
 
-/// The server's own error message, else `HTTP <status>: <excerpt>`.
-fn server_error(status: u16, body: &str) -> String {
+/// The server's own error message, else the status and an excerpt of the body.
+fn server_error(status: u16, body: &str) -> ApiError {
     let message = serde_json::from_str::<Value>(body)
         .ok()
         .and_then(|v| v.get("error").and_then(Value::as_str).map(str::to_string));
     match message {
-        Some(m) if !m.trim().is_empty() => m,
-        _ => {
-            let excerpt: String = body.trim().chars().take(EXCERPT).collect();
-            if excerpt.is_empty() {
-                format!("HTTP {status}")
-            } else {
-                format!("HTTP {status}: {excerpt}")
-            }
-        }
+        Some(message) if !message.trim().is_empty() => ApiError::Server { status, message },
+        _ => ApiError::Status {
+            status,
+            excerpt: body.trim().chars().take(EXCERPT).collect(),
+        },
     }
 }
 
-fn js_error(value: JsValue) -> String {
-    describe(&value)
+fn js_error(value: JsValue) -> ApiError {
+    ApiError::Browser(describe(&value))
 }
 
 /// A readable description of a thrown JavaScript value.

@@ -28,7 +28,12 @@ pub fn App() -> impl IntoView {
     view! {
         <Router>
             <TopBar/>
-            {move || store.error.get().map(widgets::error_banner)}
+            {move || {
+                store
+                    .error
+                    .get()
+                    .map(|e| widgets::error_banner(format!("Could not load the dashboard: {e}")))
+            }}
             {move || {
                 store
                     .model

@@ -2,9 +2,13 @@
 //! server's event stream reports a new version or the page asks for another view, with a
 //! 5-second polling fallback while the stream is down. The server cuts the model down to
 //! the page's view (`shared::dashboard::view::slice`), so the browser never downloads the fleet.
+//!
+//! Every load is a Leptos [`LocalResource`]: the dashboard's own, and [`document`], which
+//! pages use for the detail documents they show, kept current with the model's version.
 
 use std::cell::Cell;
 use std::cell::RefCell;
+use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -13,12 +17,14 @@ use agent_coord_shared::dashboard::model::DashboardModel;
 use agent_coord_shared::dashboard::view::slice::View;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
+use serde::de::DeserializeOwned;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsCast;
 use web_sys::EventSource;
 use web_sys::MessageEvent;
 
 use crate::api;
+use crate::api::ApiError;
 
 /// How often the page polls while the stream is down (and refreshes ages).
 const POLL: Duration = Duration::from_secs(5);
@@ -31,7 +37,7 @@ pub struct Store {
     /// The model's version, for detail pages that refetch when it changes.
     pub version: Memo<Option<String>>,
     /// The last dashboard fetch error, cleared by a successful fetch.
-    pub error: RwSignal<Option<String>>,
+    pub error: RwSignal<Option<ApiError>>,
     /// Whether the event stream is open.
     pub live: RwSignal<bool>,
     /// The browser clock (Unix ms), ticking every few seconds for ages.
@@ -40,6 +46,8 @@ pub struct Store {
     pub sync: RwSignal<Option<SyncView>>,
     /// The view the current page shows, as `/api/dashboard`'s query (`view=operator&q=…`).
     pub view: RwSignal<String>,
+    /// Fired to load the current view again.
+    reload: Trigger,
 }
 
 /// Reads the store from context.
@@ -48,8 +56,6 @@ pub fn use_store() -> Store {
 }
 
 thread_local! {
-    static IN_FLIGHT: Cell<bool> = const { Cell::new(false) };
-    static AGAIN: Cell<bool> = const { Cell::new(false) };
     static SOURCE: RefCell<Option<EventSource>> = const { RefCell::new(None) };
     static HANDLERS: RefCell<Option<Handlers>> = const { RefCell::new(None) };
     /// The browser clock (ms) when the current model arrived.
@@ -97,6 +103,7 @@ fn create() -> Store {
         now_ms: RwSignal::new(js_sys::Date::now()),
         sync: RwSignal::new(None),
         view: RwSignal::new(View::Summary.query()),
+        reload: Trigger::new(),
     }
 }
 
@@ -104,10 +111,16 @@ fn create() -> Store {
 pub fn start() -> Store {
     let store = create();
     provide_context(store);
-    // Loads the model now, and again whenever a page asks for another view.
-    Effect::new(move |_| {
-        store.view.track();
-        refresh(store);
+    // Loads the model now, and again whenever a page asks for another view or `refresh`
+    // fires. The resource runs one load at a time; what asks meanwhile makes one more. It
+    // belongs to the app's owner, so it keeps loading for as long as the page lives.
+    let _ = LocalResource::new(move || {
+        let view = store.view.get();
+        store.reload.track();
+        async move {
+            let result = api::get_json::<DashboardModel>(&format!("/api/dashboard?{view}")).await;
+            accept(store, &view, result);
+        }
     });
     load_sync(store);
     connect(store);
@@ -132,31 +145,15 @@ fn tick(store: Store) {
     }
 }
 
-/// Fetches the current view of `/api/dashboard` (coalescing overlapping requests) into the
-/// store.
+/// Loads the current view of `/api/dashboard` into the store again.
 pub fn refresh(store: Store) {
-    if IN_FLIGHT.with(|f| f.replace(true)) {
-        AGAIN.with(|a| a.set(true));
-        return;
-    }
-    spawn_local(async move {
-        loop {
-            AGAIN.with(|a| a.set(false));
-            load(store).await;
-            if !AGAIN.with(Cell::get) {
-                break;
-            }
-        }
-        IN_FLIGHT.with(|f| f.set(false));
-    });
+    store.reload.notify();
 }
 
-async fn load(store: Store) {
-    let view = store.view.get_untracked();
-    let url = format!("/api/dashboard?{view}");
-    let result = api::get_json::<DashboardModel>(&url).await;
+/// Takes a loaded model for `view` into the store, unless the page moved on to another view
+/// while it was in flight (that view's own load follows) or it is the model already shown.
+fn accept(store: Store, view: &str, result: Result<DashboardModel, ApiError>) {
     if store.view.get_untracked() != view {
-        // The page moved on while this was in flight; its own load follows.
         return;
     }
     match result {
@@ -171,9 +168,7 @@ async fn load(store: Store) {
                 store.model.set(Some(Arc::new(model)));
             }
         }
-        Err(e) => store
-            .error
-            .set(Some(format!("Could not load the dashboard: {e}"))),
+        Err(e) => store.error.set(Some(e)),
     }
 }
 
@@ -253,34 +248,29 @@ fn handlers(store: Store) -> Handlers {
     }
 }
 
-/// Loads a detail document whenever `url` or the model version changes, newest request wins.
-///
-/// The result resets to `None` (loading) only when the URL changes, so a live refresh keeps
-/// showing the previous detail until the new one arrives.
-pub fn detail<T>(url: impl Fn() -> Option<String> + 'static) -> RwSignal<Option<Result<T, String>>>
+/// A resource that runs `fetch` again whenever the signals it reads or the model version
+/// change. Read inside a `<Transition>`, it keeps showing the previous answer while the next
+/// one loads.
+pub fn resource<T, Fut>(fetch: impl Fn() -> Fut + 'static) -> LocalResource<T>
 where
-    T: serde::de::DeserializeOwned + Send + Sync + 'static,
+    T: 'static,
+    Fut: Future<Output = T> + 'static,
 {
     let store = use_store();
-    let out = RwSignal::new(None);
-    let seq = StoredValue::new(0u64);
-    Effect::new(move |previous: Option<Option<String>>| {
-        let url = url();
+    LocalResource::new(move || {
         store.version.track();
-        if previous.as_ref() != Some(&url) {
-            out.set(None);
-        }
-        seq.update_value(|s| *s += 1);
-        let mine = seq.get_value();
-        if let Some(u) = url.clone() {
-            spawn_local(async move {
-                let result = api::get_json::<T>(&u).await;
-                if seq.try_get_value() == Some(mine) {
-                    out.try_set(Some(result));
-                }
-            });
-        }
-        url
-    });
-    out
+        fetch()
+    })
+}
+
+/// The JSON document at `url` as a [`resource`]: loaded again when `url` or the model
+/// version changes.
+pub fn document<T>(url: impl Fn() -> String + 'static) -> LocalResource<Result<T, ApiError>>
+where
+    T: DeserializeOwned + 'static,
+{
+    resource(move || {
+        let url = url();
+        async move { api::get_json::<T>(&url).await }
+    })
 }

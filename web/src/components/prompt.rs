@@ -10,14 +10,16 @@ use std::collections::BTreeMap;
 use std::collections::BTreeSet;
 
 use agent_coord_shared::dashboard::act::launch_prompt;
+use agent_coord_shared::dashboard::act::launch_prompt::Handoff;
 use agent_coord_shared::dashboard::model::Row;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use serde::Deserialize;
 use serde_json::json;
 
 use crate::api;
+use crate::api::ApiError;
 use crate::clipboard;
+use crate::components::widgets;
 use crate::format;
 use crate::live::use_store;
 
@@ -84,13 +86,6 @@ pub fn select_cell(row: &Row) -> AnyView {
     .into_any()
 }
 
-/// What `POST /api/batches/import` answers on success.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct Imported {
-    batch_id: String,
-}
-
 /// The panel: "PR-batch prompt · N selected", the prompt (or why there is none), a copy
 /// button and "Import as batch".
 #[component]
@@ -108,10 +103,14 @@ pub fn PromptPanel() -> impl IntoView {
     });
     let count =
         Memo::new(move |_| selection.with(|s| s.values().filter(|r| r.is_selectable()).count()));
-    let copied = RwSignal::new(None::<bool>);
-    let pending = RwSignal::new(false);
-    let imported = RwSignal::new(None::<Result<String, String>>);
-    let body = move || match built.get() {
+    // Kept here, outside the prompt that is built again with every selection.
+    let state = HandoffState {
+        selection,
+        copied: RwSignal::new(None),
+        pending: RwSignal::new(false),
+        imported: RwSignal::new(None),
+    };
+    let prompt = move || match built.get() {
         None => {
             view! { <p class="muted" data-testid="prompt-disabled">{launch_prompt::DISABLED}</p> }
                 .into_any()
@@ -120,67 +119,7 @@ pub fn PromptPanel() -> impl IntoView {
             <pre class="prompt-refusal" data-testid="prompt-text">{why.to_string()}</pre>
         }
         .into_any(),
-        Some(Ok(handoff)) => {
-            let (to_copy, to_import) = (handoff.text.clone(), handoff.text.clone());
-            let copy = move |_| {
-                let text = to_copy.clone();
-                spawn_local(async move {
-                    let ok = clipboard::copy(&text).await;
-                    copied.try_set(Some(ok));
-                });
-            };
-            let import = move |_| {
-                let body = json!({ "launch_prompt": to_import.clone() });
-                pending.set(true);
-                imported.set(None);
-                spawn_local(async move {
-                    let outcome = api::post_json::<Imported>("/api/batches/import", &body)
-                        .await
-                        .map(|i| i.batch_id);
-                    if outcome.is_ok() {
-                        selection.try_set(BTreeMap::new());
-                    }
-                    pending.try_set(false);
-                    imported.try_set(Some(outcome));
-                });
-            };
-            let copy_label = move || match copied.get() {
-                None => "Copy prompt",
-                Some(true) => "Copied ✓",
-                Some(false) => "Could not copy",
-            };
-            view! {
-                <div class="actions">
-                    <button data-testid="prompt-copy" on:click=copy>{copy_label}</button>
-                    <button
-                        class="primary"
-                        data-testid="prompt-import"
-                        disabled=move || pending.get()
-                        on:click=import
-                    >
-                        "Import as batch"
-                    </button>
-                    <span class="muted" data-testid="prompt-batch-id">{handoff.batch_id.clone()}</span>
-                </div>
-                <pre data-testid="prompt-text">{handoff.text.clone()}</pre>
-            }
-            .into_any()
-        }
-    };
-    let result = move || {
-        imported.get().map(|r| match r {
-            Ok(id) => view! {
-                <p class="result ok" data-testid="prompt-import-result" role="status">
-                    {format!("Batch plan saved: {id}")} " "
-                    <a href=format::batch_path(&id)>"Open batch"</a>
-                </p>
-            }
-            .into_any(),
-            Err(e) => view! {
-                <p class="result err" data-testid="prompt-import-result" role="alert">{e}</p>
-            }
-            .into_any(),
-        })
+        Some(Ok(handoff)) => handoff_view(handoff, state).into_any(),
     };
     view! {
         <details class="panel prompt-panel" data-testid="prompt-panel" open=true>
@@ -190,8 +129,65 @@ pub fn PromptPanel() -> impl IntoView {
             <p class="muted">
                 "Select ready items in the Operator table, then copy a $pr-batch handoff."
             </p>
-            {result}
-            {body}
+            {move || state.imported.get().map(|r| widgets::saved_plan("prompt-import-result", &r))}
+            {prompt}
         </details>
+    }
+}
+
+/// What the panel remembers about the handoff it offers.
+#[derive(Clone, Copy)]
+struct HandoffState {
+    selection: RwSignal<BTreeMap<String, Row>>,
+    /// Whether the last copy succeeded, once there was one.
+    copied: RwSignal<Option<bool>>,
+    /// Whether an import is in flight.
+    pending: RwSignal<bool>,
+    /// The batch id the last import saved, or why it failed.
+    imported: RwSignal<Option<Result<String, ApiError>>>,
+}
+
+/// The prompt's text with its copy and import buttons.
+fn handoff_view(handoff: Handoff, state: HandoffState) -> impl IntoView {
+    let (to_copy, to_import) = (handoff.text.clone(), handoff.text.clone());
+    let copy = move |_| {
+        let text = to_copy.clone();
+        spawn_local(async move {
+            let ok = clipboard::copy(&text).await;
+            state.copied.try_set(Some(ok));
+        });
+    };
+    let import = move |_| {
+        let body = json!({ "launch_prompt": to_import.clone() });
+        state.pending.set(true);
+        state.imported.set(None);
+        spawn_local(async move {
+            let outcome = api::import_batch(&body).await;
+            if outcome.is_ok() {
+                state.selection.try_set(BTreeMap::new());
+            }
+            state.pending.try_set(false);
+            state.imported.try_set(Some(outcome));
+        });
+    };
+    let copy_label = move || match state.copied.get() {
+        None => "Copy prompt",
+        Some(true) => "Copied ✓",
+        Some(false) => "Could not copy",
+    };
+    view! {
+        <div class="actions">
+            <button data-testid="prompt-copy" on:click=copy>{copy_label}</button>
+            <button
+                class="primary"
+                data-testid="prompt-import"
+                disabled=move || state.pending.get()
+                on:click=import
+            >
+                "Import as batch"
+            </button>
+            <span class="muted" data-testid="prompt-batch-id">{handoff.batch_id.clone()}</span>
+        </div>
+        <pre data-testid="prompt-text">{handoff.text}</pre>
     }
 }

@@ -3,11 +3,11 @@
 //! change them (`PUT /api/settings`). A viewer on another machine sees them read-only.
 
 use leptos::prelude::*;
-use leptos::task::spawn_local;
 use serde::Deserialize;
 use serde_json::json;
 
 use crate::api;
+use crate::api::ApiError;
 use crate::live;
 use crate::live::use_store;
 
@@ -24,90 +24,114 @@ struct Settings {
 #[component]
 pub fn ScopePanel() -> impl IntoView {
     let store = use_store();
-    let settings = live::detail::<Settings>(|| Some("/api/settings".to_string()));
+    // The operator's edit of the field, until it is saved.
     let draft = RwSignal::new(None::<String>);
-    let pending = RwSignal::new(false);
-    let error = RwSignal::new(None::<String>);
-    let save = move || {
-        let text = draft.get_untracked().unwrap_or_default();
-        pending.set(true);
-        error.set(None);
-        spawn_local(async move {
+    let save = Action::new_local(move |text: &String| {
+        let text = text.clone();
+        async move {
             let body = json!({ "targetRepos": text });
             let outcome = api::put_json::<Settings>("/api/settings", &body).await;
-            pending.try_set(false);
-            match outcome {
-                Ok(saved) => {
-                    settings.try_set(Some(Ok(saved)));
-                    draft.try_set(None);
-                    live::refresh(store);
-                }
-                Err(e) => {
-                    error.try_set(Some(e));
-                }
+            if outcome.is_ok() {
+                draft.try_set(None);
+                live::refresh(store);
             }
-        });
-    };
-    let shown = move || match settings.get() {
-        None => view! { <span class="muted">"Loading"</span> }.into_any(),
-        Some(Err(e)) => view! { <span class="result err">{e}</span> }.into_any(),
-        Some(Ok(s)) if s.target_repos.is_empty() => {
-            view! { <span data-testid="scope-repos">"All repositories"</span> }.into_any()
+            outcome
         }
-        Some(Ok(s)) => {
-            view! { <span data-testid="scope-repos">{s.target_repos.join(", ")}</span> }.into_any()
-        }
-    };
-    let editor = move || {
-        let s = settings.get().and_then(Result::ok)?;
-        if !s.editable {
-            return Some(
-                view! {
-                    <p class="muted" data-testid="scope-read-only">
-                        "Read-only: change them from the machine running the dashboard."
-                    </p>
-                }
-                .into_any(),
-            );
-        }
-        let current = s.target_repos.join(", ");
-        Some(
-            view! {
-                <form class="scope-form" on:submit=move |ev| { ev.prevent_default(); save(); }>
-                    <label for="scope-input">"Show only (owner/repo, comma-separated)"</label>
-                    <input
-                        id="scope-input"
-                        class="search"
-                        data-testid="scope-input"
-                        placeholder="acme/app, acme/api"
-                        prop:value=move || draft.get().unwrap_or_else(|| current.clone())
-                        on:input=move |ev| draft.set(Some(event_target_value(&ev)))
-                    />
-                    <button class="primary" type="submit" data-testid="scope-save" disabled=move || pending.get()>
-                        "Save"
-                    </button>
-                </form>
-            }
-            .into_any(),
-        )
-    };
-    let notices = move || {
-        store.model.with(|m| {
-            m.as_ref()
-                .map(|m| m.notices.clone())
-                .unwrap_or_default()
-                .into_iter()
-                .map(|n| view! { <li data-testid="scope-notice">{n}</li> })
-                .collect_view()
+    });
+    let settings = live::resource(move || {
+        save.version().track();
+        async move { api::get_json::<Settings>("/api/settings").await }
+    });
+    let error = move || {
+        let failed = save.value().get()?.err()?;
+        (!save.pending().get()).then(|| {
+            view! { <p class="result err" role="alert" data-testid="scope-error">{failed.to_string()}</p> }
         })
     };
     view! {
         <section class="panel wide scope" aria-label="Target repositories" data-testid="scope-panel">
             <h2>"Target repositories"</h2>
-            <p>{shown}</p>
-            {editor}
-            {move || error.get().map(|e| view! { <p class="result err" role="alert" data-testid="scope-error">{e}</p> })}
-            <ul class="list muted">{notices}</ul>
+            <Transition fallback=|| view! { <p><span class="muted">"Loading"</span></p> }>
+                {move || Suspend::new(async move {
+                    match settings.await {
+                        Ok(s) => view! { {saved_repos(&s)} {editor(s, draft, save)} }.into_any(),
+                        Err(e) => view! { <p><span class="result err">{e.to_string()}</span></p> }.into_any(),
+                    }
+                })}
+            </Transition>
+            {error}
+            <ScopeNotices/>
         </section>
+    }
+}
+
+/// The repositories the dashboard shows, "All repositories" when none are set.
+fn saved_repos(s: &Settings) -> impl IntoView {
+    let text = if s.target_repos.is_empty() {
+        "All repositories".to_string()
+    } else {
+        s.target_repos.join(", ")
+    };
+    view! { <p><span data-testid="scope-repos">{text}</span></p> }
+}
+
+/// The field that changes the repositories, or why this viewer cannot.
+fn editor(
+    s: Settings,
+    draft: RwSignal<Option<String>>,
+    save: Action<String, SaveOutcome>,
+) -> AnyView {
+    if !s.editable {
+        return view! {
+            <p class="muted" data-testid="scope-read-only">
+                "Read-only: change them from the machine running the dashboard."
+            </p>
+        }
+        .into_any();
+    }
+    let current = s.target_repos.join(", ");
+    let submit = move |ev: leptos::ev::SubmitEvent| {
+        ev.prevent_default();
+        save.dispatch_local(draft.get_untracked().unwrap_or_default());
+    };
+    view! {
+        <form class="scope-form" on:submit=submit>
+            <label for="scope-input">"Show only (owner/repo, comma-separated)"</label>
+            <input
+                id="scope-input"
+                class="search"
+                data-testid="scope-input"
+                placeholder="acme/app, acme/api"
+                prop:value=move || draft.get().unwrap_or_else(|| current.clone())
+                on:input=move |ev| draft.set(Some(event_target_value(&ev)))
+            />
+            <button class="primary" type="submit" data-testid="scope-save" disabled=move || save.pending().get()>
+                "Save"
+            </button>
+        </form>
+    }
+    .into_any()
+}
+
+/// What saving the repositories answers: the settings now in force.
+type SaveOutcome = Result<Settings, ApiError>;
+
+/// The model's notices: what the scope left out.
+#[component]
+fn ScopeNotices() -> impl IntoView {
+    let store = use_store();
+    let notices = move || {
+        store
+            .model
+            .with(|m| m.as_ref().map(|m| m.notices.clone()).unwrap_or_default())
+    };
+    view! {
+        <ul class="list muted">
+            <For
+                each=move || notices().into_iter().enumerate()
+                key=|n| n.clone()
+                children=|(_, notice)| view! { <li data-testid="scope-notice">{notice}</li> }
+            />
+        </ul>
     }
 }

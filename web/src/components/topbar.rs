@@ -25,6 +25,34 @@ const NAV: [(&str, &str); 6] = [
 #[component]
 pub fn TopBar() -> impl IntoView {
     let store = use_store();
+    view! {
+        <header class="topbar">
+            <a class="brand" href="/">"Agent Coordination"</a>
+            <nav class="nav" aria-label="Views">
+                {NAV
+                    .into_iter()
+                    .map(|(href, label)| view! { <A href=href exact=true>{label}</A> })
+                    .collect_view()}
+            </nav>
+            <Find/>
+            <div class="status">
+                <LiveIndicator/>
+                <ScopeChip/>
+                <ModelTime/>
+                <LastSynced/>
+                <WarningsLink/>
+                <small class="model-version" data-testid="model-version">
+                    {move || store.version.get().unwrap_or_default()}
+                </small>
+            </div>
+        </header>
+    }
+}
+
+/// "live" while the event stream is open, else "polling".
+#[component]
+fn LiveIndicator() -> impl IntoView {
+    let store = use_store();
     let live_text = move || if store.live.get() { "live" } else { "polling" };
     let live_class = move || {
         if store.live.get() {
@@ -33,34 +61,18 @@ pub fn TopBar() -> impl IntoView {
             "live-indicator off"
         }
     };
-    let generated = move || {
-        store.model.with(|m| {
-            m.as_ref()
-                .map(|m| format::timestamp(Some(&m.generated_at)))
-                .unwrap_or_else(|| format::DASH.to_string())
-        })
-    };
-    let version = move || store.version.get().unwrap_or_default();
-    let sync = move || {
-        let now = agent_coord_shared::time::from_unix_millis(store.now_ms.get() as i64)?;
-        store
-            .sync
-            .with(|v| v.as_ref().and_then(|v| sync_line(v, now)))
-    };
-    let warnings = move || {
-        store.model.with(|m| {
-            m.as_ref()
-                .map(|m| {
-                    let unreadable = m
-                        .slice
-                        .as_ref()
-                        .map_or(m.warnings.len(), |s| s.warnings_total);
-                    m.counts.health_warnings + unreadable
-                })
-                .unwrap_or_default()
-        })
-    };
-    let scoped = move || {
+    view! {
+        <span class=live_class data-testid="live-indicator" title="Live updates">
+            {live_text}
+        </span>
+    }
+}
+
+/// The target repositories in force, when the dashboard is scoped to some.
+#[component]
+fn ScopeChip() -> impl IntoView {
+    let store = use_store();
+    move || {
         store.model.with(|m| {
             let repos = m
                 .as_ref()
@@ -78,39 +90,69 @@ pub fn TopBar() -> impl IntoView {
                 }
             })
         })
+    }
+}
+
+/// When the model shown was generated.
+#[component]
+fn ModelTime() -> impl IntoView {
+    let store = use_store();
+    let generated = move || {
+        store.model.with(|m| {
+            m.as_ref()
+                .map(|m| format::timestamp(Some(&m.generated_at)))
+                .unwrap_or_else(|| format::DASH.to_string())
+        })
+    };
+    view! { <span class="generated" title="Model generated at">{generated}</span> }
+}
+
+/// The server's last sync with the remote, once known.
+#[component]
+fn LastSynced() -> impl IntoView {
+    let store = use_store();
+    let sync = move || {
+        let now = agent_coord_shared::time::from_unix_millis(store.now_ms.get() as i64)?;
+        store
+            .sync
+            .with(|v| v.as_ref().and_then(|v| sync_line(v, now)))
+    };
+    move || {
+        sync().map(|line| {
+            let class = if line.failed {
+                "last-synced failed"
+            } else {
+                "last-synced"
+            };
+            view! {
+                <span class=class title=line.title data-testid="last-synced">
+                    {line.text}
+                </span>
+            }
+        })
+    }
+}
+
+/// The health warnings and unreadable records, linking the health page.
+#[component]
+fn WarningsLink() -> impl IntoView {
+    let store = use_store();
+    let warnings = move || {
+        store.model.with(|m| {
+            m.as_ref()
+                .map(|m| {
+                    let unreadable = m
+                        .slice
+                        .as_ref()
+                        .map_or(m.warnings.len(), |s| s.warnings_total);
+                    m.counts.health_warnings + unreadable
+                })
+                .unwrap_or_default()
+        })
     };
     view! {
-        <header class="topbar">
-            <a class="brand" href="/">"Agent Coordination"</a>
-            <nav class="nav" aria-label="Views">
-                {NAV
-                    .into_iter()
-                    .map(|(href, label)| view! { <A href=href exact=true>{label}</A> })
-                    .collect_view()}
-            </nav>
-            <Find/>
-            <div class="status">
-                <span class=live_class data-testid="live-indicator" title="Live updates">
-                    {live_text}
-                </span>
-                {scoped}
-                <span class="generated" title="Model generated at">{generated}</span>
-                {move || {
-                    sync()
-                        .map(|line| {
-                            let class = if line.failed { "last-synced failed" } else { "last-synced" };
-                            view! {
-                                <span class=class title=line.title data-testid="last-synced">
-                                    {line.text}
-                                </span>
-                            }
-                        })
-                }}
-                <a class="warnings-link" href="/health" data-testid="warnings-link">
-                    {move || format!("{} warnings", warnings())}
-                </a>
-                <small class="model-version" data-testid="model-version">{version}</small>
-            </div>
-        </header>
+        <a class="warnings-link" href="/health" data-testid="warnings-link">
+            {move || format!("{} warnings", warnings())}
+        </a>
     }
 }

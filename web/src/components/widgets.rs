@@ -139,6 +139,26 @@ pub fn source_banner(headline: String) -> impl IntoView {
     }
 }
 
+/// "Batch plan saved: <id>" with a link to the batch, or why saving it failed.
+pub fn saved_plan<E: std::fmt::Display>(
+    testid: &'static str,
+    result: &Result<String, E>,
+) -> AnyView {
+    match result {
+        Ok(id) => view! {
+            <p class="result ok" data-testid=testid role="status">
+                {format!("Batch plan saved: {id}")} " "
+                <a href=format::batch_path(id)>"Open batch"</a>
+            </p>
+        }
+        .into_any(),
+        Err(e) => view! {
+            <p class="result err" data-testid=testid role="alert">{e.to_string()}</p>
+        }
+        .into_any(),
+    }
+}
+
 /// An error banner.
 pub fn error_banner(message: String) -> impl IntoView {
     view! {

@@ -13,6 +13,7 @@ use serde_json::Value;
 
 use super::batches::source_badge;
 use crate::api;
+use crate::api::ApiError;
 use crate::clipboard;
 use crate::components::chart;
 use crate::components::widgets;
@@ -28,7 +29,7 @@ pub const DEFAULT_STOP_REASON: &str =
 struct StopForm {
     reason: RwSignal<String>,
     pending: RwSignal<bool>,
-    result: RwSignal<Option<Result<String, String>>>,
+    result: RwSignal<Option<Result<(), ApiError>>>,
 }
 
 /// The batch page.
@@ -40,10 +41,12 @@ pub fn BatchPage() -> impl IntoView {
     let query = use_query_map();
     let id = Memo::new(move |_| params.with(|p| p.get("id").unwrap_or_default()));
     let full = Memo::new(move |_| query.with(|q| q.get("history").as_deref() == Some("full")));
-    let detail = live::detail::<BatchDetail>(move || {
-        let id = id.get();
+    let detail = live::document::<BatchDetail>(move || {
         let history = if full.get() { "?history=full" } else { "" };
-        (!id.is_empty()).then(|| format!("/api/batches/{}{history}", format::encode_segment(&id)))
+        format!(
+            "/api/batches/{}{history}",
+            format::encode_segment(&id.get())
+        )
     });
     let form = StopForm {
         reason: RwSignal::new(DEFAULT_STOP_REASON.to_string()),
@@ -58,15 +61,18 @@ pub fn BatchPage() -> impl IntoView {
     });
     view! {
         <section class="page batch">
-            {move || match detail.get() {
-                None => widgets::loading("Loading batch").into_any(),
-                Some(Err(e)) => view! {
-                    <h1 data-testid="batch-title">{id.get()}</h1>
-                    {widgets::error_banner(format!("Could not load batch {}: {e}", id.get()))}
-                }
-                .into_any(),
-                Some(Ok(d)) => page(&d, form, copied).into_any(),
-            }}
+            <Transition fallback=|| widgets::loading("Loading batch")>
+                {move || Suspend::new(async move {
+                    match detail.await {
+                        Ok(d) => page(&d, form, copied).into_any(),
+                        Err(e) => view! {
+                            <h1 data-testid="batch-title">{id.get_untracked()}</h1>
+                            {widgets::error_banner(format!("Could not load batch {}: {e}", id.get_untracked()))}
+                        }
+                        .into_any(),
+                    }
+                })}
+            </Transition>
         </section>
     }
 }
@@ -143,8 +149,8 @@ fn stop_control(batch_id: String, form: StopForm) -> impl IntoView {
     let result = move || {
         form.result.get().map(|r| {
             let (class, text) = match r {
-                Ok(t) => ("result ok", t),
-                Err(e) => ("result err", e),
+                Ok(()) => ("result ok", "Batch stop requested.".to_string()),
+                Err(e) => ("result err", e.to_string()),
             };
             view! { <p class=class data-testid="stop-result" role="status">{text}</p> }
         })
@@ -186,7 +192,7 @@ fn request_stop(batch_id: String, form: StopForm) {
         let body = json!({ "batch_id": batch_id, "reason": reason });
         let outcome = api::post_json::<Value>("/api/batches/stop", &body)
             .await
-            .map(|_| "Batch stop requested.".to_string());
+            .map(|_| ());
         form.pending.try_set(false);
         form.result.try_set(Some(outcome));
     });

@@ -1,15 +1,13 @@
 //! `/batches?tier=&page=`: the batches board, filtered by tier.
 
-use std::sync::Arc;
-
 use agent_coord_shared::dashboard::model::BatchSource;
 use agent_coord_shared::dashboard::model::BatchView;
-use agent_coord_shared::dashboard::model::DashboardModel;
 use agent_coord_shared::dashboard::view::slice::View;
 use leptos::prelude::*;
 use leptos_router::hooks::use_query_map;
 
-use super::slice_view;
+use super::keyed_items;
+use super::shows_view;
 use super::use_view;
 use super::LOADING;
 use crate::components::widgets;
@@ -32,10 +30,9 @@ pub fn BatchesPage() -> impl IntoView {
     view! {
         <section class="page batches">
             <h1>"Batches"</h1>
-            {move || match store.model.get() {
-                Some(m) if slice_view(&m) == Some("batches") => board(&m, tier.get()).into_any(),
-                _ => widgets::loading(LOADING).into_any(),
-            }}
+            <Show when=move || shows_view(store, "batches") fallback=|| widgets::loading(LOADING)>
+                <BatchesBoard tier=tier/>
+            </Show>
         </section>
     }
 }
@@ -57,30 +54,53 @@ fn href(tier: TierFilter, page: usize) -> String {
     )
 }
 
-fn board(m: &Arc<DashboardModel>, tier: TierFilter) -> impl IntoView {
-    let sel = m.slice.clone().unwrap_or_default();
-    let chips = TierFilter::ALL
-        .into_iter()
-        .map(|f| {
-            let n = sel
-                .batches_by_tier
-                .iter()
-                .find(|(key, _)| key == f.key())
-                .map(|(_, n)| *n);
-            widgets::chip(f.label().into(), n, href(f, 1), f == tier)
-        })
-        .collect_view();
-    let cards = m.batches.iter().map(card).collect_view();
-    let empty = m
-        .batches
-        .is_empty()
-        .then(|| widgets::empty_note("No batches in this view."));
-    let (page, pages) = (sel.page, sel.pages);
+/// The tier chips, the cards the server sent (keyed, so a card the next model also holds
+/// keeps its place) and the pager, each following the model.
+#[component]
+fn BatchesBoard(tier: Memo<TierFilter>) -> impl IntoView {
+    let store = use_store();
+    let slice = move || {
+        store
+            .model
+            .with(|m| m.as_ref().and_then(|m| m.slice.clone()).unwrap_or_default())
+    };
+    let chips = move || {
+        let (sel, tier) = (slice(), tier.get());
+        TierFilter::ALL
+            .into_iter()
+            .map(|f| {
+                let n = sel
+                    .batches_by_tier
+                    .iter()
+                    .find(|(key, _)| key == f.key())
+                    .map(|(_, n)| *n);
+                widgets::chip(f.label().into(), n, href(f, 1), f == tier)
+            })
+            .collect_view()
+    };
+    let cards = keyed_items(store, "batches", |m| {
+        m.batches
+            .iter()
+            .map(|b| (b.id.clone(), b.clone()))
+            .collect()
+    });
+    let empty = move || {
+        store
+            .model
+            .with(|m| m.as_ref().is_some_and(|m| m.batches.is_empty()))
+            .then(|| widgets::empty_note("No batches in this view."))
+    };
+    let pager = move || {
+        let (sel, tier) = (slice(), tier.get_untracked());
+        widgets::pager(sel.page, sel.pages, move |p| href(tier, p))
+    };
     view! {
         <div class="chips" role="group" aria-label="Filter by tier">{chips}</div>
-        <div class="cards">{cards}</div>
+        <div class="cards">
+            <For each=cards key=|(key, _)| key.clone() children=|(_, b)| card(&b)/>
+        </div>
         {empty}
-        {widgets::pager(page, pages, move |p| href(tier, p))}
+        {pager}
     }
 }
 

@@ -8,6 +8,7 @@ use agent_coord_shared::dashboard::model::TimelineEntry;
 use leptos::prelude::*;
 use leptos_router::hooks::use_params_map;
 
+use crate::api::ApiError;
 use crate::components::actions::OperatorActions;
 use crate::components::coordinator;
 use crate::components::widgets;
@@ -31,38 +32,50 @@ pub fn ItemPage() -> impl IntoView {
     });
     // Outlives each re-render of the page, so a confirmation survives the refresh it causes.
     let action_status = RwSignal::new(None::<String>);
-    let detail = live::detail::<ItemDetail>(move || {
+    let detail = live::document::<ItemDetail>(move || {
         let (owner, repo, target) = key.get();
-        Some(format!(
+        format!(
             "/api/items/{}/{}/{}",
             format::encode_segment(&owner),
             format::encode_segment(&repo),
             format::encode_segment(&target)
-        ))
+        )
     });
     view! {
         <section class="page item">
-            {move || {
-                let (owner, repo, target) = key.get();
-                match detail.get() {
-                    None => widgets::loading("Loading work item").into_any(),
-                    Some(Err(e)) if e == item_not_found(&format!("{owner}/{repo}"), &target) => view! {
-                        <h1 data-testid="item-title">{format!("Work item #{target}")}</h1>
-                        <div class="not-found" role="status" data-testid="item-not-found">
-                            <strong>"Not found. "</strong>
-                            {format!("{owner}/{repo}#{target} is not in the coordination state: no claim, heartbeat, batch lane, event or coordinator task names it.")}
-                        </div>
-                    }
-                    .into_any(),
-                    Some(Err(e)) => view! {
-                        <h1 data-testid="item-title">{format!("Work item #{target}")}</h1>
-                        {widgets::error_banner(format!("Could not load {owner}/{repo}#{target}: {e}"))}
-                    }
-                    .into_any(),
-                    Some(Ok(d)) => page(&d, action_status).into_any(),
-                }
-            }}
+            <Transition fallback=|| widgets::loading("Loading work item")>
+                {move || {
+                    let (owner, repo, target) = key.get();
+                    Suspend::new(async move {
+                        match detail.await {
+                            Ok(d) => page(&d, action_status).into_any(),
+                            Err(e) => load_error(&owner, &repo, &target, &e).into_any(),
+                        }
+                    })
+                }}
+            </Transition>
         </section>
+    }
+}
+
+/// What the page says when `owner/repo#target` did not load: "Not found" when the server
+/// says the state does not name it, else the error.
+fn load_error(owner: &str, repo: &str, target: &str, e: &ApiError) -> impl IntoView {
+    let repo = format!("{owner}/{repo}");
+    let explanation = if e.server_message() == Some(item_not_found(&repo, target).as_str()) {
+        view! {
+            <div class="not-found" role="status" data-testid="item-not-found">
+                <strong>"Not found. "</strong>
+                {format!("{repo}#{target} is not in the coordination state: no claim, heartbeat, batch lane, event or coordinator task names it.")}
+            </div>
+        }
+        .into_any()
+    } else {
+        widgets::error_banner(format!("Could not load {repo}#{target}: {e}")).into_any()
+    };
+    view! {
+        <h1 data-testid="item-title">{format!("Work item #{target}")}</h1>
+        {explanation}
     }
 }
 

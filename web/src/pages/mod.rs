@@ -19,6 +19,7 @@ use leptos::prelude::*;
 use crate::components::widgets;
 use crate::format;
 use crate::live::use_store;
+use crate::live::Store;
 
 /// The loading text every model-backed page shows first.
 pub const LOADING: &str = "Loading coordination dashboard";
@@ -45,6 +46,36 @@ where
     move || match store.model.get() {
         Some(model) if slice_view(&model) == Some(name) => render(&model).into_any(),
         _ => widgets::loading(LOADING).into_any(),
+    }
+}
+
+/// Whether the store holds the model of the view named `name`.
+pub fn shows_view(store: Store, name: &str) -> bool {
+    store
+        .model
+        .with(|m| m.as_ref().is_some_and(|m| slice_view(m) == Some(name)))
+}
+
+/// The key `<For>` gives an item of the model: the model it came from (its version and the
+/// time it was generated) and the item's own id. An item keeps its place on the page while
+/// the models that carry it are the same one, and is drawn again from a new one.
+pub type ItemKey = (String, String, String);
+
+/// The items `pick` takes, with their ids, from the store's model of the view named `name`
+/// (none from another view's model), keyed for `<For>`.
+pub fn keyed_items<T>(
+    store: Store,
+    name: &'static str,
+    pick: impl Fn(&DashboardModel) -> Vec<(String, T)> + Send + Sync + 'static,
+) -> impl Fn() -> Vec<(ItemKey, T)> + Send + Sync + 'static {
+    move || {
+        store.model.with(|m| match m {
+            Some(m) if slice_view(m) == Some(name) => pick(m)
+                .into_iter()
+                .map(|(id, item)| ((m.version.clone(), m.generated_at.clone(), id), item))
+                .collect(),
+            _ => Vec::new(),
+        })
     }
 }
 

@@ -1,7 +1,5 @@
 //! `/operator?q=&state=&page=`: the dense, searchable, paginated table of every row.
 
-use std::sync::Arc;
-
 use agent_coord_shared::dashboard::model::DashboardModel;
 use agent_coord_shared::dashboard::model::Row;
 use agent_coord_shared::dashboard::model::RowState;
@@ -13,6 +11,8 @@ use leptos_router::hooks::use_navigate;
 use leptos_router::hooks::use_query_map;
 use leptos_router::NavigateOptions;
 
+use super::keyed_items;
+use super::shows_view;
 use super::slice_view;
 use super::use_view;
 use super::LOADING;
@@ -78,14 +78,9 @@ pub fn OperatorPage() -> impl IntoView {
                 prop:value=move || q.get()
                 on:input=on_input
             />
-            // The table is built again only when an answer arrives: typing changes the URL's
-            // query, which only marks the last answer busy until the new one comes.
-            {move || match store.model.get() {
-                Some(m) if slice_view(&m) == Some("operator") => {
-                    table(&m, &q.get_untracked(), &state.get_untracked(), busy).into_any()
-                }
-                _ => widgets::loading(LOADING).into_any(),
-            }}
+            <Show when=move || shows_view(store, "operator") fallback=|| widgets::loading(LOADING)>
+                <OperatorTable q=q state=state busy=busy/>
+            </Show>
             <PromptPanel/>
         </section>
     }
@@ -103,26 +98,44 @@ fn href(q: &str, state: &str, page: usize) -> String {
     )
 }
 
-fn table(m: &Arc<DashboardModel>, q: &str, state: &str, busy: Memo<bool>) -> impl IntoView {
-    let sel = m.slice.clone().unwrap_or_default();
-    let rows = m.rows.iter().map(row_view).collect_view();
-    let (q1, s1) = (q.to_string(), state.to_string());
-    let pager = widgets::pager(sel.page, sel.pages, move |p| href(&q1, &s1, p));
-    let summary = format!(
-        "Showing {}–{} of {} rows ({} match the search, {} in total)",
-        if m.rows.is_empty() { 0 } else { sel.first + 1 },
-        sel.first + m.rows.len(),
-        sel.selected,
-        sel.matched,
-        sel.rows_total
-    );
-    let empty = m
-        .rows
-        .is_empty()
-        .then(|| widgets::empty_note("No rows match."));
+/// The rows the server sent, with their filter chips, summary and pager. Each part follows
+/// the model, and links keep the query of the answer shown (not of the text being typed);
+/// the rows are keyed, so a row the next answer also holds keeps its place.
+#[component]
+fn OperatorTable(q: Memo<String>, state: Memo<String>, busy: Memo<bool>) -> impl IntoView {
+    let store = use_store();
+    let with_slice = move |f: &dyn Fn(&DashboardModel, &Slice) -> AnyView| {
+        store.model.with(|m| {
+            let m = m.as_ref().filter(|m| slice_view(m) == Some("operator"))?;
+            let sel = m.slice.clone().unwrap_or_default();
+            Some(f(m, &sel))
+        })
+    };
+    let chips = move || {
+        with_slice(&|_, sel| chips(sel, &q.get_untracked(), &state.get_untracked()).into_any())
+    };
+    let summary = move || with_slice(&|m, sel| summary(m, sel).into_any());
+    let rows = keyed_items(store, "operator", |m| {
+        m.rows.iter().map(|r| (r.id.clone(), r.clone())).collect()
+    });
+    let empty = move || {
+        with_slice(&|m, _| {
+            if m.rows.is_empty() {
+                widgets::empty_note("No rows match.").into_any()
+            } else {
+                ().into_any()
+            }
+        })
+    };
+    let pager = move || {
+        with_slice(&|_, sel| {
+            let (q, state) = (q.get_untracked(), state.get_untracked());
+            widgets::pager(sel.page, sel.pages, move |p| href(&q, &state, p)).into_any()
+        })
+    };
     view! {
-        {chips(&sel, q, state)}
-        <p class="muted" data-testid="operator-summary">{summary}</p>
+        {chips}
+        {summary}
         <div class="table-wrap" aria-busy=move || busy.get().to_string() data-testid="operator-table">
             <table class="rows">
                 <thead>
@@ -136,12 +149,27 @@ fn table(m: &Arc<DashboardModel>, q: &str, state: &str, busy: Memo<bool>) -> imp
                         <th>"Warnings"</th>
                     </tr>
                 </thead>
-                <tbody>{rows}</tbody>
+                <tbody>
+                    <For each=rows key=|(key, _)| key.clone() children=|(_, row)| row_view(&row)/>
+                </tbody>
             </table>
         </div>
         {empty}
         {pager}
     }
+}
+
+/// "Showing a–b of n rows (…)".
+fn summary(m: &DashboardModel, sel: &Slice) -> impl IntoView {
+    let text = format!(
+        "Showing {}–{} of {} rows ({} match the search, {} in total)",
+        if m.rows.is_empty() { 0 } else { sel.first + 1 },
+        sel.first + m.rows.len(),
+        sel.selected,
+        sel.matched,
+        sel.rows_total
+    );
+    view! { <p class="muted" data-testid="operator-summary">{text}</p> }
 }
 
 fn chips(sel: &Slice, q: &str, state: &str) -> impl IntoView {
