@@ -10,7 +10,6 @@ use chrono::Duration;
 
 use super::super::usage;
 use super::super::RuleError;
-use crate::time;
 use crate::time::Instant;
 
 /// One copy of a machine's heartbeat ref, as read.
@@ -35,18 +34,6 @@ pub struct Silent {
     pub last_seen: Instant,
     /// Every ref name that holds its heartbeats here.
     pub refs: Vec<String>,
-}
-
-impl Silent {
-    /// The JSON form `gc --machines --json` prints.
-    pub fn to_json(&self, now: Instant) -> serde_json::Value {
-        serde_json::json!({
-            "machine": self.machine,
-            "last_seen": time::format(self.last_seen),
-            "silent_seconds": (now - self.last_seen).num_seconds(),
-            "refs": self.refs,
-        })
-    }
 }
 
 /// Reads a retention period: a whole number followed by `s`, `m`, `h`, `d` or `w`
@@ -105,6 +92,7 @@ pub fn select(refs: &[MachineRef], own: &str, older_than: Duration, now: Instant
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::time;
 
     fn now() -> Instant {
         time::parse("2026-11-29T12:00:00Z").unwrap()
@@ -217,7 +205,8 @@ mod tests {
                 "refs/agent-coord/remotes/origin/heartbeats/old"
             ]
         );
-        let json = silent[1].to_json(now());
+        let row = crate::output::gc::PrunedMachine::new(&silent[1], now(), None, None);
+        let json = serde_json::to_value(row).unwrap();
         assert_eq!(json["silent_seconds"], serde_json::json!(40 * 86_400));
         assert_eq!(json["last_seen"], serde_json::json!("2026-10-20T12:00:00Z"));
         // Exactly the period is not longer than it.

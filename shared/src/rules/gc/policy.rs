@@ -6,8 +6,8 @@ use super::super::RuleError;
 use crate::time;
 use crate::time::Instant;
 
-/// Retention windows in days.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Retention windows in days, as `gc --json` and `config show --json` print them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 pub struct Policy {
     /// How long finished records stay hot.
     pub hot_days: i64,
