@@ -39,9 +39,9 @@ impl Report {
         }
     }
 
-    /// A report of a JSON value, pretty-printed.
-    pub(crate) fn json(value: &serde_json::Value) -> Self {
-        Self::json_owned(value.clone())
+    /// A report of a JSON document (a typed output, or a record), pretty-printed.
+    pub(crate) fn json(doc: &impl serde::Serialize) -> Self {
+        Self::json_owned(to_json_value(doc))
     }
 
     /// A report of a JSON value, pretty-printed, without copying it.
@@ -57,6 +57,12 @@ impl Report {
         self.stderr.extend(lines);
         self
     }
+}
+
+/// Returns an output document as a JSON value.
+pub(crate) fn to_json_value(doc: &impl serde::Serialize) -> serde_json::Value {
+    // Output types and records have string keys and derived (infallible) impls.
+    serde_json::to_value(doc).expect("an output document serialises: string keys, derived impls")
 }
 
 /// Prints the outcome and returns the process exit code.

@@ -25,7 +25,7 @@ pub(crate) fn cmd_batch_audit(cx: &Context, args: &BatchAuditArgs) -> Result<Rep
     let snap = store.snapshot()?;
     let result = audit::audit(&snap, &args.batch_id);
     let mut report = if args.json {
-        Report::json(&result.to_json())
+        Report::json(&result)
     } else {
         Report::text(result.to_text())
     };

@@ -4,12 +4,12 @@ use agent_coord_shared::ids::AgentId;
 use agent_coord_shared::ids::BatchId;
 use agent_coord_shared::ids::RepoSlug;
 use agent_coord_shared::ids::Target;
+use agent_coord_shared::output::writes::ClaimAnswer;
 use agent_coord_shared::record::Claim;
 use agent_coord_shared::rules::claim;
 use agent_coord_shared::rules::claim::ClaimKind;
 use agent_coord_shared::rules::claim::ClaimRequest;
 use agent_coord_shared::snapshot::Snapshot;
-use serde_json::json;
 
 use super::args::positive_ttl;
 use super::args::MetadataArgs;
@@ -103,13 +103,13 @@ pub(crate) fn cmd_claim(cx: &Context, args: &ClaimArgs) -> Result<Report, Comman
             ClaimKind::LaneChange => "lane_change",
             ClaimKind::Takeover => "takeover",
         };
-        Report::json(&json!({
-            "result": kind,
-            "path": outcome.path,
-            "previous_holder": outcome.previous_holder,
-            "commit": done.commit.map(|c| c.to_string()),
-            "claim": outcome.record,
-        }))
+        Report::json(&ClaimAnswer {
+            result: kind,
+            path: &outcome.path,
+            previous_holder: outcome.previous_holder.as_deref(),
+            commit: done.commit.map(|c| c.to_string()),
+            claim: &outcome.record,
+        })
     } else {
         Report::line(format!(
             "claimed {}#{} by {} until {expires}",

@@ -9,8 +9,9 @@ use std::time::Instant;
 
 use agent_coord_shared::coordinator::config;
 use agent_coord_shared::coordinator::config::CoordinatorConfig;
-use serde_json::json;
-use serde_json::Value;
+use agent_coord_shared::output::coordinate::CoordinateReport;
+use agent_coord_shared::output::coordinate::PreflightCheck;
+use agent_coord_shared::output::coordinate::WorkerCheck;
 
 use crate::command_error::CommandError;
 use crate::command_error::ErrorKind;
@@ -125,7 +126,10 @@ pub(crate) fn cmd_coordinate(cx: &Context, args: &CoordinateArgs) -> Result<Repo
                 path.display()
             );
             return Ok(if args.json {
-                Report::json(&json!({"workers": [], "notice": notice}))
+                Report::json(&CoordinateReport {
+                    workers: Vec::new(),
+                    notice: Some(notice),
+                })
             } else {
                 Report::line(notice)
             });
@@ -240,14 +244,25 @@ fn check_config(
             let verdict = if c.ok { "ok" } else { "FAILED" };
             text.push_str(&format!("  {verdict:<6} {}: {}\n", c.name, c.detail));
         }
-        docs.push(json!({
-            "worker": w,
-            "ok": outcome.checks.iter().all(|c| c.ok),
-            "checks": outcome.checks.iter().map(preflight::Check::to_json).collect::<Vec<Value>>(),
-        }));
+        docs.push(WorkerCheck {
+            worker: w.clone(),
+            ok: outcome.checks.iter().all(|c| c.ok),
+            checks: outcome
+                .checks
+                .into_iter()
+                .map(|c| PreflightCheck {
+                    check: c.name,
+                    ok: c.ok,
+                    detail: c.detail,
+                })
+                .collect(),
+        });
     }
     let mut report = if json {
-        Report::json(&json!({"workers": docs}))
+        Report::json(&CoordinateReport {
+            workers: docs,
+            notice: None,
+        })
     } else {
         Report::text(text)
     };

@@ -3,12 +3,13 @@
 //! The light check never parses records; `--deep` parses every one. `--stack-json` is the
 //! machine contract for fleet health tooling: strictly read-only, exit 0/1/2, 64 on usage.
 
+use agent_coord_shared::output::doctor::Details;
+use agent_coord_shared::output::doctor::DoctorReport;
+use agent_coord_shared::output::doctor::StackCheck;
+use agent_coord_shared::output::doctor::StackHealth;
 use agent_coord_shared::snapshot::Snapshot;
-use serde_json::json;
-use serde_json::Value;
 
 use super::sync::sync_info;
-use super::sync::sync_info_line;
 use crate::command_error::CommandError;
 use crate::command_error::ErrorKind;
 use crate::context::Context;
@@ -31,24 +32,18 @@ pub(crate) struct DoctorArgs {
     stack_json: bool,
 }
 
-/// The result of one doctor check.
-struct Check {
-    id: &'static str,
-    status: &'static str,
-    summary: String,
-    guidance: Option<String>,
-}
-
+/// Returns the result of one `--stack-json` check.
 fn check(
     id: &'static str,
     status: &'static str,
     summary: impl Into<String>,
     guidance: Option<&str>,
-) -> Check {
-    Check {
+) -> StackCheck {
+    StackCheck {
         id,
         status,
         summary: summary.into(),
+        details: Details::default(),
         guidance: guidance.map(str::to_owned),
     }
 }
@@ -192,49 +187,45 @@ pub(crate) fn cmd_doctor(cx: &Context, args: &DoctorArgs) -> Result<Report, Comm
         .collect();
     let (session_id, session_source) = cx.session();
     let status = if problems.is_empty() { "ok" } else { "error" };
-    let payload = json!({
-        "version": env!("CARGO_PKG_VERSION"),
-        "backend": "git",
-        "repository": store.path.display().to_string(),
-        "state_ref": store.state_ref,
-        "tip": tip.map(|t| t.to_string()),
-        "heartbeat_refs": heartbeat_refs.len(),
-        "remotes": remotes,
-        "mode": if remotes.is_empty() { "local" } else { "shared" },
-        "machine_id": store.machine.to_string(),
-        "machine_id_source": store.machine_source.as_str(),
-        "session_id": session_id,
-        "session_source": session_source,
-        "deep": args.deep,
-        "status": status,
-        "problems": problems,
-        "warnings": warnings,
-        "sync": sync_info(&store),
-    });
+    let doc = DoctorReport {
+        version: env!("CARGO_PKG_VERSION"),
+        backend: "git",
+        repository: store.path.display().to_string(),
+        state_ref: store.state_ref.clone(),
+        tip: tip.map(|t| t.to_string()),
+        heartbeat_refs: heartbeat_refs.len(),
+        mode: if remotes.is_empty() {
+            "local"
+        } else {
+            "shared"
+        },
+        remotes,
+        machine_id: store.machine.to_string(),
+        machine_id_source: store.machine_source.as_str(),
+        session_id,
+        session_source,
+        deep: args.deep,
+        status,
+        problems,
+        warnings,
+        sync: sync_info(&store),
+    };
     let mut report = if args.json {
-        Report::json(&payload)
+        Report::json(&doc)
     } else {
         let mut out = String::from("agent-coord doctor\n");
-        for key in [
-            "version",
-            "backend",
-            "repository",
-            "state_ref",
-            "tip",
-            "heartbeat_refs",
-            "mode",
-            "machine_id",
-            "machine_id_source",
-            "session_source",
+        for (key, text) in [
+            ("version", doc.version.to_owned()),
+            ("backend", doc.backend.to_owned()),
+            ("repository", doc.repository.clone()),
+            ("state_ref", doc.state_ref.clone()),
+            ("tip", doc.tip.clone().unwrap_or_else(|| "none".into())),
+            ("heartbeat_refs", doc.heartbeat_refs.to_string()),
+            ("mode", doc.mode.to_owned()),
+            ("machine_id", doc.machine_id.clone()),
+            ("machine_id_source", doc.machine_id_source.to_owned()),
+            ("session_source", doc.session_source.clone()),
         ] {
-            let v = &payload[key];
-            let text = v.as_str().map(str::to_owned).unwrap_or_else(|| {
-                if v.is_null() {
-                    "none".into()
-                } else {
-                    v.to_string()
-                }
-            });
             out.push_str(&format!("{key}: {text}\n"));
         }
         out.push_str(&format!(
@@ -242,19 +233,19 @@ pub(crate) fn cmd_doctor(cx: &Context, args: &DoctorArgs) -> Result<Report, Comm
             if args.deep { "deep" } else { "lightweight" }
         ));
         out.push_str(&format!("status: {status}\n"));
-        if let Some(sync) = payload.get("sync").filter(|s| !s.is_null()) {
-            out.push_str(&sync_info_line(sync));
+        if let Some(sync) = &doc.sync {
+            out.push_str(&sync.line());
             out.push('\n');
         }
-        for w in &warnings {
+        for w in &doc.warnings {
             out.push_str(&format!("warning: {w}\n"));
         }
-        for p in &problems {
+        for p in &doc.problems {
             out.push_str(&format!("- {p}\n"));
         }
         Report::text(out)
     };
-    if let Some(first) = problems.first() {
+    if let Some(first) = doc.problems.first() {
         // The full report is printed; the failure is the first problem, exit 2.
         report.stderr = notices;
         report.stderr.push(first.clone());
@@ -374,13 +365,12 @@ fn stack(cx: &Context) -> Result<Report, CommandError> {
     } else {
         "healthy"
     };
-    let rows: Vec<Value> = checks
-        .iter()
-        .map(|c| json!({"id": c.id, "status": c.status, "summary": c.summary, "details": {}, "guidance": c.guidance}))
-        .collect();
-    let mut report = Report::json(
-        &json!({"schema_version": 1, "component": "agent-coordination", "status": overall, "checks": rows}),
-    );
+    let mut report = Report::json(&StackHealth {
+        schema_version: 1,
+        component: "agent-coordination",
+        status: overall,
+        checks,
+    });
     report.exit = match overall {
         "healthy" => 0,
         "degraded" => 1,

@@ -3,13 +3,13 @@
 
 use std::collections::BTreeSet;
 
+use agent_coord_shared::output::gc::GcReport;
 use agent_coord_shared::rules::gc;
 use agent_coord_shared::rules::gc::GcOutcome;
 use agent_coord_shared::rules::gc::Policy;
 use agent_coord_shared::rules::Plan;
 use agent_coord_shared::rules::RuleError;
 use agent_coord_shared::snapshot::ReadError;
-use serde_json::json;
 
 use crate::command_error::CommandError;
 use crate::context::Context;
@@ -194,13 +194,13 @@ pub(crate) fn cmd_gc(cx: &Context, args: &GcArgs) -> Result<Report, CommandError
     };
     let mode = if args.dry_run { "dry-run" } else { "execute" };
     let report = if args.json {
-        Report::json_owned(json!({
-            "mode": mode,
-            "policy": {"hot_days": policy.hot_days, "archive_days": policy.archive_days, "synthetic_hot_days": policy.synthetic_hot_days},
-            "prefixes": families,
-            "actions": plan.outcome.actions.iter().map(gc::Action::to_json).collect::<Vec<_>>(),
-            "epoch": epoch_line,
-        }))
+        Report::json(&GcReport {
+            mode,
+            policy: &policy,
+            prefixes: &families,
+            actions: &plan.outcome.actions,
+            epoch: epoch_line,
+        })
     } else {
         let mut out = format!(
             "gc {mode} hot={}d archive={}d synthetic_hot={}d\n",

@@ -5,6 +5,8 @@
 //! [`gc::machines::select`]; this file reads the refs and deletes them, each with a lease
 //! on the value it judged.
 
+use agent_coord_shared::output::gc::MachinesReport;
+use agent_coord_shared::output::gc::PrunedMachine;
 use agent_coord_shared::record::from_bytes;
 use agent_coord_shared::rules::gc;
 use agent_coord_shared::rules::gc::machines::MachineRef;
@@ -13,8 +15,6 @@ use agent_coord_shared::rules::liveness;
 use agent_coord_shared::rules::RuleError;
 use agent_coord_shared::time;
 use gix::ObjectId;
-use serde_json::json;
-use serde_json::Value;
 
 use crate::command_error::CommandError;
 use crate::context::Context;
@@ -89,13 +89,18 @@ pub(crate) fn cmd_gc_machines(
     }
     let mode = if req.apply { "apply" } else { "dry-run" };
     let report = if req.json {
-        Report::json_owned(json!({
-            "mode": mode,
-            "older_than": req.older_than.trim(),
-            "own_machine": own,
-            "remote": remote,
-            "machines": done.iter().map(|p| to_json(p, now)).collect::<Vec<Value>>(),
-        }))
+        Report::json(&MachinesReport {
+            mode,
+            older_than: req.older_than.trim(),
+            own_machine: &own,
+            remote: remote.as_deref(),
+            machines: done
+                .iter()
+                .map(|p| {
+                    PrunedMachine::new(&p.silent, now, p.remote_ref.as_deref(), p.kept.as_deref())
+                })
+                .collect(),
+        })
     } else {
         Report::text(text(&done, mode, req.older_than.trim(), remote.as_deref()))
     };
@@ -175,16 +180,6 @@ fn prune(
         }
     }
     Ok(None)
-}
-
-fn to_json(p: &Pruned, now: time::Instant) -> Value {
-    let mut v = p.silent.to_json(now);
-    v["remote_ref"] = json!(p.remote_ref);
-    v["pruned"] = json!(p.kept.is_none());
-    if let Some(why) = &p.kept {
-        v["kept"] = json!(why);
-    }
-    v
 }
 
 fn text(done: &[Pruned], mode: &str, older_than: &str, remote: Option<&str>) -> String {

@@ -4,10 +4,10 @@ use agent_coord_shared::ids::AgentId;
 use agent_coord_shared::ids::BatchId;
 use agent_coord_shared::ids::RepoSlug;
 use agent_coord_shared::ids::Target;
+use agent_coord_shared::output::writes::HeartbeatAnswer;
 use agent_coord_shared::record::field as f;
 use agent_coord_shared::rules::heartbeat;
 use agent_coord_shared::rules::heartbeat::HeartbeatRequest;
-use serde_json::json;
 
 use super::args::positive_ttl;
 use super::args::MetadataArgs;
@@ -77,12 +77,12 @@ pub(crate) fn cmd_heartbeat(cx: &Context, args: &HeartbeatArgs) -> Result<Report
     let record = &done.plan.outcome.record;
     let updated = f::UPDATED_AT.text(record).unwrap_or_default();
     let report = if args.json {
-        Report::json(&json!({
-            "result": "recorded",
-            "ref": store.heartbeat_ref(),
-            "lane_change": done.plan.outcome.lane_change,
-            "heartbeat": record,
-        }))
+        Report::json(&HeartbeatAnswer {
+            result: "recorded",
+            heartbeat_ref: store.heartbeat_ref(),
+            lane_change: done.plan.outcome.lane_change,
+            heartbeat: record,
+        })
     } else {
         Report::line(format!("heartbeat {} {updated}", args.agent_id))
     };

@@ -1,15 +1,21 @@
 //! `agent-coord version` and `agent-coord config show`: what this build is and which
 //! defaults it applies. Neither touches a repository.
 
+use agent_coord_shared::output::info::ConfigInfo;
+use agent_coord_shared::output::info::ExitCodes;
+use agent_coord_shared::output::info::VersionInfo;
+use agent_coord_shared::output::info::Vocabulary;
+use agent_coord_shared::output::OrderedMap;
 use agent_coord_shared::rules::claim;
+use agent_coord_shared::rules::gc::Policy;
 use agent_coord_shared::rules::heartbeat;
 use agent_coord_shared::rules::liveness::DEAD_AFTER_TTL_MULTIPLIER;
 use agent_coord_shared::rules::vocab;
-use serde_json::json;
-use serde_json::Map;
 use serde_json::Value;
 
 use crate::command_error::CommandError;
+use crate::command_error::ErrorKind;
+use crate::output::to_json_value;
 use crate::output::Report;
 use crate::store::DEFAULT_REF;
 use crate::store::HEARTBEAT_PREFIX;
@@ -33,55 +39,59 @@ pub(crate) struct ConfigArgs {
     json: bool,
 }
 
-fn version_fields() -> Map<String, Value> {
-    let v = json!({
-        "version": env!("CARGO_PKG_VERSION"),
-        "schema_version": 1,
-        "lane_closed_schema_version": 2,
-        "archive_schema_version": 1,
-        "default_backend": "git",
-        "default_ref": DEFAULT_REF,
-    });
-    v.as_object().cloned().unwrap_or_default()
+fn version_info() -> VersionInfo {
+    VersionInfo {
+        version: env!("CARGO_PKG_VERSION"),
+        schema_version: 1,
+        lane_closed_schema_version: 2,
+        archive_schema_version: 1,
+        default_backend: "git",
+        default_ref: DEFAULT_REF,
+    }
 }
 
-fn render(fields: &Map<String, Value>, json: bool) -> Report {
+/// Prints `doc` as JSON, or as one `key: value` line per top-level field.
+fn render(doc: &impl serde::Serialize, json: bool) -> Report {
     if json {
-        return Report::json(&Value::Object(fields.clone()));
+        return Report::json(doc);
     }
     let mut out = String::new();
-    for (k, v) in fields {
-        let text = match v {
-            Value::String(s) => s.clone(),
-            other => other.to_string(),
-        };
-        out.push_str(&format!("{k}: {text}\n"));
+    if let Value::Object(fields) = to_json_value(doc) {
+        for (k, v) in fields {
+            let text = match v {
+                Value::String(s) => s,
+                other => other.to_string(),
+            };
+            out.push_str(&format!("{k}: {text}\n"));
+        }
     }
     Report::text(out)
 }
 
 pub(crate) fn cmd_version(args: &VersionArgs) -> Result<Report, CommandError> {
-    Ok(render(&version_fields(), args.json))
+    Ok(render(&version_info(), args.json))
 }
 
 pub(crate) fn cmd_config(args: &ConfigArgs) -> Result<Report, CommandError> {
-    let mut fields = version_fields();
-    let aliases: Map<String, Value> = vocab::ALIASES
-        .iter()
-        .map(|(a, t)| ((*a).to_owned(), json!(t)))
-        .collect();
-    let extra = json!({
-        "heartbeat_ref_prefix": HEARTBEAT_PREFIX,
-        "default_claim_ttl_seconds": claim::DEFAULT_TTL_SECONDS,
-        "default_heartbeat_ttl_seconds": heartbeat::DEFAULT_TTL_SECONDS,
-        "heartbeat_dead_after_ttl_multiplier": DEAD_AFTER_TTL_MULTIPLIER,
-        "retention_policy": {"hot_days": 7, "archive_days": 30, "synthetic_hot_days": 1},
-        "dependency_terminal_statuses": vocab::DEPENDENCY_DONE,
-        "heartbeat_status_vocabulary": {"working": vocab::WORKING, "terminal": vocab::TERMINAL, "aliases": aliases},
-        "exit_codes": {"usage": 1, "stack_usage": 64, "operational": 2, "claim_refused": 3},
-    });
-    if let Value::Object(extra) = extra {
-        fields.extend(extra);
-    }
-    Ok(render(&fields, args.json))
+    let config = ConfigInfo {
+        version: version_info(),
+        heartbeat_ref_prefix: HEARTBEAT_PREFIX,
+        default_claim_ttl_seconds: claim::DEFAULT_TTL_SECONDS,
+        default_heartbeat_ttl_seconds: heartbeat::DEFAULT_TTL_SECONDS,
+        heartbeat_dead_after_ttl_multiplier: DEAD_AFTER_TTL_MULTIPLIER,
+        retention_policy: Policy::default(),
+        dependency_terminal_statuses: &vocab::DEPENDENCY_DONE,
+        heartbeat_status_vocabulary: Vocabulary {
+            working: &vocab::WORKING,
+            terminal: &vocab::TERMINAL,
+            aliases: OrderedMap(vocab::ALIASES.to_vec()),
+        },
+        exit_codes: ExitCodes {
+            usage: ErrorKind::Usage.exit_code(),
+            stack_usage: ErrorKind::StackUsage.exit_code(),
+            operational: ErrorKind::Operational.exit_code(),
+            claim_refused: ErrorKind::ClaimRefused.exit_code(),
+        },
+    };
+    Ok(render(&config, args.json))
 }

@@ -1,6 +1,6 @@
 //! `agent-coord init`: set a repository up for coordination, idempotently.
 
-use serde_json::json;
+use agent_coord_shared::output::init::InitAnswer;
 
 use crate::command_error::CommandError;
 use crate::context::Context;
@@ -129,15 +129,15 @@ pub(crate) fn cmd_init(cx: &Context, args: &InitArgs) -> Result<Report, CommandE
         .as_ref()
         .and_then(|r| git.config_get(&format!("remote.{r}.url")).ok().flatten());
     Ok(if args.json {
-        Report::json_owned(json!({
-            "repository": path.display().to_string(),
-            "state_ref": store.state_ref,
-            "branch": branch,
-            "machine_id": store.machine.to_string(),
-            "remote": remote,
-            "remote_url": url,
-            "sync_by_default": sync_default,
-        }))
+        Report::json(&InitAnswer {
+            repository: path.display().to_string(),
+            state_ref: &store.state_ref,
+            branch,
+            machine_id: store.machine.to_string(),
+            remote: remote.as_deref(),
+            remote_url: url.as_deref(),
+            sync_by_default: sync_default,
+        })
     } else {
         let remote_line = match (&remote, &url) {
             (Some(r), Some(u)) => format!("remote {r} -> {u}"),

@@ -6,6 +6,8 @@ use agent_coord_shared::ids::EventType;
 use agent_coord_shared::ids::LaneName;
 use agent_coord_shared::ids::RepoSlug;
 use agent_coord_shared::ids::Target;
+use agent_coord_shared::output::writes::CloseoutAnswer;
+use agent_coord_shared::output::writes::EventAnswer;
 use agent_coord_shared::record::field as f;
 use agent_coord_shared::record::EventKind;
 use agent_coord_shared::record::Record;
@@ -17,8 +19,6 @@ use agent_coord_shared::rules::event;
 use agent_coord_shared::rules::event::EventRequest;
 use agent_coord_shared::rules::event::TypedFields;
 use agent_coord_shared::rules::RuleError;
-use serde_json::json;
-use serde_json::Value;
 
 use super::args::MetadataArgs;
 use super::args::TerminalArgs;
@@ -161,12 +161,11 @@ pub(crate) fn cmd_record_event(
         })?;
     let out = &done.plan.outcome;
     let report = if args.json {
-        let event = done
-            .plan
-            .state
-            .first()
-            .map(|(_, e)| Value::Object(e.clone()));
-        Report::json(&json!({"result": "recorded", "path": out.path, "event": event}))
+        Report::json(&EventAnswer {
+            result: "recorded",
+            path: &out.path,
+            event: done.plan.state.first().map(|(_, e)| e),
+        })
     } else {
         Report::line(format!("recorded event {} {}", out.batch, out.event_id))
     };
@@ -227,7 +226,11 @@ fn lane_closed(
         _ => ("already_closed", format!("lane already closed for {label}")),
     };
     let report = if args.json {
-        Report::json(&json!({"result": result, "commit": done.commit.map(|c| c.to_string())}))
+        Report::json(&CloseoutAnswer {
+            result,
+            terminal: None,
+            commit: done.commit.map(|c| c.to_string()),
+        })
     } else {
         Report::line(text)
     };

@@ -3,10 +3,10 @@
 use std::io::Read;
 use std::path::PathBuf;
 
+use agent_coord_shared::output::writes::BatchAnswer;
 use agent_coord_shared::rules::batch;
 use agent_coord_shared::rules::batch::RegisterRequest;
 use agent_coord_shared::rules::RuleError;
-use serde_json::json;
 
 use crate::command_error::CommandError;
 use crate::context::Context;
@@ -77,10 +77,15 @@ pub(crate) fn cmd_register_batch(
         })?;
     let outcome = &done.plan.outcome;
     let report = if args.json {
-        Report::json(
-            &json!({"result": if outcome.replaced { "updated" } else { "registered" },
-                             "batch_id": outcome.batch.as_str(), "batch": outcome.record}),
-        )
+        Report::json(&BatchAnswer {
+            result: if outcome.replaced {
+                "updated"
+            } else {
+                "registered"
+            },
+            batch_id: outcome.batch.as_str(),
+            batch: &outcome.record,
+        })
     } else {
         Report::line(format!("registered batch {}", outcome.batch))
     };

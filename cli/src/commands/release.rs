@@ -3,6 +3,8 @@
 use agent_coord_shared::ids::AgentId;
 use agent_coord_shared::ids::RepoSlug;
 use agent_coord_shared::ids::Target;
+use agent_coord_shared::output::writes::CloseoutAnswer;
+use agent_coord_shared::output::writes::ReleaseAnswer;
 use agent_coord_shared::rules::claim;
 use agent_coord_shared::rules::claim::ReleaseRequest;
 use agent_coord_shared::rules::closeout;
@@ -10,7 +12,6 @@ use agent_coord_shared::rules::closeout::Closed;
 use agent_coord_shared::rules::closeout::CloseoutRequest;
 use agent_coord_shared::rules::closeout::Entry;
 use agent_coord_shared::rules::RuleError;
-use serde_json::json;
 
 use super::args::MetadataArgs;
 use super::args::TerminalArgs;
@@ -77,9 +78,11 @@ pub(crate) fn cmd_release(cx: &Context, args: &ReleaseArgs) -> Result<Report, Co
         })?;
         let text = format!("released {label} by {}", args.agent_id);
         let report = if args.json {
-            Report::json(
-                &json!({"result": "released", "path": done.plan.outcome.path, "claim": done.plan.outcome.record}),
-            )
+            Report::json(&ReleaseAnswer {
+                result: "released",
+                path: &done.plan.outcome.path,
+                claim: &done.plan.outcome.record,
+            })
         } else {
             Report::line(text)
         };
@@ -118,9 +121,11 @@ pub(crate) fn cmd_release(cx: &Context, args: &ReleaseArgs) -> Result<Report, Co
         _ => ("released", format!("released {label} by {}", args.agent_id)),
     };
     let report = if args.json {
-        Report::json(
-            &json!({"result": result, "terminal": terminal, "commit": done.commit.map(|c| c.to_string())}),
-        )
+        Report::json(&CloseoutAnswer {
+            result,
+            terminal: Some(terminal.as_str()),
+            commit: done.commit.map(|c| c.to_string()),
+        })
     } else {
         Report::line(text)
     };

@@ -8,9 +8,9 @@ use agent_coord_shared::rules::status::Scope;
 use super::status_stream::render_row;
 use super::status_stream::JsonStream;
 use super::sync::sync_info;
-use super::sync::sync_info_line;
 use crate::command_error::CommandError;
 use crate::context::Context;
+use crate::output::to_json_value;
 use crate::output::Report;
 
 /// Show claims, heartbeats, batches and events (all, one target, or one batch)
@@ -52,7 +52,7 @@ pub(crate) fn cmd_status(cx: &Context, args: &StatusArgs) -> Result<Report, Comm
         // The full report can be megabytes: stream it straight to stdout.
         let stdout = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
         let mut stream = JsonStream::new(stdout, env!("CARGO_PKG_VERSION"), *include_archived)
-            .with_extra("sync", sync);
+            .with_extra("sync", sync.as_ref().map(to_json_value));
         status::stream_all(
             &snap,
             *include_archived,
@@ -67,14 +67,14 @@ pub(crate) fn cmd_status(cx: &Context, args: &StatusArgs) -> Result<Report, Comm
     let report = status::status(&snap, &scope, cx.now())?;
     let out = if args.json {
         let mut doc = report.into_json(env!("CARGO_PKG_VERSION"));
-        if let (Some(map), Some(sync)) = (doc.as_object_mut(), sync) {
-            map.shift_insert(4, "sync".to_owned(), sync);
+        if let (Some(map), Some(sync)) = (doc.as_object_mut(), &sync) {
+            map.shift_insert(4, "sync".to_owned(), to_json_value(sync));
         }
         Report::json_owned(doc)
     } else {
         let mut text = report.to_text();
         if let Some(sync) = &sync {
-            text.push_str(&sync_info_line(sync));
+            text.push_str(&sync.line());
             text.push('\n');
         }
         Report::text(text)

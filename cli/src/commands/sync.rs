@@ -1,8 +1,9 @@
 //! `agent-coord sync` and the `--sync` flag of the write commands: share the state through
 //! a git remote, and report what reconciliation decided.
 
-use serde_json::json;
-use serde_json::Value;
+use agent_coord_shared::output::sync::LostClaimRow;
+use agent_coord_shared::output::sync::SyncAnswer;
+use agent_coord_shared::output::sync::SyncInfo;
 
 use crate::command_error::CommandError;
 use crate::context::Context;
@@ -58,21 +59,19 @@ pub(crate) fn report_lines(r: &SyncReport) -> Vec<String> {
     lines
 }
 
-/// Renders a sync report as JSON.
-pub(crate) fn report_json(r: &SyncReport) -> Value {
-    json!({
-        "remote": r.remote,
-        "result": r.outcome.as_str(),
-        "tip": r.tip.map(|t| t.to_string()),
-        "local_changes": r.local_changes,
-        "remote_changes": r.remote_changes,
-        "lost_claims": r.lost_claims.iter().map(|l| json!({
-            "path": l.path, "target": l.label, "local_holder": l.local_holder, "remote_holder": l.remote_holder,
-        })).collect::<Vec<_>>(),
-        "conflicts": r.conflicts.iter().map(|c| json!({"path": c.path, "detail": c.detail})).collect::<Vec<_>>(),
-        "heartbeat_pushed": r.heartbeat_pushed,
-        "rounds": r.rounds,
-    })
+/// Returns a sync report as `sync --json` prints it.
+pub(crate) fn report_json(r: &SyncReport) -> SyncAnswer<'_> {
+    SyncAnswer {
+        remote: &r.remote,
+        result: r.outcome.as_str(),
+        tip: r.tip.map(|t| t.to_string()),
+        local_changes: r.local_changes,
+        remote_changes: r.remote_changes,
+        lost_claims: r.lost_claims.iter().map(LostClaimRow::from).collect(),
+        conflicts: &r.conflicts,
+        heartbeat_pushed: r.heartbeat_pushed,
+        rounds: r.rounds,
+    }
 }
 
 pub(crate) fn cmd_sync(cx: &Context, args: &SyncArgs) -> Result<Report, CommandError> {
@@ -83,35 +82,23 @@ pub(crate) fn cmd_sync(cx: &Context, args: &SyncArgs) -> Result<Report, CommandE
         .unwrap_or_else(|| default_remote(&store));
     let report = run_sync(cx, &store, &remote)?;
     Ok(if args.json {
-        Report::json_owned(report_json(&report))
+        Report::json(&report_json(&report))
     } else {
         Report::line(report_lines(&report).join("\n"))
     })
 }
 
 /// Information about how the local state stands against a remote, for status and doctor.
-pub(crate) fn sync_info(store: &Store) -> Option<Value> {
+pub(crate) fn sync_info(store: &Store) -> Option<SyncInfo> {
     if !store.has_remote() {
         return None;
     }
     let remote = default_remote(store);
     let ab = sync::ahead_behind(store, &remote).ok().flatten();
-    Some(json!({
-        "remote": remote,
-        "ahead": ab.map(|(a, _)| a),
-        "behind": ab.map(|(_, b)| b),
-        "last_synced": sync::last_synced(store, &remote),
-    }))
-}
-
-/// Renders [`sync_info`] as one line.
-pub(crate) fn sync_info_line(info: &Value) -> String {
-    let n = |k: &str| info[k].as_u64().map_or("?".to_owned(), |v| v.to_string());
-    let last = info["last_synced"].as_str().unwrap_or("never");
-    format!(
-        "sync: {} ahead, {} behind {} (as last fetched); last synced {last}",
-        n("ahead"),
-        n("behind"),
-        info["remote"].as_str().unwrap_or("?")
-    )
+    Some(SyncInfo {
+        ahead: ab.map(|(a, _)| a),
+        behind: ab.map(|(_, b)| b),
+        last_synced: sync::last_synced(store, &remote),
+        remote,
+    })
 }

@@ -8,6 +8,9 @@ use std::path::PathBuf;
 use agent_coord_shared::dashboard::inputs::annotations::ANNOTATIONS_DIR;
 use agent_coord_shared::ids::is_repo_part;
 use agent_coord_shared::ids::AgentId;
+use agent_coord_shared::output::transfer::ExportAnswer;
+use agent_coord_shared::output::transfer::ImportAnswer;
+use agent_coord_shared::output::OrderedMap;
 use agent_coord_shared::record::to_bytes;
 use agent_coord_shared::record::Record;
 use agent_coord_shared::rules::Plan;
@@ -16,7 +19,6 @@ use agent_coord_shared::transfer::is_container_name;
 use agent_coord_shared::transfer::is_event_path;
 use agent_coord_shared::transfer::join_files;
 use agent_coord_shared::transfer::split_file;
-use serde_json::json;
 
 use crate::command_error::CommandError;
 use crate::context::Context;
@@ -232,18 +234,24 @@ pub(crate) fn cmd_import(cx: &Context, args: &ImportArgs) -> Result<Report, Comm
             ));
         }
     }
-    let mut counts = serde_json::Map::new();
-    for family in FAMILIES {
-        let n = families.get(family).copied().unwrap_or_default();
-        counts.insert(family.to_owned(), json!(n));
-    }
+    let counts = OrderedMap(
+        FAMILIES
+            .iter()
+            .map(|family| (*family, families.get(family).copied().unwrap_or_default()))
+            .collect(),
+    );
     let report = if args.json {
-        Report::json(
-            &json!({"result": "imported", "records": total, "written": written, "unchanged": total - written,
-                             "skipped_files": skipped, "families": counts, "commit": done.commit.map(|c| c.to_string())}),
-        )
+        Report::json(&ImportAnswer {
+            result: "imported",
+            records: total,
+            written,
+            unchanged: total - written,
+            skipped_files: skipped,
+            families: counts,
+            commit: done.commit.map(|c| c.to_string()),
+        })
     } else {
-        let parts: Vec<String> = counts.iter().map(|(k, v)| format!("{k} {v}")).collect();
+        let parts: Vec<String> = counts.0.iter().map(|(k, v)| format!("{k} {v}")).collect();
         Report::line(format!(
             "imported {total} records ({}); {written} written, {} unchanged, {skipped} other files skipped",
             parts.join(", "),
@@ -289,9 +297,12 @@ pub(crate) fn cmd_export(cx: &Context, args: &ExportArgs) -> Result<Report, Comm
         })?;
     }
     let report = if args.json {
-        Report::json(
-            &json!({"result": "exported", "records": records, "files": files.len(), "to": args.to.display().to_string()}),
-        )
+        Report::json(&ExportAnswer {
+            result: "exported",
+            records,
+            files: files.len(),
+            to: args.to.display().to_string(),
+        })
     } else {
         Report::line(format!(
             "exported {records} records in {} files to {}",

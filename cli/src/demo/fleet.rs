@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use agent_coord_shared::record::EventKind;
 use agent_coord_shared::time::Instant;
-use serde_json::json;
+use serde::Serialize;
 
 use super::create_repository;
 use super::pinned_context;
@@ -35,17 +35,101 @@ impl Fleet<'_> {
     }
 }
 
+/// A demo batch as `register-batch --file` reads it.
+#[derive(Debug, Serialize)]
+struct DemoBatch {
+    batch_id: &'static str,
+    repo: &'static str,
+    objective: &'static str,
+    targets: Vec<DemoTarget>,
+    lanes: Vec<DemoLane>,
+}
+
+impl DemoBatch {
+    /// Returns the batch of pull requests `items` (number, lane, title) with its lanes.
+    fn new(
+        batch_id: &'static str,
+        objective: &'static str,
+        items: &[(&'static str, &str, &'static str)],
+        lanes: Vec<DemoLane>,
+    ) -> Self {
+        let targets = items
+            .iter()
+            .map(|(n, _, title)| DemoTarget {
+                kind: "pull_request",
+                target: n,
+                title,
+                url: format!("https://github.com/{REPO}/pull/{n}"),
+            })
+            .collect();
+        DemoBatch {
+            batch_id,
+            repo: REPO,
+            objective,
+            targets,
+            lanes,
+        }
+    }
+}
+
+/// One pull request of a demo batch.
+#[derive(Debug, Serialize)]
+struct DemoTarget {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    target: &'static str,
+    title: &'static str,
+    url: String,
+}
+
+/// One lane of a demo batch, with the metadata the dashboard shows.
+#[derive(Debug, Serialize)]
+struct DemoLane {
+    name: &'static str,
+    owner: &'static str,
+    targets: [&'static str; 1],
+    status: &'static str,
+    depends_on: Vec<&'static str>,
+    host: &'static str,
+    operator: &'static str,
+    thread_handle: String,
+}
+
+impl DemoLane {
+    /// Returns a lane of one target, held by `owner` through codex.
+    fn new(
+        name: &'static str,
+        owner: &'static str,
+        target: &'static str,
+        status: &'static str,
+        depends_on: &[&'static str],
+    ) -> Self {
+        DemoLane {
+            name,
+            owner,
+            targets: [target],
+            status,
+            depends_on: depends_on.to_vec(),
+            host: "codex",
+            operator: "ops",
+            thread_handle: format!("thread-{owner}"),
+        }
+    }
+}
+
 fn register(
     fleet: Fleet<'_>,
     at: Instant,
-    manifest: &serde_json::Value,
+    manifest: &DemoBatch,
     prompt: &str,
 ) -> Result<(), CommandError> {
     let io = |e: std::io::Error| CommandError::operational(format!("demo scratch file: {e}"));
     let scratch = tempfile::tempdir().map_err(io)?;
     let file = scratch.path().join("manifest.json");
     let prompt_file = scratch.path().join("prompt.txt");
-    std::fs::write(&file, manifest.to_string()).map_err(io)?;
+    let manifest = serde_json::to_string(manifest)
+        .map_err(|e| CommandError::operational(format!("demo manifest: {e}")))?;
+    std::fs::write(&file, manifest).map_err(io)?;
     std::fs::write(&prompt_file, prompt).map_err(io)?;
     let (f, p) = (path_str(&file), path_str(&prompt_file));
     fleet.step(
@@ -101,25 +185,26 @@ pub(crate) fn seed(dir: &Path, run: RunArgv) -> Result<(), CommandError> {
         ("201", "notes", "Release notes"),
         ("202", "tag", "Tag the release"),
     ];
-    let lane = |name: &str, owner: &str, target: &str, status: &str, deps: &[&str]| {
-        json!({"name": name, "owner": owner, "targets": [target], "status": status, "depends_on": deps,
-               "host": "codex", "operator": "ops", "thread_handle": format!("thread-{owner}")})
-    };
-    let targets = |items: &[(&str, &str, &str)]| {
-        items
-            .iter()
-            .map(|(n, _, title)| json!({"type": "pull_request", "target": n, "title": title, "url": format!("https://github.com/{REPO}/pull/{n}")}))
-            .collect::<Vec<_>>()
-    };
     register(
         fleet,
         mins(120),
-        &json!({"batch_id": "demo-platform", "repo": REPO, "objective": "Ship the lease API with its docs and runner images.",
-                "targets": targets(&platform_items),
-                "lanes": [lane("api", "demo-agent-1", "101", "in_progress", &[]),
-                          lane("ui", "demo-agent-2", "102", "in_progress", &[]),
-                          lane("docs", "demo-agent-3", "103", "waiting", &["demo-platform:api"]),
-                          lane("infra", "demo-agent-4", "104", "in_progress", &[])]}),
+        &DemoBatch::new(
+            "demo-platform",
+            "Ship the lease API with its docs and runner images.",
+            &platform_items,
+            vec![
+                DemoLane::new("api", "demo-agent-1", "101", "in_progress", &[]),
+                DemoLane::new("ui", "demo-agent-2", "102", "in_progress", &[]),
+                DemoLane::new(
+                    "docs",
+                    "demo-agent-3",
+                    "103",
+                    "waiting",
+                    &["demo-platform:api"],
+                ),
+                DemoLane::new("infra", "demo-agent-4", "104", "in_progress", &[]),
+            ],
+        ),
         &prompt(
             "demo-platform",
             "Ship the lease API with its docs and runner images.",
@@ -129,10 +214,15 @@ pub(crate) fn seed(dir: &Path, run: RunArgv) -> Result<(), CommandError> {
     register(
         fleet,
         mins(90),
-        &json!({"batch_id": "demo-release", "repo": REPO, "objective": "Cut the release.",
-                "targets": targets(&release_items),
-                "lanes": [lane("notes", "demo-agent-5", "201", "in_progress", &[]),
-                          lane("tag", "demo-agent-6", "202", "merged", &[])]}),
+        &DemoBatch::new(
+            "demo-release",
+            "Cut the release.",
+            &release_items,
+            vec![
+                DemoLane::new("notes", "demo-agent-5", "201", "in_progress", &[]),
+                DemoLane::new("tag", "demo-agent-6", "202", "merged", &[]),
+            ],
+        ),
         &prompt("demo-release", "Cut the release.", &release_items),
     )?;
     for (agent, machine, target, batch) in AGENTS {

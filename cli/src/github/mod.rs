@@ -16,6 +16,7 @@
 //! Calls are blocking (a current-thread runtime per client): the coordinator is a sequential
 //! script, and a tick is bounded by its lanes, not by GitHub.
 
+mod bodies;
 mod cache;
 mod dashboard;
 mod pulls;
@@ -30,6 +31,10 @@ use http::header::IF_NONE_MATCH;
 use http::header::LINK;
 use http::StatusCode;
 use serde_json::Value;
+
+use self::bodies::CreatePull;
+use self::bodies::GraphqlRequest;
+use self::bodies::NewComment;
 
 pub(crate) use self::cache::EtagCache;
 pub(crate) use self::dashboard::RateLimit;
@@ -289,12 +294,16 @@ impl GitHub {
 
     /// Sends a GraphQL request to the API's GraphQL endpoint (`/graphql`, or `/api/graphql`
     /// on Enterprise); GraphQL errors in a 200 answer are a [`GhError::Status`] 200.
-    pub(crate) fn graphql(&mut self, query: &str, variables: Value) -> Result<Value, GhError> {
+    pub(crate) fn graphql(
+        &mut self,
+        query: &str,
+        variables: impl serde::Serialize,
+    ) -> Result<Value, GhError> {
         let uri = match self.prefix.strip_suffix("/v3") {
             Some(api) => format!("{api}/graphql"),
             None => format!("{}/graphql", self.prefix),
         };
-        let body = serde_json::json!({ "query": query, "variables": variables });
+        let body = GraphqlRequest { query, variables };
         let v = self.post_uri(&uri, "/graphql", &body)?;
         if let Some(errors) = v.get("errors").and_then(Value::as_array) {
             if !errors.is_empty() {
@@ -347,13 +356,22 @@ impl GitHub {
 
     /// POSTs `body` to `route`; any failure to hear the answer is [`GhError::Transport`]
     /// (delivery unknown: discover before posting again).
-    pub(crate) fn post(&mut self, route: &str, body: &Value) -> Result<Value, GhError> {
+    pub(crate) fn post(
+        &mut self,
+        route: &str,
+        body: &impl serde::Serialize,
+    ) -> Result<Value, GhError> {
         let uri = format!("{}{route}", self.prefix);
         self.post_uri(&uri, route, body)
     }
 
     /// POSTs `body` to the absolute path `uri` on the API host (`route` names it in errors).
-    fn post_uri(&mut self, uri: &str, route: &str, body: &Value) -> Result<Value, GhError> {
+    fn post_uri(
+        &mut self,
+        uri: &str,
+        route: &str,
+        body: &impl serde::Serialize,
+    ) -> Result<Value, GhError> {
         self.requests += 1;
         let octo = &self.octo;
         let (status, text) = self
@@ -444,7 +462,7 @@ impl GitHub {
         body: &str,
     ) -> Result<(u64, String), GhError> {
         let route = format!("/repos/{repo}/issues/{number}/comments");
-        let v = self.post(&route, &serde_json::json!({ "body": body }))?;
+        let v = self.post(&route, &NewComment { body })?;
         let id = v
             .get("id")
             .and_then(Value::as_u64)
@@ -478,13 +496,10 @@ impl GitHub {
         new: &NewPull<'_>,
     ) -> Result<PullRequest, GhError> {
         let route = format!("/repos/{repo}/pulls");
-        let body = serde_json::json!({
-            "title": new.title,
-            "head": new.head,
-            "base": new.base,
-            "body": new.body,
-            "draft": true,
-        });
+        let body = CreatePull {
+            pull: new,
+            draft: true,
+        };
         let v = self.post(&route, &body)?;
         PullRequest::from_json(&v).ok_or_else(|| shape(&route))
     }

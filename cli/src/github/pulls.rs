@@ -3,9 +3,10 @@
 //! workflow-run inventory, failed jobs and their plain-text logs) and the GraphQL Ready
 //! mutation.
 
-use serde_json::json;
 use serde_json::Value;
 
+use super::bodies::NewReview;
+use super::bodies::NodeVariables;
 use super::shape;
 use super::GhError;
 use super::GitHub;
@@ -40,10 +41,12 @@ impl GitHub {
         body: &str,
     ) -> Result<Review, GhError> {
         let route = format!("/repos/{repo}/pulls/{number}/reviews");
-        let v = self.post(
-            &route,
-            &json!({ "commit_id": commit_id, "event": event.as_str(), "body": body }),
-        )?;
+        let review = NewReview {
+            commit_id,
+            event,
+            body,
+        };
+        let v = self.post(&route, &review)?;
         Review::from_json(&v).ok_or_else(|| shape(&route))
     }
 
@@ -87,7 +90,7 @@ impl GitHub {
     pub(crate) fn mark_ready(&mut self, node_id: &str) -> Result<bool, GhError> {
         let data = self.graphql(
             "mutation($id: ID!) { markPullRequestReadyForReview(input: {pullRequestId: $id}) { pullRequest { number isDraft } } }",
-            json!({ "id": node_id }),
+            NodeVariables { id: node_id },
         )?;
         data.pointer("/markPullRequestReadyForReview/pullRequest/isDraft")
             .and_then(Value::as_bool)
@@ -95,18 +98,10 @@ impl GitHub {
     }
 }
 
-/// A review's event.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// A review's event, as GitHub spells it (`APPROVE`, `COMMENT`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub(crate) enum ReviewEvent {
     Approve,
     Comment,
-}
-
-impl ReviewEvent {
-    fn as_str(self) -> &'static str {
-        match self {
-            ReviewEvent::Approve => "APPROVE",
-            ReviewEvent::Comment => "COMMENT",
-        }
-    }
 }

@@ -150,6 +150,7 @@ impl Review {
 }
 
 /// A new draft pull request.
+#[derive(Debug, serde::Serialize)]
 pub(crate) struct NewPull<'a> {
     pub(crate) title: &'a str,
     /// `branch` or `owner:branch`.

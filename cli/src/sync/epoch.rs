@@ -4,8 +4,9 @@
 //! and never merges an old epoch's history back in.
 
 use agent_coord_shared::record::from_bytes;
+use agent_coord_shared::record::to_bytes;
+use agent_coord_shared::record::EpochMarker;
 use gix::ObjectId;
-use serde_json::json;
 
 use crate::store::Store;
 use crate::store::StoreError;
@@ -41,16 +42,13 @@ pub(crate) fn of_commit(store: &Store, commit: ObjectId) -> Result<Epoch, StoreE
         .repo
         .find_object(entry.object_id())
         .map_err(StoreError::git)?;
-    let record = from_bytes(&obj.data)
+    let marker = from_bytes(&obj.data)
+        .map(EpochMarker::from)
         .map_err(|e| StoreError::git(format!("{EPOCH_PATH} is unreadable: {e}")))?;
     Ok(Epoch {
-        number: record
-            .get("epoch")
-            .and_then(serde_json::Value::as_u64)
-            .unwrap_or(0),
-        previous_tip: record
-            .get("previous_tip")
-            .and_then(serde_json::Value::as_str)
+        number: marker.number(),
+        previous_tip: marker
+            .previous_tip()
             .and_then(|h| ObjectId::from_hex(h.as_bytes()).ok()),
     })
 }
@@ -65,15 +63,8 @@ pub(crate) fn start(store: &Store, now: &str) -> Result<(ObjectId, Epoch), Store
         number: current.number.saturating_add(1),
         previous_tip: Some(tip),
     };
-    let marker = json!({
-        "schema_version": 1,
-        "epoch": next.number,
-        "previous_tip": tip.to_string(),
-        "created_at": now,
-        "created_by": store.machine.to_string(),
-    });
-    let mut bytes = serde_json::to_vec_pretty(&marker).unwrap_or_default();
-    bytes.push(b'\n');
+    let marker = EpochMarker::new(next.number, tip.to_string(), now, store.machine.to_string());
+    let bytes = to_bytes(&marker);
     let tip_tree = store
         .repo
         .find_commit(tip)

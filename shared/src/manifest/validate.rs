@@ -4,7 +4,6 @@
 use std::collections::BTreeMap;
 use std::collections::BTreeSet;
 
-use serde_json::json;
 use serde_json::Map;
 use serde_json::Value;
 
@@ -16,7 +15,12 @@ use super::DraftReservation;
 use super::DraftTarget;
 use super::PromptError;
 use crate::ids::is_repo_part;
+use crate::record::field as f;
 use crate::record::scalar_string;
+use crate::record::Lane;
+use crate::record::Manifest;
+use crate::record::NewManifest;
+use crate::record::Record;
 
 fn get<'a>(obj: &'a Map<String, Value>, camel: &str, snake: &str) -> Option<&'a Value> {
     obj.get(camel)
@@ -305,64 +309,48 @@ fn manifest(
     } else {
         format!("dashboard:{machine}")
     };
-    let lanes: Vec<Value> = draft
+    let lanes = draft
         .lanes
         .iter()
-        .map(|l| {
-            json!({"name": l.name, "owner": l.owner, "targets": l.targets,
-                   "depends_on": l.depends_on, "status": l.status})
-        })
+        .map(|l| Lane::new(&l.name, &l.owner, &l.targets, &l.depends_on, &l.status))
         .collect();
-    let mut manifest = Map::new();
-    manifest.insert("schema_version".into(), json!(1));
-    manifest.insert("batch_id".into(), json!(header.id));
-    if let Some(repo) = repo {
-        manifest.insert("repo".into(), json!(repo));
-    }
-    manifest.insert("objective".into(), json!(header.objective));
-    manifest.insert(
-        "targets".into(),
-        draft.targets.iter().map(target_json).collect(),
-    );
-    manifest.insert("lanes".into(), Value::Array(lanes));
-    manifest.insert(
-        "reservations".into(),
-        draft.reservations.iter().map(reservation_json).collect(),
-    );
-    manifest.insert(
-        "created_at".into(),
-        json!(draft.created_at.clone().unwrap_or_else(|| now.to_owned())),
-    );
-    manifest.insert("created_by_machine".into(), json!(machine));
-    manifest.insert("launch_prompt".into(), json!(header.prompt));
-    Value::Object(manifest)
+    let manifest = Manifest::new(NewManifest {
+        batch_id: header.id.to_owned(),
+        repo: repo.map(str::to_owned),
+        objective: header.objective.to_owned(),
+        targets: draft.targets.iter().map(target_entry).collect(),
+        lanes,
+        reservations: draft.reservations.iter().map(reservation_entry).collect(),
+        created_at: draft.created_at.clone().unwrap_or_else(|| now.to_owned()),
+        created_by_machine: machine,
+        launch_prompt: header.prompt.to_owned(),
+    });
+    Value::Object(manifest.into_record())
 }
 
-fn target_json(t: &DraftTarget) -> Value {
-    let mut o = Map::new();
-    o.insert("type".into(), json!(t.kind));
-    o.insert("target".into(), json!(t.target));
-    for (k, v) in [
-        ("url", non_empty(&t.url)),
-        ("title", non_empty(&t.title)),
-        ("repo", non_empty(&t.repo)),
-    ] {
-        if let Some(v) = v {
-            o.insert(k.into(), json!(v));
+/// A manifest's `targets` entry: `type`, `target`, then `url`, `title`, `repo` when given.
+fn target_entry(t: &DraftTarget) -> Record {
+    let mut o = Record::new();
+    f::TYPE.set(&mut o, t.kind.as_str());
+    f::TARGET.set(&mut o, t.target.as_str());
+    for (k, v) in [(f::URL, &t.url), (f::TITLE, &t.title), (f::REPO, &t.repo)] {
+        if let Some(v) = non_empty(v) {
+            k.set(&mut o, v);
         }
     }
-    Value::Object(o)
+    o
 }
 
-fn reservation_json(r: &DraftReservation) -> Value {
-    let mut o = Map::new();
-    o.insert("type".into(), json!(r.kind));
-    o.insert("target".into(), json!(r.target));
-    o.insert("reason".into(), json!(r.reason));
+/// A manifest's `reservations` entry: `type`, `target`, `reason`, then `repo` when known.
+fn reservation_entry(r: &DraftReservation) -> Record {
+    let mut o = Record::new();
+    f::TYPE.set(&mut o, r.kind.as_str());
+    f::TARGET.set(&mut o, r.target.as_str());
+    f::REASON.set(&mut o, r.reason.as_str());
     if let Some(repo) = non_empty(&r.repo) {
-        o.insert("repo".into(), json!(repo));
+        f::REPO.set(&mut o, repo);
     }
-    Value::Object(o)
+    o
 }
 
 /// Turns an import request body into a validated manifest: `{"launch_prompt": "…"}` is

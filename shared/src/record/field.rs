@@ -171,6 +171,16 @@ fields! {
     INSTRUCTIONS = "instructions";
     /// The launch prompt.
     LAUNCH_PROMPT = "launch_prompt";
+    /// An epoch marker's number.
+    EPOCH = "epoch";
+    /// The state tip an epoch was cut from.
+    PREVIOUS_TIP = "previous_tip";
+    /// Which machine cut an epoch.
+    CREATED_BY = "created_by";
+    /// A record's path in the state, where a document lists records beside their paths.
+    PATH = "path";
+    /// Items a manifest deliberately leaves out, with why.
+    RESERVATIONS = "reservations";
     /// First registration time.
     REGISTERED_AT = "registered_at";
     /// Creation time (predecessor manifests).

@@ -1,7 +1,7 @@
 //! Records as they are stored, one type per record kind, every field name written once.
 //!
 //! Each kind ([`Claim`], [`Heartbeat`], [`Manifest`], [`Lane`], [`Event`], [`LaneClosed`],
-//! [`Archive`]) is a serde type over the stored JSON object with typed accessors for the
+//! [`Archive`], [`EpochMarker`]) is a serde type over the stored JSON object with typed accessors for the
 //! fields the rules use; field names live in [`field`], lists of them next to the kind
 //! they order. Event types the code knows by name are [`EventKind`]; what each of them
 //! carries reads through [`Event::payload`] into a [`Payload`] (see [`payload`]).
@@ -76,6 +76,7 @@ macro_rules! text_accessors {
 mod archive;
 mod batch;
 mod claim;
+mod epoch;
 mod event;
 pub mod field;
 mod heartbeat;
@@ -89,7 +90,9 @@ pub use archive::ARCHIVED_RECORD;
 pub use archive::COMPACTED_EVENTS;
 pub use batch::Lane;
 pub use batch::Manifest;
+pub use batch::NewManifest;
 pub use claim::Claim;
+pub use epoch::EpochMarker;
 pub use event::Event;
 pub use event::LaneClosed;
 pub use event::LANE_CLOSED;
@@ -168,18 +171,4 @@ pub fn is_http_url(s: &str) -> bool {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn parse_errors() {
-        assert_eq!(from_bytes(b"[1]"), Err(ParseError::NotObject));
-        assert!(matches!(from_bytes(b"{"), Err(ParseError::Json(_))));
-        let r = from_bytes(b"{\"b\":1,\"a\":2}").unwrap();
-        assert_eq!(r.keys().collect::<Vec<_>>(), ["b", "a"]);
-        assert_eq!(to_bytes(&r), b"{\n  \"b\": 1,\n  \"a\": 2\n}\n");
-    }
-}
-
-#[cfg(test)]
-mod round_trip;
+mod tests;

@@ -307,8 +307,8 @@ pub fn decide(
     })
 }
 
-#[cfg(test)]
 #[allow(clippy::type_complexity)]
+#[cfg(test)]
 mod tests {
     use serde_json::json;
     use serde_json::Value;

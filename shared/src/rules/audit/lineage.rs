@@ -402,8 +402,8 @@ pub(super) fn conflict_key(event: &Record) -> [Value; 6] {
     let field = |k: Field| k.get(event).cloned().unwrap_or(Value::Null);
     let workspace = given(event, f::WORKSPACE)
         .cloned()
-        .unwrap_or_else(|| json!(DEFAULT_WORKSPACE));
-    let closer = closer_of(event).map_or(Value::Null, |c| json!(c));
+        .unwrap_or_else(|| DEFAULT_WORKSPACE.into());
+    let closer = closer_of(event).map_or(Value::Null, Value::from);
     [
         field(f::TERMINAL),
         workspace,

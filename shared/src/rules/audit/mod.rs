@@ -10,8 +10,6 @@
 use std::collections::BTreeSet;
 use std::collections::HashMap;
 
-use serde_json::json;
-use serde_json::Map;
 use serde_json::Value;
 
 use super::deps;
@@ -60,7 +58,8 @@ const TERMINAL_OPTIONAL: [Field; 7] = [
     f::EVIDENCE_URL,
 ];
 /// The verdict of a batch audit.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Verdict {
     /// Every registered lane is complete (exit 0).
     Complete,
@@ -90,8 +89,8 @@ impl Verdict {
     }
 }
 
-/// One lane's audit row.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// One lane's audit row, as the JSON report lists it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct LaneAudit {
     /// The lane name (`name`, legacy `id`), `UNKNOWN` when absent.
     pub name: String,
@@ -122,31 +121,20 @@ impl LaneAudit {
             malformed: true,
         }
     }
-
-    fn to_json(&self) -> Value {
-        json!({
-            "name": self.name,
-            "owner": self.owner,
-            "targets": self.targets,
-            "event_count": self.event_count,
-            "missing": self.missing,
-            "complete": self.complete,
-            "malformed": self.malformed,
-        })
-    }
 }
 
-/// The whole audit.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// The whole audit; serialised, the JSON report `{batch_id, verdict, [reason], lanes}`.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Audit {
     /// The batch id exactly as the user gave it.
     pub batch_id: String,
     /// The verdict.
     pub verdict: Verdict,
+    /// Why the verdict is unknown; `Some` exactly when it is.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
     /// One row per registered lane (empty when the verdict is unknown).
     pub lanes: Vec<LaneAudit>,
-    /// Why the verdict is unknown; `Some` exactly when it is.
-    pub reason: Option<String>,
 }
 
 impl Audit {
@@ -157,19 +145,6 @@ impl Audit {
             lanes: Vec::new(),
             reason: Some(reason),
         }
-    }
-
-    /// Returns the JSON report: `{batch_id, verdict, [reason], lanes}`.
-    pub fn to_json(&self) -> Value {
-        let mut out = Map::new();
-        out.insert("batch_id".to_owned(), json!(self.batch_id));
-        out.insert("verdict".to_owned(), json!(self.verdict.as_str()));
-        if let Some(reason) = &self.reason {
-            out.insert("reason".to_owned(), json!(reason));
-        }
-        let lanes = self.lanes.iter().map(LaneAudit::to_json).collect();
-        out.insert("lanes".to_owned(), Value::Array(lanes));
-        Value::Object(out)
     }
 
     /// Returns the text report: a heading line, then the reason or one line per lane.
@@ -425,7 +400,10 @@ fn lane_entries(batch: &Record) -> Vec<Value> {
     match f::LANES.get(batch) {
         None | Some(Value::Null) => Vec::new(),
         Some(Value::Array(items)) => items.clone(),
-        Some(Value::Object(map)) => map.iter().map(|(k, v)| json!([k, v])).collect(),
+        Some(Value::Object(map)) => map
+            .iter()
+            .map(|(k, v)| Value::Array(vec![k.as_str().into(), v.clone()]))
+            .collect(),
         Some(other) => vec![other.clone()],
     }
 }

@@ -35,18 +35,6 @@ pub struct Silent {
     pub refs: Vec<String>,
 }
 
-impl Silent {
-    /// The JSON form `gc --machines --json` prints.
-    pub fn to_json(&self, now: Instant) -> serde_json::Value {
-        serde_json::json!({
-            "machine": self.machine,
-            "last_seen": time::format(self.last_seen),
-            "silent_seconds": (now - self.last_seen).num_seconds(),
-            "refs": self.refs,
-        })
-    }
-}
-
 /// A retention period that does not read as a positive whole number and a unit.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{text:?} is not a duration: use a positive whole number and a unit, as in 30d, 12h, 90m, 45s or 2w")]
@@ -109,6 +97,7 @@ pub fn select(refs: &[MachineRef], own: &str, older_than: Duration, now: Instant
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::time;
 
     fn now() -> Instant {
         time::parse("2026-11-29T12:00:00Z").unwrap()
@@ -223,7 +212,8 @@ mod tests {
                 "refs/agent-coord/remotes/origin/heartbeats/old"
             ]
         );
-        let json = silent[1].to_json(now());
+        let row = crate::output::gc::PrunedMachine::new(&silent[1], now(), None, None);
+        let json = serde_json::to_value(row).unwrap();
         assert_eq!(json["silent_seconds"], serde_json::json!(40 * 86_400));
         assert_eq!(json["last_seen"], serde_json::json!("2026-10-20T12:00:00Z"));
         // Exactly the period is not longer than it.

@@ -10,7 +10,6 @@
 use std::collections::BTreeMap;
 use std::collections::BTreeSet;
 
-use serde_json::json;
 use serde_json::Value;
 use sha2::Digest;
 use sha2::Sha256;
@@ -90,44 +89,28 @@ pub enum GcError {
     },
 }
 
-/// One planned retention action.
-#[derive(Debug, Clone, PartialEq)]
+/// One planned retention action; serialised, a `gc --json` row.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct Action {
     /// `archive`, `replace_archive`, `compact` or `delete`.
     pub action: &'static str,
     /// The record archived or deleted.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub source_path: Option<String>,
     /// The events a compaction consumes.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub source_paths: Vec<String>,
     /// Where the envelope goes.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub archive_path: Option<String>,
     /// Why.
     pub reason: &'static str,
     /// When the record became eligible.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub eligible_at: Option<String>,
 }
 
 impl Action {
-    /// Returns the action as the `gc --json` row.
-    pub fn to_json(&self) -> Value {
-        let mut row = serde_json::Map::new();
-        row.insert("action".into(), json!(self.action));
-        if let Some(p) = &self.source_path {
-            row.insert("source_path".into(), json!(p));
-        }
-        if !self.source_paths.is_empty() {
-            row.insert("source_paths".into(), json!(self.source_paths));
-        }
-        if let Some(p) = &self.archive_path {
-            row.insert("archive_path".into(), json!(p));
-        }
-        row.insert("reason".into(), json!(self.reason));
-        if let Some(t) = &self.eligible_at {
-            row.insert("eligible_at".into(), json!(t));
-        }
-        Value::Object(row)
-    }
-
     /// Returns the `gc` text line.
     pub fn to_line(&self) -> String {
         let source = self
@@ -348,8 +331,8 @@ pub fn plan(
             let (action, reason) = match archive.get(&archive_path) {
                 None => ("archive", reason),
                 Some(old)
-                    if f::RECORD_FAMILY.get(old) == Some(&json!(ARCHIVED_RECORD))
-                        && f::SOURCE_PATH.get(old) == Some(&json!(path))
+                    if f::RECORD_FAMILY.text(old) == Some(ARCHIVED_RECORD)
+                        && f::SOURCE_PATH.text(old) == Some(path.as_str())
                         && f::DATA.get(old) == Some(&Value::Object(record.clone())) =>
                 {
                     // The same envelope exists (an interrupted run): reuse it, drop the source.
@@ -538,13 +521,23 @@ fn compact_events(
         let kept = retained(&evs);
         let mut source_paths: Vec<String> = evs.iter().map(|e| e.path.clone()).collect();
         source_paths.sort();
-        let ident = canonical_json(&json!({"lane": lane, "repo": key.1, "target": key.2}));
+        // The name hashes what the trail is and what it holds (key order is canonical).
+        let mut ident = Record::new();
+        f::LANE.set(&mut ident, lane.clone());
+        f::REPO.set(&mut ident, key.1.as_str());
+        f::TARGET.set(&mut ident, key.2.as_str());
+        let ident = canonical_json(&Value::Object(ident));
         let mut by_path: Vec<&Ev> = evs.iter().collect();
         by_path.sort_by(|a, b| a.path.cmp(&b.path));
         let content = canonical_json(&Value::Array(
             by_path
                 .iter()
-                .map(|e| json!({"path": e.path, "data": e.data}))
+                .map(|e| {
+                    let mut entry = Record::new();
+                    f::PATH.set(&mut entry, e.path.as_str());
+                    f::DATA.set(&mut entry, Value::Object(e.data.clone().into_record()));
+                    Value::Object(entry)
+                })
                 .collect(),
         ));
         let archive_path = format!(

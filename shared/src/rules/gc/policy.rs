@@ -44,8 +44,8 @@ pub enum PolicyError {
     },
 }
 
-/// Retention windows in days.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Retention windows in days, as `gc --json` and `config show --json` print them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 pub struct Policy {
     /// How long finished records stay hot.
     pub hot_days: i64,

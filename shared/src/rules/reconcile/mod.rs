@@ -54,7 +54,7 @@ pub struct LostClaim {
 }
 
 /// A record both sides changed differently, resolved by keeping the remote version.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Conflict {
     /// The record path.
     pub path: String,

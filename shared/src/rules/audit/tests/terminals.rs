@@ -220,7 +220,7 @@ fn malformed_lane_rows() {
     assert_eq!(a.lanes[0], LaneAudit::malformed());
     assert_eq!(a.lanes[2], a.lanes[0]);
     assert_eq!(
-        a.lanes[0].to_json(),
+        serde_json::to_value(&a.lanes[0]).unwrap(),
         json!({"name": "UNKNOWN", "owner": "UNKNOWN", "targets": [], "event_count": 0,
             "missing": ["claim.acquired", "terminal"], "complete": false, "malformed": true})
     );
@@ -268,7 +268,7 @@ fn rendering() {
          - lane docs owner b incomplete missing claim.acquired, terminal\n"
     );
     assert_eq!(
-        serde_json::to_string(&a.to_json()).unwrap(),
+        serde_json::to_string(&a).unwrap(),
         r#"{"batch_id":"b1","verdict":"incomplete","lanes":[{"name":"code","owner":"a","targets":["1"],"event_count":2,"missing":[],"complete":true,"malformed":false},{"name":"docs","owner":"b","targets":["2"],"event_count":0,"missing":["claim.acquired","terminal"],"complete":false,"malformed":false}]}"#
     );
 
@@ -278,7 +278,7 @@ fn rendering() {
         "batch-audit ../evil unknown\n- coordination state unreadable: invalid batch-id: ../evil\n"
     );
     assert_eq!(
-        serde_json::to_string(&u.to_json()).unwrap(),
+        serde_json::to_string(&u).unwrap(),
         r#"{"batch_id":"../evil","verdict":"unknown","reason":"coordination state unreadable: invalid batch-id: ../evil","lanes":[]}"#
     );
     let empty = Audit {

@@ -1,5 +1,6 @@
-//! Round trips of every record kind: parse → serialise is byte-identical, unknown fields
-//! and known fields of the wrong JSON type survive every write the rules make.
+//! The record module's tests: stored bytes parse back, and round trips of every record
+//! kind (parse → serialise is byte-identical; unknown fields and known fields of the wrong
+//! JSON type survive every write the rules make).
 
 use std::collections::BTreeSet;
 
@@ -49,6 +50,15 @@ fn claim_json() -> Value {
            "batch_id": "b2", "branch": 7, "status": "active", "claimed_at": "2026-07-12T00:00:00Z",
            "updated_at": "2026-07-12T00:00:00Z", "expires_at": "2026-07-12T01:10:00Z",
            "host": "codex", "machine_id": "box", "x_future": {"nested": [1, "two"]}})
+}
+
+#[test]
+fn parse_errors() {
+    assert_eq!(from_bytes(b"[1]"), Err(ParseError::NotObject));
+    assert!(matches!(from_bytes(b"{"), Err(ParseError::Json(_))));
+    let r = from_bytes(b"{\"b\":1,\"a\":2}").unwrap();
+    assert_eq!(r.keys().collect::<Vec<_>>(), ["b", "a"]);
+    assert_eq!(to_bytes(&r), b"{\n  \"b\": 1,\n  \"a\": 2\n}\n");
 }
 
 #[test]
