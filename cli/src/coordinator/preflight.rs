@@ -19,7 +19,6 @@ use agent_coord_shared::coordinator::config::GithubAccount;
 use agent_coord_shared::coordinator::config::SigningFormat;
 use agent_coord_shared::coordinator::config::WorkerConfig;
 use serde::Serialize;
-use serde_json::Value;
 
 use super::accounts;
 use super::accounts::Secrets;
@@ -49,11 +48,6 @@ impl Check {
             ok,
             detail,
         }
-    }
-
-    /// Returns the check as it shows in a `--json` document.
-    pub(crate) fn to_json(&self) -> Value {
-        serde_json::to_value(self).expect("a check serialises: its keys are all strings")
     }
 }
 

@@ -8,7 +8,6 @@ use std::collections::BTreeMap;
 
 use chrono::Duration;
 
-use crate::time;
 use crate::time::Instant;
 
 /// One copy of a machine's heartbeat ref, as read.
