@@ -63,6 +63,19 @@ pub(crate) fn resolve(session: &str, account: &GithubAccount) -> Result<Token, A
     }
 }
 
+/// Returns the environment variables that hold tokens in this configuration: every child
+/// the coordinator starts runs without them.
+pub(crate) fn token_variables(config: &CoordinatorConfig) -> Vec<String> {
+    config
+        .sessions
+        .values()
+        .filter_map(|s| match &s.github.token {
+            TokenSource::Env { token_env } => Some(token_env.clone()),
+            TokenSource::Argv { .. } => None,
+        })
+        .collect()
+}
+
 /// Everything that must never leave this machine in a text: tokens, and the paths of
 /// configuration directories, signing keys and allowed-signers files.
 #[derive(Default, Clone)]

@@ -25,7 +25,7 @@ pub(crate) struct Posted {
 impl Engine<'_> {
     /// Returns the activity to work on for `kind`: the current occurrence if its intent is
     /// still open (resume it: discover first), else a new occurrence, committed as an intent.
-    pub(crate) fn intent(
+    fn intent(
         &mut self,
         task: &mut Task,
         kind: &str,
@@ -60,7 +60,7 @@ impl Engine<'_> {
         Ok(activity)
     }
 
-    pub(crate) fn done(&self, mut activity: Activity, id: u64, url: String) -> Posted {
+    fn done(&self, mut activity: Activity, id: u64, url: String) -> Posted {
         activity.status = ActivityStatus::Done;
         activity.result_id = Some(id);
         activity.result_url = Some(url.clone());
@@ -70,7 +70,7 @@ impl Engine<'_> {
 
     /// Posts a comment on the task's issue (at most once per activity): `text` gets the
     /// activity id and returns the body, which must end with the activity's marker.
-    pub(crate) fn comment(
+    pub(super) fn comment(
         &mut self,
         task: &mut Task,
         kind: &str,
@@ -82,7 +82,7 @@ impl Engine<'_> {
 
     /// Posts a comment on issue or pull request `number` of the task's repository (at most
     /// once per activity).
-    pub(crate) fn comment_on(
+    pub(super) fn comment_on(
         &mut self,
         task: &mut Task,
         kind: &str,
@@ -118,7 +118,7 @@ impl Engine<'_> {
 
     /// Opens the task's draft pull request on the target repository (at most once): an open
     /// pull request for the branch is adopted instead.
-    pub(crate) fn draft(&mut self, task: &mut Task, publication: &str) -> Result<Posted, Halt> {
+    pub(super) fn draft(&mut self, task: &mut Task, publication: &str) -> Result<Posted, Halt> {
         let activity = self.intent(task, "pull_request", None)?;
         let owner = publication.split('/').next().unwrap_or(publication);
         let head = format!("{owner}:{}", task.branch);
@@ -164,7 +164,7 @@ impl Engine<'_> {
 
     /// Finds the review on the task's pull request that carries `activity_id`'s marker and
     /// was written by the account (`as_reviewer`: the review account, else the worker).
-    pub(crate) fn find_review(
+    pub(super) fn find_review(
         &mut self,
         task: &Task,
         activity_id: &str,
@@ -187,7 +187,7 @@ impl Engine<'_> {
     /// Submits a review bound to `head` on the task's pull request, at most once per
     /// activity: an earlier attempt found by its marker is returned instead of posting again
     /// (whatever its state; the caller judges it). Returns the open activity and the review.
-    pub(crate) fn review(
+    pub(super) fn review(
         &mut self,
         task: &mut Task,
         kind: &str,
@@ -221,12 +221,12 @@ impl Engine<'_> {
     }
 
     /// Completes an activity with a review.
-    pub(crate) fn review_done(&self, activity: Activity, review: &Review) -> Posted {
+    pub(super) fn review_done(&self, activity: Activity, review: &Review) -> Posted {
         self.done(activity, review.id, review.html_url.clone())
     }
 
     /// Marks an activity void: its effect was revoked on GitHub and never counts again.
-    pub(crate) fn void(&self, mut activity: Activity) -> Activity {
+    pub(super) fn void(&self, mut activity: Activity) -> Activity {
         activity.status = ActivityStatus::Void;
         activity.updated_at = self.ledger.now();
         activity
@@ -235,7 +235,7 @@ impl Engine<'_> {
     /// Takes the task's pull request out of draft (at most once per activity): discovery
     /// first (already not a draft: done), then the GraphQL mutation, then a fresh read that
     /// must show `draft: false`.
-    pub(crate) fn leave_draft_effect(&mut self, task: &mut Task) -> Result<Posted, Halt> {
+    pub(super) fn leave_draft_effect(&mut self, task: &mut Task) -> Result<Posted, Halt> {
         let pr = task.pr.unwrap_or_default();
         let activity = self.intent(task, "ready", Some(pr))?;
         let pull = self
@@ -268,7 +268,7 @@ impl Engine<'_> {
     /// the task's head, the effect applied and is completed — whatever happened to the pull
     /// request since (a human may have merged it already). `None`: no open intent, or the
     /// pull request is still a draft (the normal path tries again).
-    pub(crate) fn reconcile_ready(&mut self, task: &Task) -> Result<Option<Posted>, Halt> {
+    pub(super) fn reconcile_ready(&mut self, task: &Task) -> Result<Option<Posted>, Halt> {
         let current = task.occurrence("ready");
         if current == 0 {
             return Ok(None);
@@ -293,7 +293,7 @@ impl Engine<'_> {
 
     /// Turns a GitHub failure into a halt for this task: the intent stays open and the next
     /// tick discovers before it tries again.
-    pub(crate) fn github_halt(&mut self, task: &Task, what: &str, e: GhError) -> Halt {
+    pub(super) fn github_halt(&mut self, task: &Task, what: &str, e: GhError) -> Halt {
         let detail = self.secrets.scrub(&e.to_string());
         let message = if e.unknown_delivery() {
             format!("could not {what} ({detail}); the next tick checks GitHub before trying again")

@@ -5,21 +5,20 @@
 
 use std::sync::atomic::AtomicBool;
 
-use agent_coord_shared::coordinator::config;
 use agent_coord_shared::coordinator::config::CoordinatorConfig;
 use agent_coord_shared::coordinator::config::WorkerConfig;
-use agent_coord_shared::ids::RepoSlug;
 use serde::Serialize;
 
 use super::accounts::Secrets;
 use super::ledger::Ledger;
 use super::preflight::Ready;
+use super::setup::Setup;
 use crate::command_error::CommandError;
 use crate::github::GitHub;
 use crate::process::token::Token;
 
 /// Why a task stops advancing in this tick.
-pub(crate) enum Halt {
+pub(super) enum Halt {
     /// Try again on the next tick (GitHub unreachable, a transient refusal).
     Retry { task: String, message: String },
     /// The state could not be read or written.
@@ -42,26 +41,25 @@ pub(crate) struct Observation {
 }
 
 /// What a tick works with.
-pub(crate) struct Engine<'a> {
-    pub(crate) config: &'a CoordinatorConfig,
-    pub(crate) worker_id: String,
-    pub(crate) worker: &'a WorkerConfig,
-    pub(crate) ledger: Ledger<'a>,
-    pub(crate) gh: GitHub,
-    pub(crate) login: String,
+pub(super) struct Engine<'a> {
+    /// What the configuration binds the worker to.
+    pub(super) setup: Setup<'a>,
+    pub(super) ledger: Ledger<'a>,
+    pub(super) gh: GitHub,
+    pub(super) login: String,
     /// The review account: the formal approval only.
-    pub(crate) review_gh: GitHub,
-    pub(crate) review_login: String,
-    pub(crate) token: Token,
-    pub(crate) secrets: Secrets,
-    pub(crate) observations: Vec<Observation>,
-    pub(crate) stop: &'a AtomicBool,
+    pub(super) review_gh: GitHub,
+    pub(super) review_login: String,
+    pub(super) token: Token,
+    pub(super) secrets: Secrets,
+    pub(super) observations: Vec<Observation>,
+    pub(super) stop: &'a AtomicBool,
 }
 
 impl<'a> Engine<'a> {
     /// Builds the engine of one tick of `worker_id` (configured as `worker`) from its passed
     /// preflight.
-    pub(crate) fn new(
+    pub(super) fn new(
         config: &'a CoordinatorConfig,
         worker_id: &str,
         worker: &'a WorkerConfig,
@@ -70,9 +68,11 @@ impl<'a> Engine<'a> {
         stop: &'a AtomicBool,
     ) -> Engine<'a> {
         Engine {
-            config,
-            worker_id: worker_id.to_owned(),
-            worker,
+            setup: Setup {
+                config,
+                worker_id: worker_id.to_owned(),
+                worker,
+            },
             ledger,
             gh: ready.worker_gh,
             login: ready.worker_login,
@@ -87,7 +87,7 @@ impl<'a> Engine<'a> {
 }
 
 impl Engine<'_> {
-    pub(crate) fn observe(&mut self, task: Option<&str>, message: impl Into<String>) {
+    pub(super) fn observe(&mut self, task: Option<&str>, message: impl Into<String>) {
         self.observations.push(Observation {
             task: task.map(str::to_owned),
             message: self.secrets.scrub(&message.into()),
@@ -95,19 +95,7 @@ impl Engine<'_> {
         });
     }
 
-    /// The configuration of a target repository of this worker.
-    pub(crate) fn repo_config(&self, repo: &str) -> Option<&'_ config::RepoConfig> {
-        let slug: RepoSlug = repo.parse().ok()?;
-        self.worker.repositories.get(&slug)
-    }
-
-    /// The execution identity a task on `repo` would pin now.
-    pub(crate) fn pin_of(&self, repo: &str) -> Option<config::PinnedIdentity> {
-        let slug: RepoSlug = repo.parse().ok()?;
-        config::pin(self.config, &self.worker_id, &slug)
-    }
-
-    pub(crate) fn error(&mut self, task: Option<&str>, message: impl Into<String>) {
+    pub(super) fn error(&mut self, task: Option<&str>, message: impl Into<String>) {
         self.observations.push(Observation {
             task: task.map(str::to_owned),
             message: self.secrets.scrub(&message.into()),

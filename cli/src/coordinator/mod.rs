@@ -3,6 +3,7 @@
 //!
 //! - `tick`: one bounded tick of one worker (lock, preflight, discovery, admission);
 //! - `engine`: what the tick and its phases work with (`Engine`), and why a task halts;
+//! - `setup`: what the configuration binds the worker to (worktrees, pins, signer, argv);
 //! - `phases`: advancing one task through every phase, from acceptance to the human merge;
 //! - `effects`: GitHub effects as activity records, discovered before they are posted;
 //! - `ledger`: the coordination-state writes (claims, checkpoints, manifest, events);
@@ -18,6 +19,7 @@ pub(crate) mod git;
 mod ledger;
 mod phases;
 pub(crate) mod preflight;
+mod setup;
 pub(crate) mod tick;
 
 /// The environment variable naming a point where the coordinator kills itself with SIGKILL

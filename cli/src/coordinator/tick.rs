@@ -288,6 +288,7 @@ impl Engine<'_> {
     fn discover(&mut self) -> Result<BTreeSet<(String, u64)>, CommandError> {
         let mut assigned = BTreeSet::new();
         let repos: Vec<String> = self
+            .setup
             .worker
             .repositories
             .keys()
@@ -307,7 +308,7 @@ impl Engine<'_> {
                 assigned.insert((repo.clone(), issue.number));
                 let key = format!("{repo}#{}", issue.number);
                 if let Some(task) = self.ledger.task(&repo, issue.number)? {
-                    if task.worker != self.worker_id {
+                    if task.worker != self.setup.worker_id {
                         self.observe(
                             Some(&key),
                             format!("skipped: worker {} already has a task for it", task.worker),
@@ -336,7 +337,7 @@ impl Engine<'_> {
             }
         };
         if let Some(holder) = self.ledger.claim_holder(&slug, issue.number)? {
-            if holder != self.worker_id {
+            if holder != self.setup.worker_id {
                 self.observe(Some(&key), format!("skipped: claimed by {holder}"));
                 return Ok(());
             }
@@ -362,7 +363,7 @@ impl Engine<'_> {
                 return Ok(());
             }
         };
-        let Some(pinned) = self.pin_of(repo) else {
+        let Some(pinned) = self.setup.pin_of(repo) else {
             self.error(
                 Some(&key),
                 "the repository is not configured for this worker",
@@ -372,13 +373,14 @@ impl Engine<'_> {
         let task_id = naming::task_id(&slug, issue.number);
         let now = self.ledger.now();
         let base = self
+            .setup
             .repo_config(repo)
             .map(|r| r.base.clone())
             .unwrap_or_default();
         let task = Task::admitted(
             Admitted {
                 task_id: task_id.clone(),
-                worker: self.worker_id.clone(),
+                worker: self.setup.worker_id.clone(),
                 repo: repo.to_owned(),
                 issue: issue.number,
                 title: self.secrets.clean(&issue.title, 512),

@@ -84,7 +84,7 @@ impl Engine<'_> {
             return PrHead::Ours;
         }
         let pr = task.pr.unwrap_or_default();
-        let dir = self.worktree(task);
+        let dir = self.setup.worktree(task);
         // A git failure counts as "not contained": a blocker, never a silent wait.
         if git::contains(&dir, head, actual).unwrap_or(false) {
             return PrHead::Behind(format!(

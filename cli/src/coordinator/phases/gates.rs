@@ -9,39 +9,6 @@ use super::*;
 use crate::github::ReviewEvent;
 
 impl Engine<'_> {
-    /// The exact clean signed head the worktree is on, or `None` after sending the task back
-    /// to publish what the worktree holds.
-    pub(super) fn current_head(&mut self, task: &mut Task) -> Result<Option<String>, Halt> {
-        let dir = self.worktree(task);
-        let clean = git::is_clean(&dir).map_err(|e| self.git_halt(task, e))?;
-        let head = git::head(&dir).map_err(|e| self.git_halt(task, e))?;
-        if clean && task.head.as_deref() == Some(head.as_str()) {
-            return Ok(Some(head));
-        }
-        let previous = task.phase;
-        task.phase = Phase::Publish;
-        self.commit(
-            task,
-            "coordinator.phase",
-            "worktree differs from the published head".into(),
-            Some(previous),
-        )?;
-        Ok(None)
-    }
-
-    /// Moves the task to `phase` with a saved reason; `true` to keep going.
-    pub(super) fn back_to(
-        &mut self,
-        task: &mut Task,
-        phase: Phase,
-        why: &str,
-    ) -> Result<bool, Halt> {
-        let previous = task.phase;
-        task.phase = phase;
-        self.commit(task, "coordinator.phase", why.to_owned(), Some(previous))?;
-        Ok(true)
-    }
-
     pub(super) fn pr_gates(&mut self, task: &mut Task, stage: Phase) -> Result<bool, Halt> {
         if self.refuse_uncertain(task)? {
             return Ok(true);
@@ -144,10 +111,10 @@ impl Engine<'_> {
 
     /// Writes the script-made base→head diff outside the worktree for the PR reviewers.
     fn head_diff(&self, task: &Task, head: &str) -> Result<PathBuf, Halt> {
-        let dir = self.worktree(task);
+        let dir = self.setup.worktree(task);
         let base = task.base_sha.clone().unwrap_or_default();
         let diff = git::staged_diff(&dir, &base).map_err(|e| self.git_halt(task, e))?;
-        let control = self.task_control(task);
+        let control = self.setup.task_control(task);
         let _ = std::fs::create_dir_all(&control);
         let path = control.join(format!("gates-{}.diff", short(head)));
         std::fs::write(&path, diff).map_err(|e| Halt::Retry {

@@ -4,31 +4,9 @@
 use super::*;
 
 impl Engine<'_> {
-    pub(super) fn lane_argv(&self, slot: LaneSlot) -> Vec<String> {
-        self.config
-            .sessions
-            .get(&self.worker_id)
-            .and_then(|s| s.lanes.get(&slot))
-            .cloned()
-            .unwrap_or_default()
-    }
-
-    /// Environment variable names that hold tokens in this configuration: removed from
-    /// every child.
-    pub(super) fn token_vars(&self) -> Vec<String> {
-        self.config
-            .sessions
-            .values()
-            .filter_map(|s| match &s.github.token {
-                config::TokenSource::Env { token_env } => Some(token_env.clone()),
-                config::TokenSource::Argv { .. } => None,
-            })
-            .collect()
-    }
-
     /// Runs a lane with `prompt` on stdin in the worktree; the prompt and the (redacted)
     /// output are kept in the control directory.
-    pub(super) fn run_lane(
+    fn run_lane(
         &mut self,
         task: &mut Task,
         slot: LaneSlot,
@@ -50,7 +28,7 @@ impl Engine<'_> {
         lanes: Vec<(LaneSlot, String)>,
     ) -> Result<Vec<(ProcessEnd, String)>, Halt> {
         self.record_started(task, &lanes)?;
-        let control = self.task_control(task);
+        let control = self.setup.task_control(task);
         let _ = std::fs::create_dir_all(&control);
         let jobs: Vec<LaneJob> = lanes
             .into_iter()
@@ -64,15 +42,15 @@ impl Engine<'_> {
                 let _ = std::fs::write(control.join(format!("{stem}.prompt")), &prompt);
                 LaneJob {
                     stem,
-                    argv: self.lane_argv(slot),
+                    argv: self.setup.lane_argv(slot),
                     prompt,
                 }
             })
             .collect();
         let bounds = LaneBounds {
-            dir: self.worktree(task),
-            remove_env: self.token_vars(),
-            timeout: Duration::from_secs(self.worker.lane_timeout),
+            dir: self.setup.worktree(task),
+            remove_env: accounts::token_variables(self.setup.config),
+            timeout: Duration::from_secs(self.setup.worker.lane_timeout),
         };
         let results = run_parallel(&jobs, &bounds);
         let mut out = Vec::new();
@@ -138,11 +116,11 @@ impl Engine<'_> {
         Ok(true)
     }
 
-    pub(super) fn has_patch(&self, task: &Task) -> Result<bool, Halt> {
+    fn has_patch(&self, task: &Task) -> Result<bool, Halt> {
         if task.pr.is_some() {
             return Ok(true);
         }
-        let dir = self.worktree(task);
+        let dir = self.setup.worktree(task);
         let clean = git::is_clean(&dir).map_err(|e| self.git_halt(task, e))?;
         let head = git::head(&dir).map_err(|e| self.git_halt(task, e))?;
         Ok(!clean || task.base_sha.as_deref() != Some(head.as_str()))
@@ -218,11 +196,11 @@ impl Engine<'_> {
     }
 
     /// Stages the worktree and writes the base→worktree diff outside it.
-    pub(super) fn diff_artifact(&self, task: &Task) -> Result<PathBuf, Halt> {
-        let dir = self.worktree(task);
+    fn diff_artifact(&self, task: &Task) -> Result<PathBuf, Halt> {
+        let dir = self.setup.worktree(task);
         let base = task.base_sha.clone().unwrap_or_default();
         let diff = git::staged_diff(&dir, &base).map_err(|e| self.git_halt(task, e))?;
-        let control = self.task_control(task);
+        let control = self.setup.task_control(task);
         let _ = std::fs::create_dir_all(&control);
         let path = control.join(format!("review-{}.diff", task.rounds));
         std::fs::write(&path, diff).map_err(|e| Halt::Retry {

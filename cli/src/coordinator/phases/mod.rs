@@ -11,8 +11,6 @@ use std::time::Duration;
 
 use agent_coord_shared::coordinator::config;
 use agent_coord_shared::coordinator::config::LaneSlot;
-use agent_coord_shared::coordinator::config::PinnedIdentity;
-use agent_coord_shared::coordinator::config::SigningFormat;
 use agent_coord_shared::coordinator::naming;
 use agent_coord_shared::coordinator::protocol;
 use agent_coord_shared::coordinator::protocol::Findings;
@@ -29,6 +27,7 @@ use agent_coord_shared::coordinator::task::Phase;
 use agent_coord_shared::coordinator::task::Task;
 use agent_coord_shared::coordinator::task::TaskState;
 
+use super::accounts;
 use super::git;
 mod ci_phase;
 mod gates;
@@ -40,7 +39,6 @@ mod ready;
 use super::engine::Engine;
 use super::engine::Halt;
 use super::ledger::Note;
-use super::preflight::control_dir;
 use crate::process;
 
 /// Check output captured per stream; its tail (where failures are) is what gets routed.
@@ -57,16 +55,8 @@ const FAILED: &str = "failed";
 const REPIN: &str = "pending:repin";
 
 impl Engine<'_> {
-    pub(super) fn worktree(&self, task: &Task) -> PathBuf {
-        PathBuf::from(&self.worker.workspace_root).join(&task.task_id)
-    }
-
-    pub(super) fn task_control(&self, task: &Task) -> PathBuf {
-        control_dir(self.worker).join(&task.task_id)
-    }
-
     /// Saves the task with an event saying what changed.
-    pub(super) fn commit(
+    fn commit(
         &mut self,
         task: &mut Task,
         kind: &'static str,
@@ -86,7 +76,7 @@ impl Engine<'_> {
     }
 
     /// Advances `task` until it waits, ends, or the tick is interrupted.
-    pub(crate) fn advance(
+    pub(super) fn advance(
         &mut self,
         mut task: Task,
         assigned: &BTreeSet<(String, u64)>,
@@ -123,7 +113,7 @@ impl Engine<'_> {
                     }
                 }
                 TaskState::Active => {
-                    if let Some(changes) = self.pin_changes(&task) {
+                    if let Some(changes) = self.setup.pin_changes(&task) {
                         let resume = task.phase;
                         task.occurrences.insert(REPIN.to_owned(), 1);
                         self.park(&mut task, resume, BLOCKER, format!(
@@ -145,29 +135,8 @@ impl Engine<'_> {
         Ok(())
     }
 
-    /// Returns the keys of the pinned identity that changed since acceptance, if any; a
-    /// stored pin that cannot be read counts as changed (never as unchecked).
-    pub(super) fn pin_changes(&self, task: &Task) -> Option<Vec<String>> {
-        let Some(pinned) = PinnedIdentity::from_stored(&task.pinned) else {
-            return Some(vec!["pinned".to_owned()]);
-        };
-        let current = self.pin_of(&task.repo);
-        let changes = match current {
-            Some(current) => pinned.changes(&current),
-            None => vec![format!(
-                "workers.{}.repositories.{}",
-                self.worker_id, task.repo
-            )],
-        };
-        (!changes.is_empty()).then_some(changes)
-    }
-
     /// One phase step; `true` to keep going in this tick.
-    pub(super) fn step(
-        &mut self,
-        task: &mut Task,
-        assigned: &BTreeSet<(String, u64)>,
-    ) -> Result<bool, Halt> {
+    fn step(&mut self, task: &mut Task, assigned: &BTreeSet<(String, u64)>) -> Result<bool, Halt> {
         match task.phase {
             Phase::Accept => self.accept(task, assigned),
             Phase::Checkout => self.checkout(task),
@@ -186,9 +155,37 @@ impl Engine<'_> {
         }
     }
 
+    /// The exact clean signed head the worktree is on, or `None` after sending the task back
+    /// to publish what the worktree holds.
+    fn current_head(&mut self, task: &mut Task) -> Result<Option<String>, Halt> {
+        let dir = self.setup.worktree(task);
+        let clean = git::is_clean(&dir).map_err(|e| self.git_halt(task, e))?;
+        let head = git::head(&dir).map_err(|e| self.git_halt(task, e))?;
+        if clean && task.head.as_deref() == Some(head.as_str()) {
+            return Ok(Some(head));
+        }
+        let previous = task.phase;
+        task.phase = Phase::Publish;
+        self.commit(
+            task,
+            "coordinator.phase",
+            "worktree differs from the published head".into(),
+            Some(previous),
+        )?;
+        Ok(None)
+    }
+
+    /// Moves the task to `phase` with a saved reason; `true` to keep going.
+    fn back_to(&mut self, task: &mut Task, phase: Phase, why: &str) -> Result<bool, Halt> {
+        let previous = task.phase;
+        task.phase = phase;
+        self.commit(task, "coordinator.phase", why.to_owned(), Some(previous))?;
+        Ok(true)
+    }
+
     /// Marks the task waiting on `resume` (persisted first, so no model re-runs), then
     /// publishes the checkpoint comment.
-    pub(crate) fn park(
+    fn park(
         &mut self,
         task: &mut Task,
         resume: Phase,
@@ -210,7 +207,7 @@ impl Engine<'_> {
 
     /// A waiting task: publish its checkpoint if not yet published, else look for an
     /// authorized reply after it. `true` when it resumed.
-    pub(super) fn waiting(&mut self, task: &mut Task) -> Result<bool, Halt> {
+    fn waiting(&mut self, task: &mut Task) -> Result<bool, Halt> {
         if task.question_comment_id.is_none() {
             self.publish_checkpoint(task)?;
             return Ok(false);
@@ -242,7 +239,7 @@ impl Engine<'_> {
             BLOCKER
         };
         let text = task.blocker.clone().unwrap_or_default();
-        let logins = self.worker.reply_logins.clone();
+        let logins = self.setup.worker.reply_logins.clone();
         let resume = task.resume_phase.map(Phase::as_str);
         let posted = self.comment(task, kind, |id| match kind {
             QUESTION => naming::question_comment(&text, &logins, id),
@@ -272,7 +269,7 @@ impl Engine<'_> {
             .issue_comments(&task.repo, task.issue)
             .map_err(|e| self.github_halt(task, "list comments", e))?;
         let after = task.question_comment_id.unwrap_or(u64::MAX);
-        let scan = reply::scan_replies(&comments, &self.worker.reply_logins, after);
+        let scan = reply::scan_replies(&comments, &self.setup.worker.reply_logins, after);
         for ignored in &scan.ignored {
             self.observe(
                 Some(&task.task_id),
@@ -295,8 +292,8 @@ impl Engine<'_> {
             return Ok(false);
         }
         // Only a reply to the identity-change blocker rebinds the task, never any other.
-        if task.occurrences.remove(REPIN).is_some() && self.pin_changes(task).is_some() {
-            if let Some(current) = self.pin_of(&task.repo) {
+        if task.occurrences.remove(REPIN).is_some() && self.setup.pin_changes(task).is_some() {
+            if let Some(current) = self.setup.pin_of(&task.repo) {
                 task.pinned = serde_json::to_value(current).unwrap_or_default();
             }
         }
@@ -316,7 +313,7 @@ impl Engine<'_> {
         Ok(true)
     }
 
-    pub(super) fn publish_failure(&mut self, task: &mut Task) -> Result<(), Halt> {
+    fn publish_failure(&mut self, task: &mut Task) -> Result<(), Halt> {
         if self.publish_final(task, FAILED)? {
             let reason = task.blocker.clone().unwrap_or_default();
             self.observe(Some(&task.task_id), format!("failed: {reason}"));
@@ -324,7 +321,7 @@ impl Engine<'_> {
         Ok(())
     }
 
-    pub(super) fn publish_uncertain(&mut self, task: &mut Task) -> Result<(), Halt> {
+    fn publish_uncertain(&mut self, task: &mut Task) -> Result<(), Halt> {
         self.publish_final(task, "uncertain").map(|_| ())
     }
 
@@ -349,7 +346,7 @@ impl Engine<'_> {
     }
 
     /// Saves the task with the completed activity of a GitHub effect and its event.
-    pub(super) fn save_published(
+    fn save_published(
         &mut self,
         task: &mut Task,
         posted: &super::effects::Posted,
@@ -368,7 +365,7 @@ impl Engine<'_> {
         Ok(())
     }
 
-    pub(super) fn accept(
+    fn accept(
         &mut self,
         task: &mut Task,
         assigned: &BTreeSet<(String, u64)>,
@@ -394,26 +391,14 @@ impl Engine<'_> {
         Ok(true)
     }
 
-    pub(super) fn publication(&self, task: &Task) -> String {
-        self.repo_config(&task.repo)
-            .map(|r| r.publication_repo.to_string())
-            .unwrap_or_else(|| task.repo.clone())
-    }
-
-    pub(super) fn auth(&self) -> git::GitAuth {
+    fn auth(&self) -> git::GitAuth {
         git::GitAuth {
             token: Some(self.token.expose().to_owned()),
         }
     }
 
-    pub(super) fn protected(&self, task: &Task) -> Vec<String> {
-        let mut p = vec![task.base.clone(), "main".into(), "master".into()];
-        p.dedup();
-        p
-    }
-
-    pub(super) fn checkout(&mut self, task: &mut Task) -> Result<bool, Halt> {
-        let publication = self.publication(task);
+    fn checkout(&mut self, task: &mut Task) -> Result<bool, Halt> {
+        let publication = self.setup.publication(task);
         let origin = self
             .gh
             .repository(&task.repo)
@@ -426,10 +411,13 @@ impl Engine<'_> {
                 .map_err(|e| self.github_halt(task, "read the publication repository", e))?
                 .clone_url
         };
-        let dir = self.worktree(task);
-        let (signer_name, signer_email) =
-            self.signer().map(|s| (s.name, s.email)).unwrap_or_default();
-        let mut protected = self.protected(task);
+        let dir = self.setup.worktree(task);
+        let (signer_name, signer_email) = self
+            .setup
+            .signer()
+            .map(|s| (s.name, s.email))
+            .unwrap_or_default();
+        let mut protected = protected_branches(task);
         protected.push(origin.default_branch.clone());
         let plan = git::CheckoutPlan {
             dir: &dir,
@@ -467,24 +455,17 @@ impl Engine<'_> {
         }
     }
 
-    pub(super) fn git_halt(&self, task: &Task, e: git::GitError) -> Halt {
+    fn git_halt(&self, task: &Task, e: git::GitError) -> Halt {
         Halt::Retry {
             task: task.task_id.clone(),
             message: self.secrets.scrub(&e.to_string()),
         }
     }
+}
 
-    pub(super) fn signer(&self) -> Option<git::Signer> {
-        let git = self.config.sessions.get(&self.worker_id)?.git.as_ref()?;
-        Some(git::Signer {
-            name: git.name.clone(),
-            email: git.email.clone(),
-            format: match git.signing_format {
-                SigningFormat::Ssh => git::SignFormat::Ssh,
-                SigningFormat::OpenPgp => git::SignFormat::OpenPgp,
-            },
-            key: git.signing_key.to_string(),
-            allowed_signers: git.allowed_signers.clone(),
-        })
-    }
+/// The branches a task's push never touches: its base, `main` and `master`.
+fn protected_branches(task: &Task) -> Vec<String> {
+    let mut p = vec![task.base.clone(), "main".into(), "master".into()];
+    p.dedup();
+    p
 }

@@ -7,7 +7,7 @@ use super::*;
 
 impl Engine<'_> {
     pub(super) fn publish(&mut self, task: &mut Task) -> Result<bool, Halt> {
-        let dir = self.worktree(task);
+        let dir = self.setup.worktree(task);
         let Some(head) = self.signed_head(task, &dir)? else {
             return Ok(true);
         };
@@ -29,7 +29,7 @@ impl Engine<'_> {
     /// after parking on the blocker that stopped it (no identity, a failed commit, a
     /// signature that does not verify).
     fn signed_head(&mut self, task: &mut Task, dir: &Path) -> Result<Option<String>, Halt> {
-        let Some(signer) = self.signer() else {
+        let Some(signer) = self.setup.signer() else {
             self.park(
                 task,
                 Phase::Publish,
@@ -73,7 +73,7 @@ impl Engine<'_> {
     /// Pushes `head` to the publication branch unless it is there already (never forced),
     /// and saves it as the task's head.
     fn push_head(&mut self, task: &mut Task, dir: &Path, head: &str) -> Result<(), Halt> {
-        let protected = self.protected(task);
+        let protected = protected_branches(task);
         let published = git::remote_branch(dir, "publication", &task.branch, &self.auth())
             .map_err(|e| self.git_halt(task, e))?;
         if published.as_deref() == Some(head) {
@@ -100,7 +100,7 @@ impl Engine<'_> {
 
     /// Opens the task's draft pull request on the publication repository and saves it.
     fn open_draft(&mut self, task: &mut Task) -> Result<(), Halt> {
-        let publication = self.publication(task);
+        let publication = self.setup.publication(task);
         let posted = self.draft(task, &publication)?;
         task.pr = Some(posted.id);
         task.pr_url = Some(posted.url.clone());
@@ -114,7 +114,7 @@ impl Engine<'_> {
     }
 
     pub(super) fn checks(&mut self, task: &mut Task) -> Result<bool, Halt> {
-        let dir = self.worktree(task);
+        let dir = self.setup.worktree(task);
         let clean = git::is_clean(&dir).map_err(|e| self.git_halt(task, e))?;
         let head = git::head(&dir).map_err(|e| self.git_halt(task, e))?;
         if !clean || task.head.as_deref() != Some(head.as_str()) {
@@ -128,24 +128,24 @@ impl Engine<'_> {
             )?;
             return Ok(true);
         }
-        let Some(rc) = self.repo_config(&task.repo) else {
+        let Some(rc) = self.setup.repo_config(&task.repo) else {
             return Ok(false);
         };
-        let env = self.trusted_env(task, &head);
+        let env = self.setup.trusted_env(task, &head);
         let spec = process::Spec {
             argv: &rc.check_argv,
             cwd: &dir,
             env,
-            remove_env: self.token_vars(),
+            remove_env: accounts::token_variables(self.setup.config),
             stdin: None,
-            timeout: Duration::from_secs(self.worker.check_timeout),
+            timeout: Duration::from_secs(self.setup.worker.check_timeout),
             max_output: CHECK_CAPTURE,
             gh_config_dir: None,
         };
         let (passed, output) = match process::run(&spec) {
             Ok(done) => {
                 let why = if done.timed_out() {
-                    format!("timed out after {} s\n", self.worker.check_timeout)
+                    format!("timed out after {} s\n", self.setup.worker.check_timeout)
                 } else {
                     String::new()
                 };
@@ -182,31 +182,5 @@ impl Engine<'_> {
             format!("checks {verdict} on {}", &head[..head.len().min(12)]),
         );
         Ok(true)
-    }
-
-    /// The environment of the trusted `check_argv` and `readiness_argv` (spec
-    /// "Assumptions"): the head, the pinned base, the route and the worktree.
-    pub(super) fn trusted_env(&self, task: &Task, head: &str) -> Vec<(String, String)> {
-        let dir = self.worktree(task);
-        vec![
-            ("AGENT_COORDINATOR_HEAD".to_owned(), head.to_owned()),
-            (
-                "AGENT_COORDINATOR_BASE".to_owned(),
-                task.base_sha.clone().unwrap_or_default(),
-            ),
-            ("AGENT_COORDINATOR_REPO".to_owned(), task.repo.clone()),
-            (
-                "AGENT_COORDINATOR_PR".to_owned(),
-                task.pr.map(|p| p.to_string()).unwrap_or_default(),
-            ),
-            (
-                "AGENT_COORDINATOR_SESSION".to_owned(),
-                self.worker_id.clone(),
-            ),
-            (
-                "AGENT_COORDINATOR_WORKTREE".to_owned(),
-                dir.to_string_lossy().into_owned(),
-            ),
-        ]
     }
 }

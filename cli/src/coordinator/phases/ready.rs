@@ -116,17 +116,17 @@ impl Engine<'_> {
         task: &Task,
         head: &str,
     ) -> Result<Result<Readiness, ReadinessFailure>, Halt> {
-        let Some(rc) = self.repo_config(&task.repo) else {
+        let Some(rc) = self.setup.repo_config(&task.repo) else {
             return Ok(Err(ReadinessFailure::Unconfigured));
         };
-        let dir = self.worktree(task);
+        let dir = self.setup.worktree(task);
         let spec = process::Spec {
             argv: &rc.readiness_argv,
             cwd: &dir,
-            env: self.trusted_env(task, head),
-            remove_env: self.token_vars(),
+            env: self.setup.trusted_env(task, head),
+            remove_env: accounts::token_variables(self.setup.config),
             stdin: None,
-            timeout: Duration::from_secs(self.worker.check_timeout),
+            timeout: Duration::from_secs(self.setup.worker.check_timeout),
             max_output: redact::LANE_BODY_MAX,
             gh_config_dir: None,
         };
@@ -143,7 +143,7 @@ impl Engine<'_> {
             let stderr = redact::bound_tail(&self.secrets.scrub(&done.stderr), 2048);
             return Ok(Err(if done.timed_out() {
                 ReadinessFailure::TimedOut {
-                    seconds: self.worker.check_timeout,
+                    seconds: self.setup.worker.check_timeout,
                     stderr,
                 }
             } else {
@@ -155,11 +155,11 @@ impl Engine<'_> {
         }
         let base = task.base_sha.clone().unwrap_or_default();
         Ok(
-            readiness::verify(&done.stdout, head, &base, &self.worker.reply_logins).map_err(|e| {
-                ReadinessFailure::Contract {
+            readiness::verify(&done.stdout, head, &base, &self.setup.worker.reply_logins).map_err(
+                |e| ReadinessFailure::Contract {
                     detail: self.secrets.scrub(&e.to_string()),
-                }
-            }),
+                },
+            ),
         )
     }
 
@@ -278,8 +278,8 @@ impl Engine<'_> {
                 return Ok(Err(true));
             }
         };
-        if let Some(signer) = self.signer() {
-            let dir = self.worktree(task);
+        if let Some(signer) = self.setup.signer() {
+            let dir = self.setup.worktree(task);
             if let Err(e) = git::verify(&dir, head, &signer) {
                 let text = self.secrets.scrub(&e.to_string());
                 self.park(
