@@ -3,6 +3,7 @@
 
 use std::time::Duration;
 
+use agent_coord_shared::dashboard::model::ScopeSource;
 use agent_coord_shared::dashboard::scope::settings;
 use agent_coord_shared::dashboard::scope::Scope;
 
@@ -15,7 +16,6 @@ use crate::serve::background::enrich;
 use crate::serve::http::guard;
 use crate::serve::http::limits::Limits;
 use crate::serve::model::scope::ScopeInForce;
-use crate::serve::model::scope::ScopeSource;
 use crate::serve::start;
 use crate::serve::state::AppState;
 

@@ -2,10 +2,9 @@
 //! every CLI write: importing a batch plan (never over an existing one) and requesting a
 //! batch stop (a `batch.stop_requested` event on a batch the state knows).
 //!
-//! The request bodies are read here too, so the server only moves JSON in and out; the
-//! messages are the ones the dashboard shows.
+//! The request bodies (typed in the model) are checked here too, so the server only moves
+//! them in and out; the messages are the ones the dashboard shows.
 
-use serde_json::json;
 use serde_json::Value;
 
 use crate::dashboard::inputs::records::heartbeat_work;
@@ -13,10 +12,13 @@ use crate::dashboard::inputs::records::is_active;
 use crate::dashboard::inputs::records::ClaimIn;
 use crate::dashboard::inputs::records::HeartbeatIn;
 use crate::dashboard::inputs::records::ManifestIn;
+use crate::dashboard::model::ImportBody;
+use crate::dashboard::model::Imported;
+use crate::dashboard::model::Scalar;
+use crate::dashboard::model::StopBody;
 use crate::ids::paths;
 use crate::ids::BatchId;
 use crate::manifest;
-use crate::record::scalar_string;
 use crate::record::Claim;
 use crate::record::EventKind;
 use crate::record::Heartbeat;
@@ -32,23 +34,16 @@ use crate::time;
 pub const DEFAULT_STOP_REASON: &str =
     "Stop requested from dashboard so this batch can be restarted.";
 
-/// What an import wrote.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Imported {
-    /// The batch id.
-    pub batch_id: String,
-    /// Where the manifest was stored.
-    pub path: String,
-    /// The manifest as stored.
-    pub manifest: Value,
-}
-
 /// Imports a batch plan from an import request body (`{"launch_prompt": "…"}` or a
 /// reviewed draft): the manifest is validated, stamped with `ctx`'s clock and machine, and
 /// refused with a conflict when a manifest already exists at its path.
-pub fn import(snap: &impl Snapshot, ctx: &Ctx, body: &Value) -> Result<Plan<Imported>, RuleError> {
+pub fn import(
+    snap: &impl Snapshot,
+    ctx: &Ctx,
+    body: &ImportBody,
+) -> Result<Plan<Imported>, RuleError> {
     let machine = ctx.identity.machine_id.clone().unwrap_or_default();
-    let manifest = manifest::import_request(body, &time::format(ctx.now), &machine)
+    let manifest = manifest::import_request(&body.to_value(), &time::format(ctx.now), &machine)
         .map_err(|e| RuleError::Usage(e.0))?;
     let id = manifest
         .get("batch_id")
@@ -92,20 +87,15 @@ pub struct StopRequest {
 impl StopRequest {
     /// Reads a request body: `batch_id` (or `batchId`), `reason` (or `message`), `repo`;
     /// values are trimmed and blanks count as absent.
-    pub fn from_body(body: &Value) -> Result<StopRequest, RuleError> {
-        let Some(obj) = body.as_object() else {
-            return Err(RuleError::Usage(
-                "Request body must be a JSON object.".into(),
-            ));
-        };
-        let text = |a: &str, b: &str| {
-            obj.get(a)
-                .or_else(|| obj.get(b))
-                .and_then(scalar_string)
-                .map(|v| v.trim().to_owned())
+    pub fn from_body(body: &StopBody) -> Result<StopRequest, RuleError> {
+        let text = |a: &Scalar, b: &Scalar| {
+            a.or(b)
+                .text()
+                .map(str::trim)
                 .filter(|v| !v.is_empty())
+                .map(str::to_owned)
         };
-        let id = text("batch_id", "batchId")
+        let id = text(&body.batch_id, &body.batch_id_camel)
             .ok_or_else(|| RuleError::Usage("Batch id is required.".into()))?;
         if !manifest::is_safe_batch_id(&id) {
             return Err(RuleError::Usage(
@@ -117,8 +107,9 @@ impl StopRequest {
             .map_err(|e: crate::ids::IdError| RuleError::Usage(e.to_string()))?;
         Ok(StopRequest {
             batch,
-            reason: text("reason", "message").unwrap_or_else(|| DEFAULT_STOP_REASON.to_owned()),
-            repo: text("repo", "repo"),
+            reason: text(&body.reason, &body.message)
+                .unwrap_or_else(|| DEFAULT_STOP_REASON.to_owned()),
+            repo: text(&body.repo, &Scalar::Absent),
         })
     }
 }
@@ -149,11 +140,11 @@ pub fn stop(
         },
     };
     let mut fields = Record::new();
-    fields.insert("status".into(), json!("stop_requested"));
+    fields.insert("status".into(), Value::from("stop_requested"));
     if let Some(r) = request.repo.as_ref().or(repo.as_ref()) {
-        fields.insert("repo".into(), json!(r));
+        fields.insert("repo".into(), Value::from(r.as_str()));
     }
-    fields.insert("message".into(), json!(request.reason));
+    fields.insert("message".into(), Value::from(request.reason.as_str()));
     let (path, event) = new_event(
         snap,
         ctx,
@@ -210,6 +201,8 @@ fn inferred_repos(
 
 #[cfg(test)]
 mod tests {
+    use serde_json::json;
+
     use super::*;
     use crate::record::Identity;
     use crate::snapshot::MemorySnapshot;
@@ -228,13 +221,17 @@ mod tests {
     }
 
     fn stop_of(body: Value) -> Result<StopRequest, RuleError> {
-        StopRequest::from_body(&body)
+        StopRequest::from_body(&serde_json::from_value(body).unwrap())
+    }
+
+    fn import_of(body: Value) -> ImportBody {
+        serde_json::from_value(body).unwrap()
     }
 
     #[test]
     fn import_writes_the_manifest_once() {
         let mut snap = MemorySnapshot::default();
-        let plan = import(&snap, &ctx(), &json!({"launch_prompt": PROMPT})).unwrap();
+        let plan = import(&snap, &ctx(), &import_of(json!({"launch_prompt": PROMPT}))).unwrap();
         assert_eq!(plan.outcome.path, "batches/b-import.json");
         assert_eq!(plan.summary, "dashboard: import batch plan b-import");
         assert_eq!(plan.op, "dashboard-import");
@@ -245,7 +242,7 @@ mod tests {
         let (path, record) = &plan.state[0];
         snap.put(path, &Value::Object(record.clone()));
         assert_eq!(
-            import(&snap, &ctx(), &json!({"launch_prompt": PROMPT})).unwrap_err(),
+            import(&snap, &ctx(), &import_of(json!({"launch_prompt": PROMPT}))).unwrap_err(),
             RuleError::Conflict("Batch plan batches/b-import.json already exists.".into())
         );
     }
@@ -255,7 +252,9 @@ mod tests {
         let err = import(
             &MemorySnapshot::default(),
             &ctx(),
-            &json!({"launch_prompt": "Items:\n- PR #1: https://github.com/a/b/pull/2\n"}),
+            &import_of(
+                json!({"launch_prompt": "Items:\n- PR #1: https://github.com/a/b/pull/2\n"}),
+            ),
         )
         .unwrap_err();
         assert!(
@@ -276,7 +275,6 @@ mod tests {
             DEFAULT_STOP_REASON
         );
         for (body, message) in [
-            (json!([]), "Request body must be a JSON object."),
             (json!({}), "Batch id is required."),
             (json!({"batch_id": "  "}), "Batch id is required."),
             (
