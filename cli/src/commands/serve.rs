@@ -67,8 +67,8 @@ pub(crate) struct ServeArgs {
 
 /// Runs `serve`.
 pub(crate) fn cmd_serve(cx: &Context, args: &ServeArgs) -> Result<Report, CommandError> {
-    let allowed =
-        guard::allowed_hosts(&args.host, &args.allowed_hosts).map_err(CommandError::usage)?;
+    let allowed = guard::allowed_hosts(&args.host, &args.allowed_hosts)
+        .map_err(|e| CommandError::usage(e.to_string()))?;
     let mut globals = cx.globals.clone();
     let mut env = cx.env.clone();
     let _demo_dir = if args.demo {
