@@ -3,6 +3,7 @@
 
 use std::time::Duration;
 
+use agent_coord_shared::dashboard::model::ScopeSource;
 use agent_coord_shared::dashboard::scope::settings;
 use agent_coord_shared::dashboard::scope::Scope;
 
@@ -15,7 +16,6 @@ use crate::serve::background::enrich;
 use crate::serve::http::guard;
 use crate::serve::http::limits::Limits;
 use crate::serve::model::scope::ScopeInForce;
-use crate::serve::model::scope::ScopeSource;
 use crate::serve::start;
 use crate::serve::state::AppState;
 
@@ -67,8 +67,8 @@ pub(crate) struct ServeArgs {
 
 /// Runs `serve`.
 pub(crate) fn cmd_serve(cx: &Context, args: &ServeArgs) -> Result<Report, CommandError> {
-    let allowed =
-        guard::allowed_hosts(&args.host, &args.allowed_hosts).map_err(CommandError::usage)?;
+    let allowed = guard::allowed_hosts(&args.host, &args.allowed_hosts)
+        .map_err(|e| CommandError::usage(e.to_string()))?;
     let mut globals = cx.globals.clone();
     let mut env = cx.env.clone();
     let _demo_dir = if args.demo {

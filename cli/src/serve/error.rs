@@ -59,9 +59,6 @@ impl ApiError {
     }
 }
 
-/// What a client sees of a body that is not a JSON object.
-const NOT_AN_OBJECT: &str = "Request body must be a JSON object.";
-
 impl From<ImportError> for ApiError {
     fn from(e: ImportError) -> Self {
         match e {
@@ -79,7 +76,6 @@ impl From<ImportError> for ApiError {
 impl From<StopError> for ApiError {
     fn from(e: StopError) -> Self {
         match e {
-            StopError::NotAnObject => ApiError::bad_request(NOT_AN_OBJECT),
             StopError::MissingBatchId => ApiError::bad_request("Batch id is required."),
             StopError::UnsafeBatchId { .. } => ApiError::bad_request(
                 "Batch id must use only letters, numbers, dot, underscore, and hyphen.",
@@ -99,7 +95,6 @@ impl From<StopError> for ApiError {
 impl From<AnnotateError> for ApiError {
     fn from(e: AnnotateError) -> Self {
         match e {
-            AnnotateError::NotAnObject => ApiError::bad_request(NOT_AN_OBJECT),
             AnnotateError::Invalid(e) => ApiError::bad_request(e.to_string()),
             AnnotateError::Unreadable(e) => ApiError::unavailable(&e),
         }

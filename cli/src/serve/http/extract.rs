@@ -65,8 +65,8 @@ where
 
 /// A JSON request body: `Content-Type: application/json` (else 415), at most
 /// [`BODY_LIMIT`] bytes (else 413), received in full (else 400) within the body timeout
-/// (else 408), valid JSON of `T` (else 400: not UTF-8, nested deeper than serde_json's
-/// recursion limit, or not `T`).
+/// (else 408), valid JSON (else 400: not UTF-8, or nested deeper than serde_json's
+/// recursion limit) of `T`'s shape (else 400, saying so).
 pub(crate) struct ApiJson<T>(pub(crate) T);
 
 impl<S, T> FromRequest<S> for ApiJson<T>
@@ -117,10 +117,13 @@ where
                 Ok(Ok(bytes)) => bytes,
             };
         serde_json::from_slice(&bytes).map(ApiJson).map_err(|e| {
-            ApiError::new(
-                StatusCode::BAD_REQUEST,
-                format!("Request body is not valid JSON: {e}"),
-            )
+            let message = match e.classify() {
+                serde_json::error::Category::Data => {
+                    format!("Request body does not fit this write: {e}")
+                }
+                _ => format!("Request body is not valid JSON: {e}"),
+            };
+            ApiError::new(StatusCode::BAD_REQUEST, message)
         })
     }
 }

@@ -58,14 +58,19 @@ pub(crate) fn is_loopback_name(host: &str) -> bool {
     matches!(host, "localhost" | "127.0.0.1" | "::1")
 }
 
+/// Why no allow-list could be made.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum HostsError {
+    /// The server binds every interface and no host is named.
+    #[error("--allowed-hosts is required when --host binds all interfaces (name the hosts browsers will use)")]
+    WildcardWithoutHosts,
+}
+
 /// The default allow-list plus the bind host (when it is not a wildcard) plus extras.
-pub(crate) fn allowed_hosts(bind: &str, extra: &[String]) -> Result<Vec<String>, String> {
+pub(crate) fn allowed_hosts(bind: &str, extra: &[String]) -> Result<Vec<String>, HostsError> {
     let wildcard = matches!(bind, "0.0.0.0" | "::" | "[::]");
     if wildcard && extra.is_empty() {
-        return Err(
-            "--allowed-hosts is required when --host binds all interfaces (name the hosts browsers will use)"
-                .into(),
-        );
+        return Err(HostsError::WildcardWithoutHosts);
     }
     let mut out: Vec<String> = ["localhost", "127.0.0.1", "::1"].map(String::from).to_vec();
     if !wildcard {
@@ -198,7 +203,10 @@ mod tests {
         assert_eq!(list, ["127.0.0.1", "::1", "localhost"]);
         let list = allowed_hosts("box.lan", &["a.lan, b.lan".into()]).expect("ok");
         assert!(list.contains(&"box.lan".to_owned()) && list.contains(&"b.lan".to_owned()));
-        assert!(allowed_hosts("0.0.0.0", &[]).is_err());
+        assert_eq!(
+            allowed_hosts("0.0.0.0", &[]),
+            Err(HostsError::WildcardWithoutHosts)
+        );
         let list = allowed_hosts("0.0.0.0", &["box.lan".into()]).expect("ok");
         assert!(!list.contains(&"0.0.0.0".to_owned()));
     }

@@ -10,13 +10,13 @@ use std::sync::Arc;
 use std::sync::Mutex;
 
 use agent_coord_shared::dashboard::inputs::github_facts::GithubFacts;
+use agent_coord_shared::dashboard::model::ScopeSource;
 use agent_coord_shared::dashboard::scope::Scope;
 use tokio::sync::watch;
 
 use super::cache;
 use super::deriver::Deriver;
 use super::scope::ScopeInForce;
-use super::scope::ScopeSource;
 use crate::command_error::CommandError;
 use crate::context::Context;
 use crate::context::Env;

@@ -5,12 +5,13 @@
 
 use agent_coord_shared::dashboard::act::annotate;
 use agent_coord_shared::dashboard::model::Annotation;
+use agent_coord_shared::dashboard::model::AnnotationBody;
+use agent_coord_shared::dashboard::model::AnnotationKey;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::routing::post;
 use axum::Json;
 use axum::Router;
-use serde_json::Value;
 
 use super::blocking;
 use crate::serve::error::ApiResult;
@@ -40,7 +41,7 @@ impl LocalWrite for Annotate {
 async fn annotations_create(
     State(s): State<Models>,
     _: FromThisMachine<Annotate>,
-    ApiJson(body): ApiJson<Value>,
+    ApiJson(body): ApiJson<AnnotationBody>,
 ) -> ApiResult<(StatusCode, Json<Annotation>)> {
     let saved = blocking(move || {
         let cx = s.context()?;
@@ -55,11 +56,11 @@ async fn annotations_create(
 async fn annotations_destroy(
     State(s): State<Models>,
     _: FromThisMachine<Annotate>,
-    ApiJson(body): ApiJson<Value>,
+    ApiJson(item): ApiJson<AnnotationKey>,
 ) -> ApiResult<StatusCode> {
     blocking(move || {
         let cx = s.context()?;
-        write(&cx, |snap, _| annotate::clear(snap, &body))?;
+        write(&cx, |snap, _| annotate::clear(snap, &item))?;
         s.poll_version();
         Ok(())
     })

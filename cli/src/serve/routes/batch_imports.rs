@@ -2,14 +2,14 @@
 //! reviewed draft). Decided by shared's `dashboard::act::writes::import` inside the transaction.
 
 use agent_coord_shared::dashboard::act::writes as dashboard_writes;
+use agent_coord_shared::dashboard::model::ImportBody;
+use agent_coord_shared::dashboard::model::Imported;
 use agent_coord_shared::manifest;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::routing::post;
 use axum::Json;
 use axum::Router;
-use serde_json::json;
-use serde_json::Value;
 
 use super::blocking;
 use crate::serve::error::ApiError;
@@ -36,13 +36,13 @@ impl LocalWrite for Import {
 async fn batch_imports_create(
     State(s): State<Models>,
     _: FromThisMachine<Import>,
-    ApiJson(body): ApiJson<Value>,
-) -> ApiResult<(StatusCode, Json<Value>)> {
+    ApiJson(body): ApiJson<ImportBody>,
+) -> ApiResult<(StatusCode, Json<Imported>)> {
     let out = blocking(move || {
         let scope = s.scope()?.scope;
         // A plan the rules would refuse anyway is left to them (their message says why).
         let planned = (!scope.is_all())
-            .then(|| manifest::import_request(&body, "", "").ok())
+            .then(|| manifest::import_request(&body.to_value(), "", "").ok())
             .flatten();
         if let Some(manifest) = planned {
             scope
@@ -52,8 +52,7 @@ async fn batch_imports_create(
         let cx = s.context()?;
         let written = write(&cx, |snap, ctx| dashboard_writes::import(snap, ctx, &body))?;
         s.poll_version();
-        let done = written.done.plan.outcome;
-        Ok(json!({"batchId": done.batch_id, "path": done.path, "manifest": done.manifest}))
+        Ok(written.done.plan.outcome)
     })
     .await?;
     Ok((StatusCode::CREATED, Json(out)))

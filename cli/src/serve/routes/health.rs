@@ -1,12 +1,12 @@
 //! `GET /api/health`: the lifecycle probe (is the server up, which version of the refs it
 //! last saw, whether the front end is built in, how its own syncing with the remote stands).
 
+use agent_coord_shared::dashboard::derive::freshness::SyncView;
 use axum::extract::State;
 use axum::routing::get;
 use axum::Json;
 use axum::Router;
-use serde_json::json;
-use serde_json::Value;
+use serde::Serialize;
 
 use crate::serve::assets;
 use crate::serve::state::AppState;
@@ -16,12 +16,24 @@ pub(crate) fn router() -> Router<AppState> {
     Router::new().route("/api/health", get(health_show))
 }
 
-async fn health_show(State(s): State<AppState>) -> Json<Value> {
-    let sync = serde_json::to_value(&*s.sync.borrow()).unwrap_or(Value::Null);
-    Json(json!({
-        "ok": true,
-        "version": s.models.version(),
-        "bundled": assets::bundled(),
-        "sync": sync,
-    }))
+/// What the probe answers.
+#[derive(Debug, Serialize)]
+struct Health {
+    /// Always `true`: the server answered.
+    ok: bool,
+    /// The version of the refs last seen (empty before the first look).
+    version: String,
+    /// Whether the front end is compiled in.
+    bundled: bool,
+    /// The server's own syncing with the remote.
+    sync: SyncView,
+}
+
+async fn health_show(State(s): State<AppState>) -> Json<Health> {
+    Json(Health {
+        ok: true,
+        version: s.models.version(),
+        bundled: assets::bundled(),
+        sync: s.sync.borrow().clone(),
+    })
 }

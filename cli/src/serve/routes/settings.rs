@@ -5,7 +5,11 @@
 
 use std::net::SocketAddr;
 
+use agent_coord_shared::dashboard::model::ScopeSource;
+use agent_coord_shared::dashboard::model::SettingsBody;
+use agent_coord_shared::dashboard::model::SettingsView;
 use agent_coord_shared::dashboard::scope::settings as rules;
+use agent_coord_shared::dashboard::scope::settings::SettingsError;
 use agent_coord_shared::dashboard::scope::Scope;
 use axum::extract::ConnectInfo;
 use axum::extract::State;
@@ -13,8 +17,6 @@ use axum::http::StatusCode;
 use axum::routing::get;
 use axum::Json;
 use axum::Router;
-use serde::Serialize;
-use serde_json::Value;
 
 use super::blocking;
 use crate::serve::error::ApiError;
@@ -24,7 +26,6 @@ use crate::serve::http::extract::FromThisMachine;
 use crate::serve::http::extract::LocalWrite;
 use crate::serve::model::models::Models;
 use crate::serve::model::scope::ScopeInForce;
-use crate::serve::model::scope::ScopeSource;
 use crate::serve::state::AppState;
 use crate::store::settings as saved;
 
@@ -43,22 +44,6 @@ impl LocalWrite for Settings {
 
 /// The page polls nothing: it follows `/api/stream` (the reference's 0 disables polling).
 const REFRESH_INTERVAL_MS: u64 = 0;
-
-/// What the settings routes answer.
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct SettingsView {
-    /// The repositories shown, sorted (empty: every repository).
-    pub(crate) target_repos: Vec<String>,
-    /// How often the page should poll (0: never; it follows the stream).
-    pub(crate) refresh_interval_ms: u64,
-    /// The SHA-256 of the sorted list (64 hex digits).
-    pub(crate) scope_id: String,
-    /// Where the list came from.
-    pub(crate) source: ScopeSource,
-    /// Whether the asking client may change them (it is on this machine).
-    pub(crate) editable: bool,
-}
 
 /// Returns the target repositories in force and where they came from (for `/api/doctor`
 /// and the GitHub enrichment; no secrets in it).
@@ -93,10 +78,16 @@ async fn settings_show(
 async fn settings_update(
     State(s): State<Models>,
     _: FromThisMachine<Settings>,
-    ApiJson(body): ApiJson<Value>,
+    ApiJson(body): ApiJson<SettingsBody>,
 ) -> ApiResult<Json<SettingsView>> {
-    let repos = rules::normalize_value(body.get("targetRepos"))
-        .map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, e.to_string()))?;
+    let repos = match &body.target_repos {
+        None => Err(SettingsError::Empty),
+        Some(given) => given
+            .entries()
+            .ok_or(SettingsError::WrongType)
+            .and_then(rules::normalize),
+    }
+    .map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, e.to_string()))?;
     blocking(move || {
         let store = s.store()?;
         saved::save_target_repos(&store, &repos)?;

@@ -4,13 +4,13 @@
 
 use agent_coord_shared::dashboard::act::writes as dashboard_writes;
 use agent_coord_shared::dashboard::act::writes::StopRequest;
+use agent_coord_shared::dashboard::model::StopBody;
+use agent_coord_shared::dashboard::model::StopRequested;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::routing::post;
 use axum::Json;
 use axum::Router;
-use serde_json::json;
-use serde_json::Value;
 
 use super::blocking;
 use crate::serve::error::ApiError;
@@ -37,8 +37,8 @@ impl LocalWrite for Stop {
 async fn stop_requests_create(
     State(s): State<Models>,
     _: FromThisMachine<Stop>,
-    ApiJson(body): ApiJson<Value>,
-) -> ApiResult<(StatusCode, Json<Value>)> {
+    ApiJson(body): ApiJson<StopBody>,
+) -> ApiResult<(StatusCode, Json<StopRequested>)> {
     let out = blocking(move || {
         let request = StopRequest::from_body(&body)?;
         let scope = s.scope()?.scope;
@@ -58,8 +58,8 @@ async fn stop_requests_create(
         let cx = s.context()?;
         let written = write(&cx, |snap, ctx| dashboard_writes::stop(snap, ctx, &request))?;
         s.poll_version();
-        let (path, event) = &written.done.plan.outcome;
-        Ok(json!({"event": event, "path": path}))
+        let (path, event) = written.done.plan.outcome;
+        Ok(StopRequested { event, path })
     })
     .await?;
     Ok((StatusCode::CREATED, Json(out)))

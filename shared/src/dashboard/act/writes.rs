@@ -5,7 +5,6 @@
 //! The request bodies are read here too, so the server only moves JSON in and out; a
 //! refusal is a typed error with the facts, which the server words for the dashboard.
 
-use serde_json::json;
 use serde_json::Value;
 
 use crate::dashboard::inputs::records::heartbeat_work;
@@ -13,12 +12,15 @@ use crate::dashboard::inputs::records::is_active;
 use crate::dashboard::inputs::records::ClaimIn;
 use crate::dashboard::inputs::records::HeartbeatIn;
 use crate::dashboard::inputs::records::ManifestIn;
+use crate::dashboard::model::ImportBody;
+use crate::dashboard::model::Imported;
+use crate::dashboard::model::Scalar;
+use crate::dashboard::model::StopBody;
 use crate::ids::paths;
 use crate::ids::BatchId;
 use crate::ids::IdError;
 use crate::manifest;
 use crate::manifest::PromptError;
-use crate::record::scalar_string;
 use crate::record::Claim;
 use crate::record::EventKind;
 use crate::record::Heartbeat;
@@ -34,17 +36,6 @@ use crate::time;
 /// The reason recorded when a stop request gives none.
 pub const DEFAULT_STOP_REASON: &str =
     "Stop requested from dashboard so this batch can be restarted.";
-
-/// What an import wrote.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Imported {
-    /// The batch id.
-    pub batch_id: String,
-    /// Where the manifest was stored.
-    pub path: String,
-    /// The manifest as stored.
-    pub manifest: Value,
-}
 
 /// Why a batch plan was not imported.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -72,10 +63,10 @@ pub enum ImportError {
 pub fn import(
     snap: &impl Snapshot,
     ctx: &Ctx,
-    body: &Value,
+    body: &ImportBody,
 ) -> Result<Plan<Imported>, ImportError> {
     let machine = ctx.identity.machine_id.clone().unwrap_or_default();
-    let manifest = manifest::import_request(body, &time::format(ctx.now), &machine)?;
+    let manifest = manifest::import_request(&body.to_value(), &time::format(ctx.now), &machine)?;
     let id = manifest
         .get("batch_id")
         .and_then(Value::as_str)
@@ -103,9 +94,6 @@ pub fn import(
 /// Why a batch stop was not requested.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum StopError {
-    /// The request body is not a JSON object.
-    #[error("the request body is not a JSON object")]
-    NotAnObject,
     /// The request names no batch.
     #[error("the request names no batch id")]
     MissingBatchId,
@@ -148,26 +136,24 @@ pub struct StopRequest {
 impl StopRequest {
     /// Reads a request body: `batch_id` (or `batchId`), `reason` (or `message`), `repo`;
     /// values are trimmed and blanks count as absent.
-    pub fn from_body(body: &Value) -> Result<StopRequest, StopError> {
-        let Some(obj) = body.as_object() else {
-            return Err(StopError::NotAnObject);
-        };
-        let text = |a: &str, b: &str| {
-            obj.get(a)
-                .or_else(|| obj.get(b))
-                .and_then(scalar_string)
-                .map(|v| v.trim().to_owned())
+    pub fn from_body(body: &StopBody) -> Result<StopRequest, StopError> {
+        let text = |a: &Scalar, b: &Scalar| {
+            a.or(b)
+                .text()
+                .map(str::trim)
                 .filter(|v| !v.is_empty())
+                .map(str::to_owned)
         };
-        let id = text("batch_id", "batchId").ok_or(StopError::MissingBatchId)?;
+        let id = text(&body.batch_id, &body.batch_id_camel).ok_or(StopError::MissingBatchId)?;
         if !manifest::is_safe_batch_id(&id) {
             return Err(StopError::UnsafeBatchId { id });
         }
         let batch = id.parse().map_err(StopError::InvalidBatchId)?;
         Ok(StopRequest {
             batch,
-            reason: text("reason", "message").unwrap_or_else(|| DEFAULT_STOP_REASON.to_owned()),
-            repo: text("repo", "repo"),
+            reason: text(&body.reason, &body.message)
+                .unwrap_or_else(|| DEFAULT_STOP_REASON.to_owned()),
+            repo: text(&body.repo, &Scalar::Absent),
         })
     }
 }
@@ -198,11 +184,11 @@ pub fn stop(
         },
     };
     let mut fields = Record::new();
-    fields.insert("status".into(), json!("stop_requested"));
+    fields.insert("status".into(), Value::from("stop_requested"));
     if let Some(r) = request.repo.as_ref().or(repo.as_ref()) {
-        fields.insert("repo".into(), json!(r));
+        fields.insert("repo".into(), Value::from(r.as_str()));
     }
-    fields.insert("message".into(), json!(request.reason));
+    fields.insert("message".into(), Value::from(request.reason.as_str()));
     let (path, event) = new_event(
         snap,
         ctx,
@@ -260,6 +246,8 @@ fn inferred_repos(
 
 #[cfg(test)]
 mod tests {
+    use serde_json::json;
+
     use super::*;
     use crate::record::Identity;
     use crate::snapshot::MemorySnapshot;
@@ -278,13 +266,17 @@ mod tests {
     }
 
     fn stop_of(body: Value) -> Result<StopRequest, StopError> {
-        StopRequest::from_body(&body)
+        StopRequest::from_body(&serde_json::from_value(body).unwrap())
+    }
+
+    fn import_of(body: Value) -> ImportBody {
+        serde_json::from_value(body).unwrap()
     }
 
     #[test]
     fn import_writes_the_manifest_once() {
         let mut snap = MemorySnapshot::default();
-        let plan = import(&snap, &ctx(), &json!({"launch_prompt": PROMPT})).unwrap();
+        let plan = import(&snap, &ctx(), &import_of(json!({"launch_prompt": PROMPT}))).unwrap();
         assert_eq!(plan.outcome.path, "batches/b-import.json");
         assert_eq!(plan.summary, "dashboard: import batch plan b-import");
         assert_eq!(plan.op, "dashboard-import");
@@ -295,7 +287,7 @@ mod tests {
         let (path, record) = &plan.state[0];
         snap.put(path, &Value::Object(record.clone()));
         assert_eq!(
-            import(&snap, &ctx(), &json!({"launch_prompt": PROMPT})).unwrap_err(),
+            import(&snap, &ctx(), &import_of(json!({"launch_prompt": PROMPT}))).unwrap_err(),
             ImportError::Exists {
                 path: "batches/b-import.json".into()
             }
@@ -307,7 +299,9 @@ mod tests {
         let err = import(
             &MemorySnapshot::default(),
             &ctx(),
-            &json!({"launch_prompt": "Items:\n- PR #1: https://github.com/a/b/pull/2\n"}),
+            &import_of(
+                json!({"launch_prompt": "Items:\n- PR #1: https://github.com/a/b/pull/2\n"}),
+            ),
         )
         .unwrap_err();
         assert!(
@@ -328,7 +322,6 @@ mod tests {
             DEFAULT_STOP_REASON
         );
         for (body, refused) in [
-            (json!([]), StopError::NotAnObject),
             (json!({}), StopError::MissingBatchId),
             (json!({"batch_id": "  "}), StopError::MissingBatchId),
             (

@@ -10,15 +10,14 @@
 //! know. A record that does not read as an annotation is a model warning, never a broken
 //! page.
 
-use serde_json::Value;
-
 use crate::dashboard::model::Annotation;
+use crate::dashboard::model::AnnotationBody;
 use crate::dashboard::model::AnnotationKind;
+use crate::dashboard::model::Scalar;
 use crate::ids::RepoSlug;
 use crate::ids::Target;
 use crate::record::field as f;
-use crate::record::scalar_string;
-use crate::record::Record;
+use crate::record::ParseError;
 use crate::time;
 use crate::time::Instant;
 
@@ -28,21 +27,38 @@ pub const ANNOTATIONS_DIR: &str = "annotations";
 /// The longest note or operator an annotation keeps (characters, after trimming).
 pub const MAX_TEXT: usize = 500;
 
-/// Why a record (stored, or a request body) does not read as an annotation.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
-pub enum AnnotationInvalid {
-    /// The item is not a valid `owner/repo` and a numeric target.
+/// Why a request body or a stored record is not an annotation (the messages are the
+/// reference's).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum AnnotationError {
+    /// The repository is not `owner/repo`, or the target is not a number.
     #[error("annotation requires a valid owner/repo and numeric target")]
-    Key,
+    InvalidKey,
     /// The kind is neither `dismiss` nor `snooze`.
     #[error("annotation kind must be dismiss or snooze")]
-    Kind,
-    /// A snooze without a (future, for a request) `until`.
+    InvalidKind,
+    /// A snooze without a time to end, or (for a request) one already past.
     #[error("snooze until must be a future timestamp")]
-    Until,
-    /// The note or operator is longer than [`MAX_TEXT`].
-    #[error("annotation {0} is too long")]
-    TooLong(&'static str),
+    InvalidUntil,
+    /// The note or the operator is longer than [`MAX_TEXT`].
+    #[error("annotation {what} is too long")]
+    TooLong {
+        /// Which field (`note`, `operator`).
+        what: &'static str,
+    },
+    /// The stored bytes are not a record.
+    #[error("{0}")]
+    Unreadable(#[from] ParseError),
+    /// The record annotates another item than its path says.
+    #[error("annotation for {repo}#{target} is stored at {path}")]
+    Misplaced {
+        /// The repository the record names.
+        repo: String,
+        /// The target the record names.
+        target: String,
+        /// Where it is stored.
+        path: String,
+    },
 }
 
 /// Returns `annotations/<owner>/<repo>/<target>.json`.
@@ -69,9 +85,9 @@ fn key_part(s: &str) -> bool {
 pub(crate) fn key(
     repo: Option<&str>,
     target: Option<&str>,
-) -> Result<(RepoSlug, Target), AnnotationInvalid> {
+) -> Result<(RepoSlug, Target), AnnotationError> {
     let (Some(repo), Some(target)) = (repo, target) else {
-        return Err(AnnotationInvalid::Key);
+        return Err(AnnotationError::InvalidKey);
     };
     let (repo, target) = (repo.trim(), target.trim());
     let valid_repo = repo
@@ -79,76 +95,79 @@ pub(crate) fn key(
         .is_some_and(|(o, n)| key_part(o) && key_part(n));
     let numeric = !target.is_empty() && target.bytes().all(|b| b.is_ascii_digit());
     if !valid_repo || !numeric {
-        return Err(AnnotationInvalid::Key);
+        return Err(AnnotationError::InvalidKey);
     }
-    let slug = repo.parse().map_err(|_| AnnotationInvalid::Key)?;
-    let target = target.parse().map_err(|_| AnnotationInvalid::Key)?;
+    let slug = repo.parse().map_err(|_| AnnotationError::InvalidKey)?;
+    let target = target.parse().map_err(|_| AnnotationError::InvalidKey)?;
     Ok((slug, target))
 }
 
-fn text(v: Option<&Value>, what: &'static str) -> Result<Option<String>, AnnotationInvalid> {
-    let Some(s) = v.and_then(scalar_string) else {
+fn text(v: &Scalar, what: &'static str) -> Result<Option<String>, AnnotationError> {
+    let Some(s) = v.text() else {
         return Ok(None);
     };
     let s = s.trim();
     if s.chars().count() > MAX_TEXT {
-        return Err(AnnotationInvalid::TooLong(what));
+        return Err(AnnotationError::TooLong { what });
     }
     Ok((!s.is_empty()).then(|| s.to_owned()))
 }
 
-/// Reads an annotation record, as stored or as a request body sends it; with `now` (a
-/// request) a snooze's `until` must be in the future, and `active` is set.
-pub(crate) fn read(r: &Record, now: Option<Instant>) -> Result<Annotation, AnnotationInvalid> {
-    let repo = r.get("repo").and_then(scalar_string);
-    let target = r.get("target").and_then(scalar_string);
-    let (repo, target) = key(repo.as_deref(), target.as_deref())?;
-    let kind = r
-        .get("kind")
-        .and_then(Value::as_str)
+/// Reads an annotation, as a request body sends it or a stored record holds it; with `now`
+/// (a request) a snooze's `until` must be in the future, and `active` is set. When it was
+/// saved, and by which machine, are the stored record's to say (see [`parse`]).
+pub(crate) fn read(
+    body: &AnnotationBody,
+    now: Option<Instant>,
+) -> Result<Annotation, AnnotationError> {
+    let (repo, target) = key(body.key.repo.text(), body.key.target.text())?;
+    let kind = body
+        .kind
+        .text()
         .and_then(AnnotationKind::parse)
-        .ok_or(AnnotationInvalid::Kind)?;
+        .ok_or(AnnotationError::InvalidKind)?;
     let until = match kind {
         AnnotationKind::Dismiss => None,
         AnnotationKind::Snooze => {
-            let at = r
-                .get("until")
-                .and_then(Value::as_str)
+            let at = body
+                .until
+                .text()
                 .and_then(time::parse)
                 .filter(|t| now.is_none_or(|now| *t > now))
-                .ok_or(AnnotationInvalid::Until)?;
+                .ok_or(AnnotationError::InvalidUntil)?;
             Some(time::format(at))
         }
     };
-    let note = text(r.get("note"), "note")?;
-    let operator = text(r.get("operator"), "operator")?;
     let mut a = Annotation {
         repo: repo.to_string(),
         target: target.to_string(),
         kind,
         until,
-        note,
-        operator,
-        updated_at: f::UPDATED_AT.text(r).map(str::to_owned),
-        machine_id: f::MACHINE_ID.text(r).map(str::to_owned),
+        note: text(&body.note, "note")?,
+        operator: text(&body.operator, "operator")?,
+        updated_at: None,
+        machine_id: None,
         active: false,
     };
     a.active = now.is_some_and(|now| a.is_active(now));
     Ok(a)
 }
 
-/// Parses a stored annotation at `path`; the message says why it is not one. A record
-/// whose item differs from its path is refused too (it would annotate something else).
-pub fn parse(path: &str, bytes: &[u8]) -> Result<Annotation, String> {
-    let record = crate::record::from_bytes(bytes).map_err(|e| e.to_string())?;
+/// Parses a stored annotation at `path`. A record whose item differs from its path is
+/// refused too (it would annotate something else).
+pub fn parse(path: &str, bytes: &[u8]) -> Result<Annotation, AnnotationError> {
+    let record = crate::record::from_bytes(bytes)?;
     // Whether it is active is decided when the model is built, not here.
-    let a = read(&record, None).map_err(|e| e.to_string())?;
-    let (repo, target) = key(Some(&a.repo), Some(&a.target)).map_err(|e| e.to_string())?;
+    let mut a = read(&AnnotationBody::of_record(&record), None)?;
+    let (repo, target) = key(Some(&a.repo), Some(&a.target))?;
     if self::path(&repo, &target) != path {
-        return Err(format!(
-            "annotation for {}#{} is stored at {path}",
-            a.repo, a.target
-        ));
+        return Err(AnnotationError::Misplaced {
+            repo: a.repo,
+            target: a.target,
+            path: path.to_owned(),
+        });
     }
+    a.updated_at = f::UPDATED_AT.text(&record).map(str::to_owned);
+    a.machine_id = f::MACHINE_ID.text(&record).map(str::to_owned);
     Ok(a)
 }

@@ -21,6 +21,7 @@ mod slice;
 mod task_panel;
 #[cfg(test)]
 mod tests;
+mod writes;
 
 pub use annotation::hidden;
 pub use annotation::next_expiry;
@@ -69,3 +70,15 @@ pub use slice::Slice;
 pub use task_panel::ChecklistRow;
 pub use task_panel::CoordinatorPanel;
 pub use task_panel::MergeView;
+pub use writes::AnnotationBody;
+pub use writes::AnnotationKey;
+pub use writes::ImportBody;
+pub use writes::Imported;
+pub use writes::LaunchPrompt;
+pub use writes::Scalar;
+pub use writes::ScopeSource;
+pub use writes::SettingsBody;
+pub use writes::SettingsView;
+pub use writes::StopBody;
+pub use writes::StopRequested;
+pub use writes::TargetRepos;

@@ -25,8 +25,7 @@ use agent_coord_shared::dashboard::inputs::github_wanted::wanted;
 use agent_coord_shared::dashboard::model::SourceState;
 use agent_coord_shared::dashboard::model::SourceStatus;
 use agent_coord_shared::time;
-use serde_json::json;
-use serde_json::Value;
+use serde::Serialize;
 
 use self::fetch::Failure;
 use self::fetch::Memory;
@@ -54,6 +53,36 @@ struct Cost {
     took: Duration,
 }
 
+/// The GitHub half of `/api/doctor`: how the refresher is set up and how it is doing
+/// (never a token).
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct GithubDoctor {
+    /// The REST API root, without any `user:password@`.
+    api_url: Option<String>,
+    /// Where the token came from (`GH_TOKEN`, …), if one was found.
+    token_source: Option<&'static str>,
+    /// Seconds between refreshes.
+    refresh_seconds: Option<u64>,
+    /// GitHub's source status.
+    pub(crate) status: SourceStatus,
+    /// When the last refresh ended.
+    checked_at: Option<String>,
+    /// The repositories asked about.
+    repositories: Vec<String>,
+    /// What the last refresh cost.
+    last_refresh: Option<RefreshCost>,
+}
+
+/// What one refresh cost, as `/api/doctor` shows it.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct RefreshCost {
+    requests: u64,
+    not_modified: u64,
+    took_ms: u128,
+}
+
 /// What the refresher last recorded.
 #[derive(Debug, Default)]
 struct Current {
@@ -70,27 +99,25 @@ struct Current {
 pub(crate) struct Enrichment(Mutex<Current>);
 
 impl Enrichment {
-    /// The GitHub half of `/api/doctor` (never a token).
-    pub(crate) fn doctor(&self) -> Value {
-        let Ok(c) = self.0.lock() else {
-            return Value::Null;
-        };
-        let status = c
-            .status
-            .clone()
-            .unwrap_or_else(|| source(SourceState::Pending, None, ""));
-        json!({
-            "apiUrl": c.options.as_ref().map(|o| without_userinfo(&o.api_url)),
-            "tokenSource": c.token_source,
-            "refreshSeconds": c.options.as_ref().map(|o| o.interval.as_secs()),
-            "status": status,
-            "checkedAt": c.checked_at,
-            "repositories": c.repos,
-            "lastRefresh": c.last.map(|l| json!({
-                "requests": l.requests,
-                "notModified": l.not_modified,
-                "tookMs": l.took.as_millis(),
-            })),
+    /// Returns the GitHub half of `/api/doctor` (`None` if the refresher panicked while
+    /// recording).
+    pub(crate) fn doctor(&self) -> Option<GithubDoctor> {
+        let c = self.0.lock().ok()?;
+        Some(GithubDoctor {
+            api_url: c.options.as_ref().map(|o| without_userinfo(&o.api_url)),
+            token_source: c.token_source,
+            refresh_seconds: c.options.as_ref().map(|o| o.interval.as_secs()),
+            status: c
+                .status
+                .clone()
+                .unwrap_or_else(|| source(SourceState::Pending, None, "")),
+            checked_at: c.checked_at.clone(),
+            repositories: c.repos.clone(),
+            last_refresh: c.last.map(|l| RefreshCost {
+                requests: l.requests,
+                not_modified: l.not_modified,
+                took_ms: l.took.as_millis(),
+            }),
         })
     }
 

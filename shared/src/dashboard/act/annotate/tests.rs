@@ -8,6 +8,10 @@ use crate::dashboard::fixtures;
 use crate::dashboard::fixtures::ago;
 use crate::dashboard::fixtures::ahead;
 use crate::dashboard::inputs::annotations::parse;
+use crate::dashboard::inputs::annotations::AnnotationError;
+use crate::dashboard::inputs::annotations::AnnotationError::InvalidKey;
+use crate::dashboard::inputs::annotations::AnnotationError::InvalidKind;
+use crate::dashboard::inputs::annotations::AnnotationError::InvalidUntil;
 use crate::dashboard::inputs::annotations::MAX_TEXT;
 use crate::dashboard::model::next_expiry;
 use crate::dashboard::model::RowState;
@@ -25,87 +29,87 @@ fn ctx() -> Ctx {
     }
 }
 
-fn refusal(body: Value) -> AnnotateError {
-    match save(&ctx(), &body) {
+fn body(v: Value) -> AnnotationBody {
+    serde_json::from_value(v).unwrap()
+}
+
+fn refusal(v: Value) -> AnnotateError {
+    match save(&ctx(), &body(v.clone())) {
         Err(e) => e,
-        other => panic!("{body}: {other:?}"),
+        other => panic!("{v}: {other:?}"),
     }
 }
 
 #[test]
 fn requests_are_validated_with_the_reference_messages() {
-    let (key, kind, until) = (
-        AnnotateError::Invalid(AnnotationInvalid::Key),
-        AnnotateError::Invalid(AnnotationInvalid::Kind),
-        AnnotateError::Invalid(AnnotationInvalid::Until),
-    );
     let long = "x".repeat(MAX_TEXT + 1);
     for (body, message) in [
-        (json!([]), AnnotateError::NotAnObject),
-        (json!({"target": "7", "kind": "dismiss"}), key.clone()),
+        (json!({"target": "7", "kind": "dismiss"}), InvalidKey),
         (
             json!({"repo": "acme", "target": "7", "kind": "dismiss"}),
-            key.clone(),
+            InvalidKey,
         ),
         (
             json!({"repo": "acme/app/x", "target": "7", "kind": "dismiss"}),
-            key.clone(),
+            InvalidKey,
         ),
         (
             json!({"repo": "../app", "target": "7", "kind": "dismiss"}),
-            key.clone(),
+            InvalidKey,
         ),
         (
             json!({"repo": "acme/.git", "target": "7", "kind": "dismiss"}),
-            key.clone(),
+            InvalidKey,
         ),
         (
             json!({"repo": "-x/app", "target": "7", "kind": "dismiss"}),
-            key.clone(),
+            InvalidKey,
         ),
         (
             json!({"repo": "acme/app", "target": "7a", "kind": "dismiss"}),
-            key.clone(),
+            InvalidKey,
         ),
         (
             json!({"repo": "acme/app", "target": "", "kind": "dismiss"}),
-            key.clone(),
+            InvalidKey,
         ),
-        (json!({"repo": "acme/app", "target": "7"}), kind.clone()),
+        (json!({"repo": "acme/app", "target": "7"}), InvalidKind),
         (
             json!({"repo": "acme/app", "target": "7", "kind": "hide"}),
-            kind.clone(),
+            InvalidKind,
         ),
         (
             json!({"repo": "acme/app", "target": "7", "kind": "snooze"}),
-            until.clone(),
+            InvalidUntil,
         ),
         (
             json!({"repo": "acme/app", "target": "7", "kind": "snooze", "until": ago(1)}),
-            until.clone(),
+            InvalidUntil,
         ),
         (
             json!({"repo": "acme/app", "target": "7", "kind": "snooze", "until": "tomorrow"}),
-            until.clone(),
+            InvalidUntil,
         ),
         (
             json!({"repo": "acme/app", "target": "7", "kind": "dismiss", "note": long}),
-            AnnotationInvalid::TooLong("note").into(),
+            AnnotationError::TooLong { what: "note" },
         ),
         (
             json!({"repo": "acme/app", "target": "7", "kind": "dismiss", "operator": long}),
-            AnnotationInvalid::TooLong("operator").into(),
+            AnnotationError::TooLong { what: "operator" },
         ),
     ] {
-        assert_eq!(refusal(body.clone()), message, "{body}");
+        assert_eq!(refusal(body.clone()), AnnotateError::Invalid(message), "{body}");
     }
+    // A body that is not an object is not an annotation body at all.
+    assert!(serde_json::from_value::<AnnotationBody>(json!([])).is_err());
 }
 
 #[test]
 fn a_snooze_is_stored_on_the_branch_normalised() {
-    let body = json!({"repo": " acme/app ", "target": 7, "kind": "snooze",
-                      "until": "2026-11-29T14:00:00+01:00", "note": "  waiting on CI  ", "operator": ""});
-    let plan = save(&ctx(), &body).unwrap();
+    let request = body(json!({"repo": " acme/app ", "target": 7, "kind": "snooze",
+                      "until": "2026-11-29T14:00:00+01:00", "note": "  waiting on CI  ", "operator": ""}));
+    let plan = save(&ctx(), &request).unwrap();
     assert_eq!(plan.op, "dashboard-annotate");
     assert_eq!(
         plan.summary,
@@ -139,7 +143,7 @@ fn a_snooze_is_stored_on_the_branch_normalised() {
 fn a_dismissal_keeps_no_until() {
     let plan = save(
         &ctx(),
-        &json!({"repo": "acme/app", "target": "7", "kind": "dismiss", "until": ahead(60)}),
+        &body(json!({"repo": "acme/app", "target": "7", "kind": "dismiss", "until": ahead(60)})),
     )
     .unwrap();
     assert_eq!(plan.summary, "dashboard: dismiss acme/app#7");
@@ -150,12 +154,15 @@ fn a_dismissal_keeps_no_until() {
 #[test]
 fn clearing_removes_the_record_by_name_even_when_it_is_malformed() {
     let mut snap = MemorySnapshot::default();
-    let body = json!({"repo": "acme/app", "target": "7"});
-    let plan = clear(&snap, &body).unwrap();
+    let item = AnnotationKey {
+        repo: "acme/app".into(),
+        target: "7".into(),
+    };
+    let plan = clear(&snap, &item).unwrap();
     assert!(!plan.outcome);
     assert!(plan.is_empty(), "clearing nothing writes nothing");
     snap.put_raw("annotations/acme/app/7.json", b"{not json");
-    let plan = clear(&snap, &body).unwrap();
+    let plan = clear(&snap, &item).unwrap();
     assert!(plan.outcome);
     assert_eq!(plan.removals, ["annotations/acme/app/7.json"]);
     assert_eq!(
@@ -163,8 +170,8 @@ fn clearing_removes_the_record_by_name_even_when_it_is_malformed() {
         "dashboard: clear the annotation of acme/app#7"
     );
     assert!(matches!(
-        clear(&snap, &json!({"repo": "acme/app", "target": "x"})),
-        Err(AnnotateError::Invalid(AnnotationInvalid::Key))
+        clear(&snap, &AnnotationKey { target: "x".into(), ..item }),
+        Err(AnnotateError::Invalid(InvalidKey))
     ));
 }
 
@@ -178,7 +185,7 @@ fn stored_records_that_are_not_annotations_say_why() {
             br#"{"repo": "acme/app", "target": "7", "kind": "mute"}"#
         )
         .unwrap_err(),
-        AnnotationInvalid::Kind.to_string()
+        InvalidKind
     );
     assert_eq!(
         parse(
@@ -186,7 +193,11 @@ fn stored_records_that_are_not_annotations_say_why() {
             br#"{"repo": "acme/app", "target": "8", "kind": "dismiss"}"#
         )
         .unwrap_err(),
-        "annotation for acme/app#8 is stored at annotations/acme/app/7.json"
+        AnnotationError::Misplaced {
+            repo: "acme/app".into(),
+            target: "8".into(),
+            path: at.into(),
+        }
     );
     // An expired snooze still reads; it is just not active.
     let old = json!({"repo": "acme/app", "target": "7", "kind": "snooze", "until": ago(5)});
@@ -283,7 +294,7 @@ fn a_malformed_annotation_is_a_warning_and_the_rest_renders() {
     assert_eq!(inputs.malformed.len(), 2);
     assert_eq!(m.warnings.len(), 2, "{:?}", m.warnings);
     assert!(
-        m.warnings[1].contains(&AnnotationInvalid::Kind.to_string()),
+        m.warnings[1].contains(&InvalidKind.to_string()),
         "{:?}",
         m.warnings
     );
