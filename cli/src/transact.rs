@@ -36,7 +36,7 @@ pub(crate) enum WriteError<E> {
     /// The rule refused; nothing was written. `notices` are what was found before it (a
     /// first sync's lost claims, store warnings), for the CLI to say after the refusal.
     Refused { error: E, notices: Vec<String> },
-    /// The store or the sync failed (its sentence already says the notices).
+    /// The store or the sync failed (a failed commit says the notices after its sentence).
     Failed(CommandError),
 }
 

@@ -181,6 +181,44 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn dashboard_refusals_say_the_dashboard_words() {
+        let cases: [(ApiError, StatusCode, &str); 4] = [
+            (
+                ImportError::Exists {
+                    path: "batches/b-live.json".into(),
+                }
+                .into(),
+                StatusCode::CONFLICT,
+                "Batch plan batches/b-live.json already exists.",
+            ),
+            (
+                StopError::UnknownBatch {
+                    batch: "b-inf".parse().expect("batch id"),
+                }
+                .into(),
+                StatusCode::NOT_FOUND,
+                "Batch b-inf is not in the coordination state.",
+            ),
+            (
+                StopError::UnsafeBatchId { id: "../x".into() }.into(),
+                StatusCode::BAD_REQUEST,
+                "Batch id must use only letters, numbers, dot, underscore, and hyphen.",
+            ),
+            (
+                AnnotateError::NotAnObject.into(),
+                StatusCode::BAD_REQUEST,
+                NOT_AN_OBJECT,
+            ),
+        ];
+        for (e, status, message) in cases {
+            assert_eq!(
+                body_of(e).await,
+                (status, json!({ "error": message }).to_string())
+            );
+        }
+    }
+
+    #[tokio::test]
     async fn client_errors_say_what_was_wrong() {
         let (status, body) =
             body_of(ApiError::from(CommandError::usage("Batch id is required."))).await;
