@@ -17,6 +17,7 @@ pub mod output;
 pub mod record;
 pub mod repair;
 pub mod rules;
+pub mod serde_name;
 pub mod snapshot;
 pub mod time;
 pub mod transfer;

@@ -30,11 +30,15 @@ use http::header::ETAG;
 use http::header::IF_NONE_MATCH;
 use http::header::LINK;
 use http::StatusCode;
+use serde::Deserialize;
 use serde_json::Value;
 
 use self::bodies::CreatePull;
 use self::bodies::GraphqlRequest;
 use self::bodies::NewComment;
+use self::types::CreatedComment;
+use self::types::IssueCommentJson;
+use self::types::IssueEventJson;
 
 pub(crate) use self::cache::EtagCache;
 pub(crate) use self::dashboard::RateLimit;
@@ -395,14 +399,14 @@ impl GitHub {
     /// The authenticated user (`GET /user`).
     pub(crate) fn user(&mut self) -> Result<User, GhError> {
         let v = self.get("/user")?;
-        User::from_json(&v).ok_or_else(|| shape("/user"))
+        parse(&v, "/user")
     }
 
     /// A repository (`GET /repos/{repo}`).
     pub(crate) fn repository(&mut self, repo: &str) -> Result<Repository, GhError> {
         let route = format!("/repos/{repo}");
         let v = self.get(&route)?;
-        Repository::from_json(&v).ok_or_else(|| shape(&route))
+        parse(&v, &route)
     }
 
     /// Open issues (not pull requests) assigned to `login`, oldest first, every page.
@@ -421,7 +425,7 @@ impl GitHub {
             if v.get("pull_request").is_some() {
                 continue;
             }
-            issues.push(Issue::from_json(v).ok_or_else(|| shape(&route))?);
+            issues.push(parse(v, &route)?);
         }
         Ok(issues)
     }
@@ -436,7 +440,7 @@ impl GitHub {
         let items = self.list(&route)?;
         items
             .iter()
-            .map(|v| types::issue_event(v).ok_or_else(|| shape(&route)))
+            .map(|v| parse::<IssueEventJson>(v, &route).map(Into::into))
             .collect()
     }
 
@@ -450,7 +454,7 @@ impl GitHub {
         let items = self.list(&route)?;
         items
             .iter()
-            .map(|v| types::issue_comment(v).ok_or_else(|| shape(&route)))
+            .map(|v| parse::<IssueCommentJson>(v, &route).map(Into::into))
             .collect()
     }
 
@@ -463,16 +467,8 @@ impl GitHub {
     ) -> Result<(u64, String), GhError> {
         let route = format!("/repos/{repo}/issues/{number}/comments");
         let v = self.post(&route, &NewComment { body })?;
-        let id = v
-            .get("id")
-            .and_then(Value::as_u64)
-            .ok_or_else(|| shape(&route))?;
-        let url = v
-            .get("html_url")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_owned();
-        Ok((id, url))
+        let created: CreatedComment = parse(&v, &route)?;
+        Ok((created.id, created.html_url))
     }
 
     /// Pull requests of `repo` whose head is `owner:branch`, in any state.
@@ -483,10 +479,7 @@ impl GitHub {
     ) -> Result<Vec<PullRequest>, GhError> {
         let route = format!("/repos/{repo}/pulls?state=all&head={}", encode(head));
         let items = self.list(&route)?;
-        items
-            .iter()
-            .map(|v| PullRequest::from_json(v).ok_or_else(|| shape(&route)))
-            .collect()
+        items.iter().map(|v| parse(v, &route)).collect()
     }
 
     /// Opens a draft pull request.
@@ -501,8 +494,14 @@ impl GitHub {
             draft: true,
         };
         let v = self.post(&route, &body)?;
-        PullRequest::from_json(&v).ok_or_else(|| shape(&route))
+        parse(&v, &route)
     }
+}
+
+/// Reads an object GitHub answered `route` with; a missing required field is a
+/// protocol error naming the route.
+fn parse<'a, T: Deserialize<'a>>(v: &'a Value, route: &str) -> Result<T, GhError> {
+    T::deserialize(v).map_err(|_| shape(route))
 }
 
 fn shape(route: &str) -> GhError {

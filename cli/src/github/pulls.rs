@@ -7,6 +7,7 @@ use serde_json::Value;
 
 use super::bodies::NewReview;
 use super::bodies::NodeVariables;
+use super::parse;
 use super::shape;
 use super::GhError;
 use super::GitHub;
@@ -18,7 +19,7 @@ impl GitHub {
     pub(crate) fn pull(&mut self, repo: &str, number: u64) -> Result<PullRequest, GhError> {
         let route = format!("/repos/{repo}/pulls/{number}");
         let v = self.get(&route)?;
-        PullRequest::from_json(&v).ok_or_else(|| shape(&route))
+        parse(&v, &route)
     }
 
     /// Every review of a pull request, oldest first.
@@ -26,7 +27,7 @@ impl GitHub {
         let route = format!("/repos/{repo}/pulls/{number}/reviews");
         self.list(&route)?
             .iter()
-            .map(|v| Review::from_json(v).ok_or_else(|| shape(&route)))
+            .map(|v| parse(v, &route))
             .collect()
     }
 
@@ -47,7 +48,7 @@ impl GitHub {
             body,
         };
         let v = self.post(&route, &review)?;
-        Review::from_json(&v).ok_or_else(|| shape(&route))
+        parse(&v, &route)
     }
 
     /// The pages of the head's check runs.

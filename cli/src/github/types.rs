@@ -1,59 +1,50 @@
-//! The few GitHub objects the coordinator reads, parsed leniently from REST JSON: a missing
-//! optional field is `None`, a missing required one makes the whole object `None` (the
-//! caller turns that into a protocol error naming the route).
+//! The few GitHub objects the coordinator reads, as serde types over GitHub's REST JSON: a
+//! missing (or `null`) optional field is its default, a missing required one fails the
+//! whole object (the caller turns that into a protocol error naming the route). Nested
+//! objects (`head`, `user`, …) are read through private wire types and flattened into the
+//! fields the coordinator uses.
 
 use agent_coord_shared::coordinator::evidence::IssueEvent;
 use agent_coord_shared::coordinator::reply::IssueComment;
-use serde_json::Value;
+use serde::Deserialize;
+use serde::Deserializer;
 
-fn s(v: &Value, key: &str) -> Option<String> {
-    v.get(key).and_then(Value::as_str).map(str::to_owned)
+/// Reads a field GitHub may send as `null` as its type's default.
+fn nullable<'de, D, T>(d: D) -> Result<T, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Default + Deserialize<'de>,
+{
+    Option::<T>::deserialize(d).map(Option::unwrap_or_default)
 }
 
-fn login(v: &Value, key: &str) -> Option<String> {
-    v.get(key).and_then(|u| s(u, "login"))
+/// A user as GitHub nests one (`user`, `actor`, `assignee`, `merged_by`).
+#[derive(Debug, Default, Deserialize)]
+struct Who {
+    login: Option<String>,
+    #[serde(rename = "type")]
+    kind: Option<String>,
 }
 
-fn user_type(v: &Value, key: &str) -> Option<String> {
-    v.get(key).and_then(|u| s(u, "type"))
-}
-
-/// A GitHub user or bot.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// A GitHub user or bot (`GET /user`).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 pub(crate) struct User {
     pub(crate) login: String,
+    #[serde(rename = "type", default, deserialize_with = "nullable")]
     pub(crate) kind: String,
 }
 
-impl User {
-    pub(crate) fn from_json(v: &Value) -> Option<User> {
-        Some(User {
-            login: s(v, "login")?,
-            kind: s(v, "type").unwrap_or_default(),
-        })
-    }
-}
-
 /// A repository.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 pub(crate) struct Repository {
     pub(crate) full_name: String,
     pub(crate) clone_url: String,
     pub(crate) default_branch: String,
 }
 
-impl Repository {
-    pub(crate) fn from_json(v: &Value) -> Option<Repository> {
-        Some(Repository {
-            full_name: s(v, "full_name")?,
-            clone_url: s(v, "clone_url")?,
-            default_branch: s(v, "default_branch")?,
-        })
-    }
-}
-
 /// An issue.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(from = "IssueJson")]
 pub(crate) struct Issue {
     pub(crate) number: u64,
     pub(crate) title: String,
@@ -62,24 +53,32 @@ pub(crate) struct Issue {
     pub(crate) assignees: Vec<String>,
 }
 
-impl Issue {
-    pub(crate) fn from_json(v: &Value) -> Option<Issue> {
-        Some(Issue {
-            number: v.get("number")?.as_u64()?,
-            title: s(v, "title")?,
-            body: s(v, "body").unwrap_or_default(),
-            state: s(v, "state")?,
-            assignees: v
-                .get("assignees")
-                .and_then(Value::as_array)
-                .map(|a| a.iter().filter_map(|u| s(u, "login")).collect())
-                .unwrap_or_default(),
-        })
+#[derive(Deserialize)]
+struct IssueJson {
+    number: u64,
+    title: String,
+    #[serde(default, deserialize_with = "nullable")]
+    body: String,
+    state: String,
+    #[serde(default, deserialize_with = "nullable")]
+    assignees: Vec<Who>,
+}
+
+impl From<IssueJson> for Issue {
+    fn from(j: IssueJson) -> Self {
+        Issue {
+            number: j.number,
+            title: j.title,
+            body: j.body,
+            state: j.state,
+            assignees: j.assignees.into_iter().filter_map(|u| u.login).collect(),
+        }
     }
 }
 
 /// A pull request.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(from = "PullJson")]
 pub(crate) struct PullRequest {
     pub(crate) number: u64,
     pub(crate) state: String,
@@ -100,32 +99,69 @@ pub(crate) struct PullRequest {
     pub(crate) merge_commit_sha: Option<String>,
 }
 
-impl PullRequest {
-    pub(crate) fn from_json(v: &Value) -> Option<PullRequest> {
-        let head = v.get("head")?;
-        let base = v.get("base")?;
-        Some(PullRequest {
-            number: v.get("number")?.as_u64()?,
-            state: s(v, "state")?,
-            draft: v.get("draft").and_then(Value::as_bool).unwrap_or(false),
-            html_url: s(v, "html_url").unwrap_or_default(),
-            head_ref: s(head, "ref")?,
-            head_sha: s(head, "sha")?,
-            base_ref: s(base, "ref")?,
-            author: login(v, "user").unwrap_or_default(),
-            node_id: s(v, "node_id").unwrap_or_default(),
-            mergeable: v.get("mergeable").and_then(Value::as_bool),
-            merged: v.get("merged").and_then(Value::as_bool).unwrap_or(false),
-            merged_at: s(v, "merged_at"),
-            merged_by: login(v, "merged_by"),
-            merged_by_type: user_type(v, "merged_by"),
-            merge_commit_sha: s(v, "merge_commit_sha"),
-        })
+#[derive(Deserialize)]
+struct PullJson {
+    number: u64,
+    state: String,
+    #[serde(default, deserialize_with = "nullable")]
+    draft: bool,
+    #[serde(default, deserialize_with = "nullable")]
+    html_url: String,
+    head: Head,
+    base: Base,
+    #[serde(default, deserialize_with = "nullable")]
+    user: Who,
+    #[serde(default, deserialize_with = "nullable")]
+    node_id: String,
+    mergeable: Option<bool>,
+    #[serde(default, deserialize_with = "nullable")]
+    merged: bool,
+    merged_at: Option<String>,
+    #[serde(default, deserialize_with = "nullable")]
+    merged_by: Who,
+    merge_commit_sha: Option<String>,
+}
+
+/// A pull request's head.
+#[derive(Deserialize)]
+struct Head {
+    #[serde(rename = "ref")]
+    name: String,
+    sha: String,
+}
+
+/// A pull request's base.
+#[derive(Deserialize)]
+struct Base {
+    #[serde(rename = "ref")]
+    name: String,
+}
+
+impl From<PullJson> for PullRequest {
+    fn from(j: PullJson) -> Self {
+        PullRequest {
+            number: j.number,
+            state: j.state,
+            draft: j.draft,
+            html_url: j.html_url,
+            head_ref: j.head.name,
+            head_sha: j.head.sha,
+            base_ref: j.base.name,
+            author: j.user.login.unwrap_or_default(),
+            node_id: j.node_id,
+            mergeable: j.mergeable,
+            merged: j.merged,
+            merged_at: j.merged_at,
+            merged_by: j.merged_by.login,
+            merged_by_type: j.merged_by.kind,
+            merge_commit_sha: j.merge_commit_sha,
+        }
     }
 }
 
 /// A pull request review.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(from = "ReviewJson")]
 pub(crate) struct Review {
     pub(crate) id: u64,
     pub(crate) login: String,
@@ -136,16 +172,30 @@ pub(crate) struct Review {
     pub(crate) html_url: String,
 }
 
-impl Review {
-    pub(crate) fn from_json(v: &Value) -> Option<Review> {
-        Some(Review {
-            id: v.get("id")?.as_u64()?,
-            login: login(v, "user").unwrap_or_default(),
-            state: s(v, "state")?,
-            commit_id: s(v, "commit_id").unwrap_or_default(),
-            body: s(v, "body").unwrap_or_default(),
-            html_url: s(v, "html_url").unwrap_or_default(),
-        })
+#[derive(Deserialize)]
+struct ReviewJson {
+    id: u64,
+    #[serde(default, deserialize_with = "nullable")]
+    user: Who,
+    state: String,
+    #[serde(default, deserialize_with = "nullable")]
+    commit_id: String,
+    #[serde(default, deserialize_with = "nullable")]
+    body: String,
+    #[serde(default, deserialize_with = "nullable")]
+    html_url: String,
+}
+
+impl From<ReviewJson> for Review {
+    fn from(j: ReviewJson) -> Self {
+        Review {
+            id: j.id,
+            login: j.user.login.unwrap_or_default(),
+            state: j.state,
+            commit_id: j.commit_id,
+            body: j.body,
+            html_url: j.html_url,
+        }
     }
 }
 
@@ -159,37 +209,76 @@ pub(crate) struct NewPull<'a> {
     pub(crate) body: &'a str,
 }
 
-pub(super) fn issue_event(v: &Value) -> Option<IssueEvent> {
-    Some(IssueEvent {
-        id: v.get("id")?.as_u64()?,
-        event: s(v, "event")?,
-        actor_login: login(v, "actor"),
-        actor_type: user_type(v, "actor"),
-        assignee_login: login(v, "assignee"),
-        created_at: s(v, "created_at").unwrap_or_default(),
-    })
+/// An issue event as GitHub lists it; read into the coordinator's [`IssueEvent`].
+#[derive(Deserialize)]
+pub(super) struct IssueEventJson {
+    id: u64,
+    event: String,
+    #[serde(default, deserialize_with = "nullable")]
+    actor: Who,
+    #[serde(default, deserialize_with = "nullable")]
+    assignee: Who,
+    #[serde(default, deserialize_with = "nullable")]
+    created_at: String,
 }
 
-pub(super) fn issue_comment(v: &Value) -> Option<IssueComment> {
-    Some(IssueComment {
-        id: v.get("id")?.as_u64()?,
-        author: login(v, "user").unwrap_or_default(),
-        author_type: user_type(v, "user").unwrap_or_default(),
-        body: s(v, "body").unwrap_or_default(),
-        created_at: s(v, "created_at").unwrap_or_default(),
-    })
+impl From<IssueEventJson> for IssueEvent {
+    fn from(j: IssueEventJson) -> Self {
+        IssueEvent {
+            id: j.id,
+            event: j.event,
+            actor_login: j.actor.login,
+            actor_type: j.actor.kind,
+            assignee_login: j.assignee.login,
+            created_at: j.created_at,
+        }
+    }
+}
+
+/// An issue comment as GitHub lists it; read into the coordinator's [`IssueComment`].
+#[derive(Deserialize)]
+pub(super) struct IssueCommentJson {
+    id: u64,
+    #[serde(default, deserialize_with = "nullable")]
+    user: Who,
+    #[serde(default, deserialize_with = "nullable")]
+    body: String,
+    #[serde(default, deserialize_with = "nullable")]
+    created_at: String,
+}
+
+impl From<IssueCommentJson> for IssueComment {
+    fn from(j: IssueCommentJson) -> Self {
+        IssueComment {
+            id: j.id,
+            author: j.user.login.unwrap_or_default(),
+            author_type: j.user.kind.unwrap_or_default(),
+            body: j.body,
+            created_at: j.created_at,
+        }
+    }
+}
+
+/// What GitHub answers a new comment with.
+#[derive(Deserialize)]
+pub(super) struct CreatedComment {
+    pub(super) id: u64,
+    #[serde(default, deserialize_with = "nullable")]
+    pub(super) html_url: String,
 }
 
 #[cfg(test)]
 mod tests {
     //! Parsing captured REST shapes.
     use serde_json::json;
+    use serde_json::Value;
 
     use super::*;
 
     #[test]
     fn an_issue_event_reads_actor_type_and_assignee() {
-        let e = issue_event(&json!({
+        let parse = |v: Value| IssueEventJson::deserialize(&v).ok().map(IssueEvent::from);
+        let e = parse(json!({
             "id": 5, "event": "assigned", "created_at": "2026-01-01T00:00:00Z",
             "actor": {"login": "human", "type": "User"},
             "assignee": {"login": "bot", "type": "Bot"}
@@ -197,12 +286,13 @@ mod tests {
         .unwrap();
         assert_eq!(e.actor_type.as_deref(), Some("User"));
         assert_eq!(e.assignee_login.as_deref(), Some("bot"));
-        assert_eq!(issue_event(&json!({"event": "assigned"})), None);
+        assert_eq!(parse(json!({"event": "assigned"})), None);
     }
 
     #[test]
     fn a_pull_request_needs_head_and_base() {
-        let pr = PullRequest::from_json(&json!({
+        let parse = |v: Value| PullRequest::deserialize(&v).ok();
+        let pr = parse(json!({
             "number": 3, "state": "open", "draft": true, "html_url": "u",
             "head": {"ref": "b", "sha": "abc"}, "base": {"ref": "main"},
             "user": {"login": "bot"}
@@ -210,9 +300,6 @@ mod tests {
         .unwrap();
         assert!(pr.draft);
         assert_eq!(pr.author, "bot");
-        assert_eq!(
-            PullRequest::from_json(&json!({"number": 3, "state": "open"})),
-            None
-        );
+        assert_eq!(parse(json!({"number": 3, "state": "open"})), None);
     }
 }

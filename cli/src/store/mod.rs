@@ -8,6 +8,7 @@ use std::path::Path;
 use std::path::PathBuf;
 
 use agent_coord_shared::ids::MachineId;
+use agent_coord_shared::serde_name::serde_name;
 use agent_coord_shared::snapshot::ReadError;
 
 mod cas;
@@ -224,12 +225,14 @@ pub(crate) struct OpenOptions<'a> {
     pub(crate) generate_machine: bool,
 }
 
-/// Where the machine id came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Where the machine id came from (its name: `doctor --json`'s `machine_id_source`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
 pub(crate) enum MachineSource {
     /// `AGENT_COORD_MACHINE_ID`.
     Env,
     /// The repository's `agent-coord.machineId` config.
+    #[serde(rename = "repository_config")]
     Stored,
     /// Not configured yet (a read-only open; the first write generates one).
     Unset,
@@ -237,11 +240,7 @@ pub(crate) enum MachineSource {
 
 impl MachineSource {
     pub(crate) fn as_str(self) -> &'static str {
-        match self {
-            MachineSource::Env => "env",
-            MachineSource::Stored => "repository_config",
-            MachineSource::Unset => "unset",
-        }
+        serde_name(&self).unwrap_or_default()
     }
 }
 

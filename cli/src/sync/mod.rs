@@ -12,6 +12,7 @@ use std::collections::BTreeMap;
 use agent_coord_shared::rules::reconcile::Conflict;
 use agent_coord_shared::rules::reconcile::LostClaim;
 use agent_coord_shared::rules::Ctx;
+use agent_coord_shared::serde_name::serde_name;
 use gix::ObjectId;
 
 use crate::git_subprocess::Git;
@@ -80,8 +81,9 @@ pub(crate) enum SyncError {
     Store(#[from] StoreError),
 }
 
-/// How the state branch ended up relative to the remote.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// How the state branch ended up relative to the remote (its name: `sync --json`'s `result`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
 pub(crate) enum BranchOutcome {
     /// Neither side has a state branch yet.
     Empty,
@@ -97,13 +99,7 @@ pub(crate) enum BranchOutcome {
 
 impl BranchOutcome {
     pub(crate) fn as_str(self) -> &'static str {
-        match self {
-            BranchOutcome::Empty => "empty",
-            BranchOutcome::UpToDate => "up_to_date",
-            BranchOutcome::FastForward => "fast_forward",
-            BranchOutcome::Pushed => "pushed",
-            BranchOutcome::Merged => "merged",
-        }
+        serde_name(&self).unwrap_or_default()
     }
 }
 

@@ -6,6 +6,7 @@ use crate::record::field::Field;
 use crate::record::field::EXPIRES_AT;
 use crate::record::field::UPDATED_AT;
 use crate::record::Record;
+use crate::serde_name::serde_name;
 use crate::time;
 use crate::time::Instant;
 
@@ -13,7 +14,8 @@ use crate::time::Instant;
 pub const DEAD_AFTER_TTL_MULTIPLIER: i32 = 4;
 
 /// The liveness of one heartbeat record.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Liveness {
     /// Before `expires_at`.
     Live,
@@ -28,12 +30,7 @@ pub enum Liveness {
 impl Liveness {
     /// Returns the lowercase name used in output.
     pub fn as_str(self) -> &'static str {
-        match self {
-            Liveness::Live => "live",
-            Liveness::Stale => "stale",
-            Liveness::Dead => "dead",
-            Liveness::Unknown => "unknown",
-        }
+        serde_name(&self).unwrap_or_default()
     }
 }
 

@@ -24,6 +24,7 @@ use crate::record::ParseError;
 use crate::record::Payload;
 use crate::record::Record;
 use crate::record::LANE_CLOSED;
+use crate::serde_name::serde_name;
 use crate::snapshot::ReadError;
 use crate::snapshot::Snapshot;
 use crate::time;
@@ -72,11 +73,7 @@ pub enum Verdict {
 impl Verdict {
     /// Returns the verdict as the report spells it.
     pub fn as_str(self) -> &'static str {
-        match self {
-            Verdict::Complete => "complete",
-            Verdict::Incomplete => "incomplete",
-            Verdict::Unknown => "unknown",
-        }
+        serde_name(&self).unwrap_or_default()
     }
 
     /// Returns the process exit code for this verdict: 0, 1 or 2.
