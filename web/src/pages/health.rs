@@ -1,16 +1,17 @@
 //! `/health`: health signals grouped by title, and unreadable records.
 
-use std::sync::Arc;
-
 use agent_coord_shared::dashboard::model::DashboardModel;
 use agent_coord_shared::dashboard::model::HealthItem;
 use agent_coord_shared::dashboard::view::slice::View;
 use leptos::prelude::*;
 
+use super::keyed_items;
+use super::shows_view;
 use super::use_view;
-use super::with_model;
+use super::LOADING;
 use crate::components::widgets;
 use crate::format;
+use crate::live::use_store;
 
 /// What the page says when there is nothing to report.
 pub const NO_ISSUES: &str = "No coordination health issues found.";
@@ -19,50 +20,81 @@ pub const NO_ISSUES: &str = "No coordination health issues found.";
 #[component]
 pub fn HealthPage() -> impl IntoView {
     use_view(|| View::Health);
+    let store = use_store();
     view! {
         <section class="page health">
             <h1>"Health"</h1>
-            {with_model("health", health)}
+            <Show when=move || shows_view(store, "health") fallback=|| widgets::loading(LOADING)>
+                <HealthReport/>
+            </Show>
         </section>
     }
 }
 
-fn health(m: &Arc<DashboardModel>) -> impl IntoView {
-    let totals = m
-        .slice
-        .as_ref()
-        .map(|s| s.health_by_title.clone())
-        .unwrap_or_default();
-    let groups = group(&m.health)
-        .into_iter()
-        .map(|(title, items)| {
-            let all = totals
-                .iter()
-                .find(|(t, _)| *t == title)
-                .map_or(items.len(), |(_, n)| *n);
-            group_view(title, &items, all)
-        })
-        .collect_view();
-    let warnings_total = m
+/// The signals grouped by title (keyed, so a group the next model also holds keeps its
+/// place), and the unreadable records.
+#[component]
+fn HealthReport() -> impl IntoView {
+    let store = use_store();
+    let groups = keyed_items(store, "health", |m| {
+        let totals = m
+            .slice
+            .as_ref()
+            .map(|s| s.health_by_title.clone())
+            .unwrap_or_default();
+        group(&m.health)
+            .into_iter()
+            .map(|(title, items)| {
+                let all = totals
+                    .iter()
+                    .find(|(t, _)| *t == title)
+                    .map_or(items.len(), |(_, n)| *n);
+                let items: Vec<HealthItem> = items.into_iter().cloned().collect();
+                (title.clone(), (title, items, all))
+            })
+            .collect()
+    });
+    let empty = move || {
+        store
+            .model
+            .with(|m| {
+                m.as_ref()
+                    .is_some_and(|m| m.health.is_empty() && m.warnings.is_empty())
+            })
+            .then(|| view! { <p class="empty" data-testid="health-empty">{NO_ISSUES}</p> })
+    };
+    let warnings = move || store.model.with(|m| m.as_ref().and_then(|m| unreadable(m)));
+    view! {
+        {empty}
+        <For
+            each=groups
+            key=|(key, _)| key.clone()
+            children=|(_, (title, items, all))| group_view(title, &items, all)
+        />
+        {warnings}
+    }
+}
+
+/// The records the model could not read, when there are some.
+fn unreadable(m: &DashboardModel) -> Option<impl IntoView> {
+    if m.warnings.is_empty() {
+        return None;
+    }
+    let total = m
         .slice
         .as_ref()
         .map_or(m.warnings.len(), |s| s.warnings_total);
-    let empty = (m.health.is_empty() && m.warnings.is_empty())
-        .then(|| view! { <p class="empty" data-testid="health-empty">{NO_ISSUES}</p> });
-    let warnings = (!m.warnings.is_empty()).then(|| {
-        let items = m
-            .warnings
-            .iter()
-            .map(|w| view! { <li data-testid="model-warning">{w.clone()}</li> })
-            .collect_view();
-        view! {
-            <section class="panel">
-                <h2>"Unreadable records " <span class="count-pill">{warnings_total}</span></h2>
-                <ul class="list">{items}</ul>
-            </section>
-        }
-    });
-    view! { {empty} {groups} {warnings} }
+    let items = m
+        .warnings
+        .iter()
+        .map(|w| view! { <li data-testid="model-warning">{w.clone()}</li> })
+        .collect_view();
+    Some(view! {
+        <section class="panel">
+            <h2>"Unreadable records " <span class="count-pill">{total}</span></h2>
+            <ul class="list">{items}</ul>
+        </section>
+    })
 }
 
 /// Groups items by title, keeping first-appearance order.
@@ -77,8 +109,8 @@ fn group(items: &[HealthItem]) -> Vec<(String, Vec<&HealthItem>)> {
     groups
 }
 
-fn group_view(title: String, items: &[&HealthItem], all: usize) -> impl IntoView {
-    let list = items.iter().map(|i| item_view(i)).collect_view();
+fn group_view(title: String, items: &[HealthItem], all: usize) -> impl IntoView {
+    let list = items.iter().map(item_view).collect_view();
     let more = (all > items.len()).then(|| {
         view! {
             <p class="muted" data-testid="health-more">

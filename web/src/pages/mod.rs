@@ -9,8 +9,6 @@ pub mod machines;
 pub mod operator;
 pub mod overview;
 
-use std::sync::Arc;
-
 use agent_coord_shared::dashboard::model::DashboardModel;
 use agent_coord_shared::dashboard::model::Row;
 use agent_coord_shared::dashboard::view::slice::View;
@@ -33,20 +31,6 @@ pub fn use_view(view: impl Fn() -> View + Send + Sync + 'static) {
             store.view.set(query);
         }
     });
-}
-
-/// Renders `render(model)` once the model of the view named `name` is loaded (and again on
-/// every new version); a model of another view (the previous page's) shows as loading.
-pub fn with_model<V, F>(name: &'static str, render: F) -> impl IntoView
-where
-    V: IntoView + 'static,
-    F: Fn(&Arc<DashboardModel>) -> V + Send + Sync + 'static,
-{
-    let store = use_store();
-    move || match store.model.get() {
-        Some(model) if slice_view(&model) == Some(name) => render(&model).into_any(),
-        _ => widgets::loading(LOADING).into_any(),
-    }
 }
 
 /// Whether the store holds the model of the view named `name`.

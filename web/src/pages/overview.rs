@@ -1,48 +1,80 @@
 //! `/`: headline counts, the needs-attention queue and short lists of what matters now.
+//! Each list is keyed, so an entry the next model also holds keeps its place.
 
-use std::sync::Arc;
-
+use agent_coord_shared::dashboard::model::Attention;
+use agent_coord_shared::dashboard::model::BatchView;
 use agent_coord_shared::dashboard::model::DashboardModel;
+use agent_coord_shared::dashboard::model::EventView;
+use agent_coord_shared::dashboard::model::QaItem;
+use agent_coord_shared::dashboard::model::Row;
 use agent_coord_shared::dashboard::model::RowState;
 use agent_coord_shared::dashboard::model::Slice;
 use agent_coord_shared::dashboard::view::slice::View;
 use leptos::prelude::*;
 
+use super::keyed_items;
 use super::row_line;
 use super::section_head;
+use super::shows_view;
 use super::use_view;
-use super::with_model;
+use super::LOADING;
 use crate::components::scope::ScopePanel;
 use crate::components::widgets;
 use crate::format;
+use crate::live::use_store;
 
 /// How many entries each overview list shows.
 const CAP: usize = 10;
+
+/// The name of the view this page shows.
+const VIEW: &str = "overview";
 
 /// The overview page.
 #[component]
 pub fn OverviewPage() -> impl IntoView {
     use_view(|| View::Overview);
+    let store = use_store();
     view! {
         <section class="page overview">
             <h1>"Overview"</h1>
             <ScopePanel/>
-            {with_model("overview", overview)}
+            <Show when=move || shows_view(store, VIEW) fallback=|| widgets::loading(LOADING)>
+                {move || store.model.with(|m| m.as_ref().map(|m| counts(m)))}
+                <div class="grid">
+                    {attention()}
+                    {active_work()}
+                    {recoverable()}
+                    {batch_repairs()}
+                    {qa_gaps()}
+                    {recent_events()}
+                </div>
+            </Show>
         </section>
     }
 }
 
-fn overview(m: &Arc<DashboardModel>) -> impl IntoView {
-    view! {
-        {counts(m)}
-        <div class="grid">
-            {attention(m)}
-            {active_work(m)}
-            {recoverable(m)}
-            {batch_repairs(m)}
-            {qa_gaps(m)}
-            {recent_events(m)}
-        </div>
+/// A list's heading, with the count `count` takes from the model.
+fn head(
+    title: &'static str,
+    count: fn(&DashboardModel) -> usize,
+    all: Option<&'static str>,
+) -> impl IntoView {
+    let store = use_store();
+    move || {
+        store
+            .model
+            .with(|m| m.as_ref().map(|m| section_head(title, count(m), all)))
+    }
+}
+
+/// `text` while `none` says the model has nothing for a list.
+fn empty(none: fn(&DashboardModel) -> bool, text: &'static str) -> impl IntoView {
+    let store = use_store();
+    move || {
+        store
+            .model
+            .with(|m| m.as_ref().is_some_and(|m| none(m)))
+            .then(|| widgets::empty_note(text))
     }
 }
 
@@ -131,183 +163,236 @@ fn state_title(state: RowState) -> &'static str {
     }
 }
 
-fn attention(m: &DashboardModel) -> impl IntoView {
-    let items = m
-        .attention
-        .iter()
-        .take(CAP)
-        .map(|a| {
-            let path = m
-                .rows
-                .iter()
-                .find(|r| r.id == a.row_id)
-                .and_then(format::row_path)
-                .or_else(|| format::subject_batch_path(&a.subject))
-                .or_else(|| format::subject_item_path(&a.subject));
-            let detail = a
-                .detail
-                .clone()
-                .map(|d| view! { <span class="detail" data-testid="attention-detail">{d}</span> });
-            let resume = a.resume_phase.map(|p| {
-                view! { <span class="muted" data-testid="attention-resume">{format!("resumes {}", p.as_str())}</span> }
-            });
-            let link = a.link.clone().map(|url| {
-                view! {
-                    <a href=url target="_blank" rel="noopener noreferrer" data-testid="attention-link">{a.kind.link_text()}</a>
-                }
-            });
-            view! {
-                <li class="attention-item" data-testid="attention-item" data-kind=a.kind.as_str()
-                    data-severity=a.kind.severity().as_str()>
-                    <span class=format!("badge prio prio-{}", a.priority)>{format!("P{}", a.priority)}</span>
-                    <span class="label">{a.label.clone()}</span>
-                    {widgets::maybe_link(path, a.subject.clone())}
-                    {detail}
-                    {resume}
-                    {link}
-                    {widgets::age(a.last_activity.clone())}
-                </li>
-            }
-        })
-        .collect_view();
-    let empty = m
-        .attention
-        .is_empty()
-        .then(|| widgets::empty_note("Nothing needs attention."));
+fn attention() -> impl IntoView {
+    let store = use_store();
+    let items = keyed_items(store, VIEW, |m| {
+        m.attention
+            .iter()
+            .take(CAP)
+            .map(|a| {
+                let path = m
+                    .rows
+                    .iter()
+                    .find(|r| r.id == a.row_id)
+                    .and_then(format::row_path)
+                    .or_else(|| format::subject_batch_path(&a.subject))
+                    .or_else(|| format::subject_item_path(&a.subject));
+                (
+                    format!("{}/{}", a.row_id, a.kind.as_str()),
+                    (a.clone(), path),
+                )
+            })
+            .collect()
+    });
     view! {
         <section class="panel wide" id="attention">
-            {section_head("Needs attention", totals(m).attention_total, Some("/operator"))}
-            <ol class="list" data-testid="attention-list">{items}</ol>
-            {empty}
+            {head("Needs attention", |m| totals(m).attention_total, Some("/operator"))}
+            <ol class="list" data-testid="attention-list">
+                <For each=items key=|(key, _)| key.clone() children=|(_, (a, path))| attention_item(&a, path)/>
+            </ol>
+            {empty(|m| m.attention.is_empty(), "Nothing needs attention.")}
         </section>
     }
 }
 
-fn active_work(m: &DashboardModel) -> impl IntoView {
-    let rows: Vec<_> = m.rows.iter().filter(|r| r.is_active_work()).collect();
-    let items = rows.iter().take(CAP).map(|r| row_line(r)).collect_view();
-    let empty = rows
-        .is_empty()
-        .then(|| widgets::empty_note("No active work."));
+/// One entry of the queue, linking `path` (its row, batch or item) when there is one.
+fn attention_item(a: &Attention, path: Option<String>) -> impl IntoView {
+    let detail = a
+        .detail
+        .clone()
+        .map(|d| view! { <span class="detail" data-testid="attention-detail">{d}</span> });
+    let resume = a.resume_phase.map(|p| {
+        view! { <span class="muted" data-testid="attention-resume">{format!("resumes {}", p.as_str())}</span> }
+    });
+    let link = a.link.clone().map(|url| {
+        view! {
+            <a href=url target="_blank" rel="noopener noreferrer" data-testid="attention-link">{a.kind.link_text()}</a>
+        }
+    });
     view! {
-        <section class="panel" data-testid="active-work">
-            {section_head("Active work", totals(m).active_work, Some("/operator?state=running"))}
-            <ul class="list">{items}</ul>
-            {empty}
-        </section>
+        <li class="attention-item" data-testid="attention-item" data-kind=a.kind.as_str()
+            data-severity=a.kind.severity().as_str()>
+            <span class=format!("badge prio prio-{}", a.priority)>{format!("P{}", a.priority)}</span>
+            <span class="label">{a.label.clone()}</span>
+            {widgets::maybe_link(path, a.subject.clone())}
+            {detail}
+            {resume}
+            {link}
+            {widgets::age(a.last_activity.clone())}
+        </li>
     }
 }
 
-fn recoverable(m: &DashboardModel) -> impl IntoView {
-    let rows: Vec<_> = m.rows.iter().filter(|r| r.is_recoverable()).collect();
-    let items = rows.iter().take(CAP).map(|r| row_line(r)).collect_view();
-    let empty = rows
-        .is_empty()
-        .then(|| widgets::empty_note("No recoverable work."));
+fn active_work() -> impl IntoView {
+    row_panel(RowPanel {
+        testid: "active-work",
+        title: "Active work",
+        total: |m| totals(m).active_work,
+        all: "/operator?state=running",
+        shows: Row::is_active_work,
+        none: "No active work.",
+    })
+}
+
+fn recoverable() -> impl IntoView {
+    row_panel(RowPanel {
+        testid: "recoverable-work",
+        title: "Recoverable work",
+        total: |m| totals(m).recoverable,
+        all: "/operator?state=dead",
+        shows: Row::is_recoverable,
+        none: "No recoverable work.",
+    })
+}
+
+/// A panel of the rows `shows` picks.
+struct RowPanel {
+    testid: &'static str,
+    title: &'static str,
+    /// How many rows the server counted before cutting the list down.
+    total: fn(&DashboardModel) -> usize,
+    /// The operator table filtered to them.
+    all: &'static str,
+    shows: fn(&Row) -> bool,
+    /// What the panel says without any.
+    none: &'static str,
+}
+
+fn row_panel(panel: RowPanel) -> impl IntoView {
+    let store = use_store();
+    let shows = panel.shows;
+    let rows = keyed_items(store, VIEW, move |m| {
+        m.rows
+            .iter()
+            .filter(|r| shows(r))
+            .take(CAP)
+            .map(|r| (r.id.clone(), r.clone()))
+            .collect()
+    });
+    let none = move || {
+        store
+            .model
+            .with(|m| m.as_ref().is_some_and(|m| !m.rows.iter().any(shows)))
+            .then(|| widgets::empty_note(panel.none))
+    };
     view! {
-        <section class="panel" data-testid="recoverable-work">
-            {section_head("Recoverable work", totals(m).recoverable, Some("/operator?state=dead"))}
-            <ul class="list">{items}</ul>
-            {empty}
+        <section class="panel" data-testid=panel.testid>
+            {head(panel.title, panel.total, Some(panel.all))}
+            <ul class="list">
+                <For each=rows key=|(key, _)| key.clone() children=|(_, r)| row_line(&r)/>
+            </ul>
+            {none}
         </section>
     }
 }
 
-fn batch_repairs(m: &DashboardModel) -> impl IntoView {
-    let batches: Vec<_> = m.batches.iter().filter(|b| !b.repairs.is_empty()).collect();
-    let items = batches
-        .iter()
-        .take(CAP)
-        .map(|b| {
-            let repairs = b
-                .repairs
-                .iter()
-                .map(|r| widgets::badge("repair", r.as_str().to_owned()))
-                .collect_view();
-            view! {
-                <li class="row-line">
-                    <a href=format::batch_path(&b.id)>{b.title.clone()}</a>
-                    <span class="muted">{b.id.clone()}</span>
-                    {repairs}
-                </li>
-            }
-        })
-        .collect_view();
-    let empty = batches
-        .is_empty()
-        .then(|| widgets::empty_note("No batch needs repair."));
+fn batch_repairs() -> impl IntoView {
+    let store = use_store();
+    let batches = keyed_items(store, VIEW, |m| {
+        m.batches
+            .iter()
+            .filter(|b| !b.repairs.is_empty())
+            .take(CAP)
+            .map(|b| (b.id.clone(), b.clone()))
+            .collect()
+    });
     view! {
         <section class="panel" data-testid="batch-repairs">
-            {section_head("Batch repairs", totals(m).batch_repairs, Some("/batches?tier=all"))}
-            <ul class="list">{items}</ul>
-            {empty}
+            {head("Batch repairs", |m| totals(m).batch_repairs, Some("/batches?tier=all"))}
+            <ul class="list">
+                <For each=batches key=|(key, _)| key.clone() children=|(_, b)| repair_line(&b)/>
+            </ul>
+            {empty(|m| m.batches.iter().all(|b| b.repairs.is_empty()), "No batch needs repair.")}
         </section>
     }
 }
 
-fn qa_gaps(m: &DashboardModel) -> impl IntoView {
-    let gaps: Vec<_> = m.qa.iter().filter(|q| q.status.is_gap()).collect();
-    let items = gaps
+/// A batch and the repairs it needs.
+fn repair_line(b: &BatchView) -> impl IntoView {
+    let repairs = b
+        .repairs
         .iter()
-        .take(CAP)
-        .map(|q| {
-            let label = format!("{}#{}", q.repo, q.target);
-            let batch = q
-                .batch_id
-                .as_ref()
-                .map(|b| view! { <a class="muted" href=format::batch_path(b)>{b.clone()}</a> });
-            view! {
-                <li class="row-line">
-                    {widgets::badge("qa", q.status.as_str().to_string())}
-                    {widgets::maybe_link(format::item_path(&q.repo, &q.target), label)}
-                    <span class="detail">{q.detail.clone()}</span>
-                    {batch}
-                </li>
-            }
-        })
+        .map(|r| widgets::badge("repair", r.as_str().to_owned()))
         .collect_view();
-    let empty = gaps
-        .is_empty()
-        .then(|| widgets::empty_note("No QA validation gaps."));
+    view! {
+        <li class="row-line">
+            <a href=format::batch_path(&b.id)>{b.title.clone()}</a>
+            <span class="muted">{b.id.clone()}</span>
+            {repairs}
+        </li>
+    }
+}
+
+fn qa_gaps() -> impl IntoView {
+    let store = use_store();
+    let gaps = keyed_items(store, VIEW, |m| {
+        m.qa.iter()
+            .filter(|q| q.status.is_gap())
+            .take(CAP)
+            .map(|q| (q.id.clone(), q.clone()))
+            .collect()
+    });
     view! {
         <section class="panel" id="qa" data-testid="qa-gaps">
-            {section_head("QA validation gaps", totals(m).qa_gaps, None)}
-            <ul class="list">{items}</ul>
-            {empty}
+            {head("QA validation gaps", |m| totals(m).qa_gaps, None)}
+            <ul class="list">
+                <For each=gaps key=|(key, _)| key.clone() children=|(_, q)| qa_line(&q)/>
+            </ul>
+            {empty(|m| !m.qa.iter().any(|q| q.status.is_gap()), "No QA validation gaps.")}
         </section>
     }
 }
 
-fn recent_events(m: &DashboardModel) -> impl IntoView {
-    let items = m
-        .recent_events
-        .iter()
-        .take(CAP)
-        .map(|e| {
-            let subject = match (&e.repo, &e.target) {
-                (Some(repo), Some(target)) => format!("{repo}#{target}"),
-                _ => format::or_dash(e.batch_id.as_deref()),
-            };
-            view! {
-                <li class="row-line">
-                    {widgets::badge("kind", e.kind.clone())}
-                    <span>{subject}</span>
-                    <span class="who">{format::or_unknown(e.agent.as_deref())}</span>
-                    <span class="detail">{format::or_dash(e.message.as_deref().or(e.status.as_deref()))}</span>
-                    {widgets::age(e.at.clone())}
-                </li>
-            }
-        })
-        .collect_view();
-    let empty = m
-        .recent_events
-        .is_empty()
-        .then(|| widgets::empty_note("No events yet."));
+/// A QA gap: its status, the item, what is missing and its batch.
+fn qa_line(q: &QaItem) -> impl IntoView {
+    let label = format!("{}#{}", q.repo, q.target);
+    let batch = q
+        .batch_id
+        .as_ref()
+        .map(|b| view! { <a class="muted" href=format::batch_path(b)>{b.clone()}</a> });
+    view! {
+        <li class="row-line">
+            {widgets::badge("qa", q.status.as_str().to_string())}
+            {widgets::maybe_link(format::item_path(&q.repo, &q.target), label)}
+            <span class="detail">{q.detail.clone()}</span>
+            {batch}
+        </li>
+    }
+}
+
+fn recent_events() -> impl IntoView {
+    let store = use_store();
+    let events = keyed_items(store, VIEW, |m| {
+        m.recent_events
+            .iter()
+            .take(CAP)
+            .map(|e| (e.id.clone(), e.clone()))
+            .collect()
+    });
     view! {
         <section class="panel wide" data-testid="recent-events">
-            {section_head("Recent events", m.recent_events.len(), None)}
-            <ul class="list">{items}</ul>
-            {empty}
+            {head("Recent events", |m| m.recent_events.len(), None)}
+            <ul class="list">
+                <For each=events key=|(key, _)| key.clone() children=|(_, e)| event_line(&e)/>
+            </ul>
+            {empty(|m| m.recent_events.is_empty(), "No events yet.")}
         </section>
+    }
+}
+
+/// An event: its kind, subject, agent, message and age.
+fn event_line(e: &EventView) -> impl IntoView {
+    let subject = match (&e.repo, &e.target) {
+        (Some(repo), Some(target)) => format!("{repo}#{target}"),
+        _ => format::or_dash(e.batch_id.as_deref()),
+    };
+    view! {
+        <li class="row-line">
+            {widgets::badge("kind", e.kind.clone())}
+            <span>{subject}</span>
+            <span class="who">{format::or_unknown(e.agent.as_deref())}</span>
+            <span class="detail">{format::or_dash(e.message.as_deref().or(e.status.as_deref()))}</span>
+            {widgets::age(e.at.clone())}
+        </li>
     }
 }
