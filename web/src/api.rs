@@ -4,7 +4,10 @@
 //! `{"error": "..."}` message when it sent one, else the HTTP status and a short excerpt of
 //! the body.
 
+use agent_coord_shared::dashboard::model::ImportBody;
+use agent_coord_shared::dashboard::model::Imported;
 use serde::de::DeserializeOwned;
+use serde::Serialize;
 use serde_json::Value;
 use wasm_bindgen::JsCast;
 use wasm_bindgen::JsValue;
@@ -45,6 +48,9 @@ pub enum ApiError {
         /// The first characters of the body.
         excerpt: String,
     },
+    /// The request body could not be written as JSON.
+    #[error("request body cannot be encoded: {0}")]
+    Unencodable(String),
     /// The server's answer is not the JSON document the page expects.
     #[error("unreadable response (HTTP {status}): {reason}")]
     Unreadable {
@@ -82,42 +88,41 @@ pub async fn get_json<T: DeserializeOwned>(url: &str) -> Result<T, ApiError> {
     decode(status, &body)
 }
 
-/// What `POST /api/batches/import` answers on success.
-#[derive(serde::Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct Imported {
-    batch_id: String,
-}
-
 /// `POST /api/batches/import` with `body` (a launch prompt, or a draft); answers the saved
 /// batch's id.
-pub async fn import_batch(body: &Value) -> Result<String, ApiError> {
+pub async fn import_batch(body: &ImportBody) -> Result<String, ApiError> {
     post_json::<Imported>("/api/batches/import", body)
         .await
         .map(|i| i.batch_id)
 }
 
 /// `POST url` with a JSON body, decoded as JSON.
-pub async fn post_json<T: DeserializeOwned>(url: &str, body: &Value) -> Result<T, ApiError> {
+pub async fn post_json<T: DeserializeOwned>(
+    url: &str,
+    body: &impl Serialize,
+) -> Result<T, ApiError> {
     send_json("POST", url, body).await
 }
 
 /// `PUT url` with a JSON body, decoded as JSON.
-pub async fn put_json<T: DeserializeOwned>(url: &str, body: &Value) -> Result<T, ApiError> {
+pub async fn put_json<T: DeserializeOwned>(
+    url: &str,
+    body: &impl Serialize,
+) -> Result<T, ApiError> {
     send_json("PUT", url, body).await
 }
 
 async fn send_json<T: DeserializeOwned>(
     method: &str,
     url: &str,
-    body: &Value,
+    body: &impl Serialize,
 ) -> Result<T, ApiError> {
     let (status, text) = send(url, &json_request(method, body)?).await?;
     decode(status, &text)
 }
 
 /// `DELETE url` with a JSON body; the response body is not read beyond errors.
-pub async fn delete_json(url: &str, body: &Value) -> Result<(), ApiError> {
+pub async fn delete_json(url: &str, body: &impl Serialize) -> Result<(), ApiError> {
     let (status, text) = send(url, &json_request("DELETE", body)?).await?;
     if (200..300).contains(&status) {
         Ok(())
@@ -127,7 +132,8 @@ pub async fn delete_json(url: &str, body: &Value) -> Result<(), ApiError> {
 }
 
 /// A `method` request carrying `body` as JSON.
-fn json_request(method: &str, body: &Value) -> Result<RequestInit, ApiError> {
+fn json_request(method: &str, body: &impl Serialize) -> Result<RequestInit, ApiError> {
+    let body = serde_json::to_string(body).map_err(|e| ApiError::Unencodable(e.to_string()))?;
     let headers = Headers::new().map_err(js_error)?;
     headers
         .set("Content-Type", "application/json")
@@ -135,7 +141,7 @@ fn json_request(method: &str, body: &Value) -> Result<RequestInit, ApiError> {
     let init = RequestInit::new();
     init.set_method(method);
     init.set_headers(&headers);
-    init.set_body(&JsValue::from_str(&body.to_string()));
+    init.set_body(&JsValue::from_str(&body));
     Ok(init)
 }
 

@@ -2,13 +2,15 @@
 //! the takeover command for a dead holder (texts from shared's `dashboard::derive::handoff`), and
 //! dismiss or snooze the item's attention (`POST`/`DELETE /api/annotations`).
 
+use agent_coord_shared::dashboard::model::Annotation;
+use agent_coord_shared::dashboard::model::AnnotationBody;
+use agent_coord_shared::dashboard::model::AnnotationKey;
 use agent_coord_shared::dashboard::model::AnnotationKind;
 use agent_coord_shared::dashboard::model::Row;
+use agent_coord_shared::dashboard::model::Scalar;
 use agent_coord_shared::time;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use serde_json::json;
-use serde_json::Value;
 
 use crate::api;
 use crate::clipboard;
@@ -103,33 +105,36 @@ fn annotation_control(
         })
     });
     let pending = RwSignal::new(false);
-    let key = json!({ "repo": repo, "target": target });
+    let key = AnnotationKey {
+        repo: repo.as_str().into(),
+        target: target.as_str().into(),
+    };
     let key2 = key.clone();
     let on_change = move |ev| {
         let choice = event_target_value(&ev);
         let now = store
             .model
             .with_untracked(|m| m.as_ref().and_then(|m| time::parse(&m.generated_at)));
-        let mut body = key.clone();
         let snooze = |secs| {
             now.and_then(|n| time::offset_seconds(n, secs))
-                .map(time::format)
+                .map(|t| Scalar::Text(time::format(t)))
+                .unwrap_or_default()
         };
-        match choice.as_str() {
-            "dismiss" => body["kind"] = json!("dismiss"),
-            "snooze-1h" => {
-                body["kind"] = json!("snooze");
-                body["until"] = json!(snooze(3600));
-            }
-            "snooze-1d" => {
-                body["kind"] = json!("snooze");
-                body["until"] = json!(snooze(86_400));
-            }
+        let (kind, until) = match choice.as_str() {
+            "dismiss" => ("dismiss", Scalar::Absent),
+            "snooze-1h" => ("snooze", snooze(3600)),
+            "snooze-1d" => ("snooze", snooze(86_400)),
             _ => return,
-        }
-        send(body, false, pending, status);
+        };
+        let body = AnnotationBody {
+            key: key.clone(),
+            kind: kind.into(),
+            until,
+            ..AnnotationBody::default()
+        };
+        send(Change::Save(body), pending, status);
     };
-    let on_clear = move |_| send(key2.clone(), true, pending, status);
+    let on_clear = move |_| send(Change::Clear(key2.clone()), pending, status);
     move || {
         match current.get() {
         Some(kind) => {
@@ -160,15 +165,23 @@ fn annotation_control(
     }
 }
 
-fn send(body: Value, clear: bool, pending: RwSignal<bool>, status: RwSignal<Option<String>>) {
+/// What the annotation control asks the server to do.
+enum Change {
+    /// Save a dismissal or snooze.
+    Save(AnnotationBody),
+    /// Clear the item's annotation.
+    Clear(AnnotationKey),
+}
+
+fn send(change: Change, pending: RwSignal<bool>, status: RwSignal<Option<String>>) {
     pending.set(true);
+    let clear = matches!(change, Change::Clear(_));
     spawn_local(async move {
-        let outcome = if clear {
-            api::delete_json("/api/annotations", &body).await
-        } else {
-            api::post_json::<Value>("/api/annotations", &body)
+        let outcome = match change {
+            Change::Clear(key) => api::delete_json("/api/annotations", &key).await,
+            Change::Save(body) => api::post_json::<Annotation>("/api/annotations", &body)
                 .await
-                .map(|_| ())
+                .map(|_| ()),
         };
         let text = match outcome {
             Ok(()) if clear => "Presentation preference cleared".to_owned(),

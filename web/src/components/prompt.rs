@@ -11,10 +11,11 @@ use std::collections::BTreeSet;
 
 use agent_coord_shared::dashboard::act::launch_prompt;
 use agent_coord_shared::dashboard::act::launch_prompt::Handoff;
+use agent_coord_shared::dashboard::model::ImportBody;
+use agent_coord_shared::dashboard::model::LaunchPrompt;
 use agent_coord_shared::dashboard::model::Row;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use serde_json::json;
 
 use crate::api;
 use crate::api::ApiError;
@@ -158,7 +159,9 @@ fn handoff_view(handoff: Handoff, state: HandoffState) -> impl IntoView {
         });
     };
     let import = move |_| {
-        let body = json!({ "launch_prompt": to_import.clone() });
+        let body = ImportBody::Prompt(LaunchPrompt {
+            launch_prompt: to_import.clone(),
+        });
         state.pending.set(true);
         state.imported.set(None);
         spawn_local(async move {

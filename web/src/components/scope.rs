@@ -2,9 +2,10 @@
 //! (the model's notices), and, for a client on the machine running the dashboard, a field to
 //! change them (`PUT /api/settings`). A viewer on another machine sees them read-only.
 
+use agent_coord_shared::dashboard::model::SettingsBody;
+use agent_coord_shared::dashboard::model::TargetRepos;
 use leptos::prelude::*;
 use serde::Deserialize;
-use serde_json::json;
 
 use crate::api;
 use crate::api::ApiError;
@@ -29,7 +30,9 @@ pub fn ScopePanel() -> impl IntoView {
     let save = Action::new_local(move |text: &String| {
         let text = text.clone();
         async move {
-            let body = json!({ "targetRepos": text });
+            let body = SettingsBody {
+                target_repos: Some(TargetRepos::Text(text)),
+            };
             let outcome = api::put_json::<Settings>("/api/settings", &body).await;
             if outcome.is_ok() {
                 draft.try_set(None);

@@ -4,12 +4,12 @@ use agent_coord_shared::dashboard::model::BatchDetail;
 use agent_coord_shared::dashboard::model::BatchView;
 use agent_coord_shared::dashboard::model::EventView;
 use agent_coord_shared::dashboard::model::LaneView;
+use agent_coord_shared::dashboard::model::StopBody;
+use agent_coord_shared::dashboard::model::StopRequested;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use leptos_router::hooks::use_params_map;
 use leptos_router::hooks::use_query_map;
-use serde_json::json;
-use serde_json::Value;
 
 use super::batches::source_badge;
 use crate::api;
@@ -189,8 +189,12 @@ fn request_stop(batch_id: String, form: StopForm) {
     form.pending.set(true);
     form.result.set(None);
     spawn_local(async move {
-        let body = json!({ "batch_id": batch_id, "reason": reason });
-        let outcome = api::post_json::<Value>("/api/batches/stop", &body)
+        let body = StopBody {
+            batch_id: batch_id.as_str().into(),
+            reason: reason.as_str().into(),
+            ..StopBody::default()
+        };
+        let outcome = api::post_json::<StopRequested>("/api/batches/stop", &body)
             .await
             .map(|_| ());
         form.pending.try_set(false);

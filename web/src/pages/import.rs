@@ -2,12 +2,13 @@
 
 use std::sync::Arc;
 
+use agent_coord_shared::dashboard::model::ImportBody;
+use agent_coord_shared::dashboard::model::LaunchPrompt;
 use agent_coord_shared::manifest::parse_launch_prompt;
 use agent_coord_shared::manifest::BatchDraft;
 use agent_coord_shared::manifest::PromptError;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use serde_json::json;
 use serde_json::Value;
 
 use crate::api;
@@ -103,13 +104,17 @@ fn review(form: Form) {
 }
 
 /// The request body: the prompt itself, unless the reviewed draft JSON was edited.
-fn body(form: Form) -> Result<Value, SaveError> {
+fn body(form: Form) -> Result<ImportBody, SaveError> {
     let json_text = form.json.get_untracked();
     let edited = !json_text.trim().is_empty() && json_text != form.generated.get_untracked();
     if edited {
-        serde_json::from_str::<Value>(&json_text).map_err(|e| SaveError::InvalidDraft(Arc::new(e)))
+        serde_json::from_str::<Value>(&json_text)
+            .map(ImportBody::Draft)
+            .map_err(|e| SaveError::InvalidDraft(Arc::new(e)))
     } else {
-        Ok(json!({ "launch_prompt": form.prompt.get_untracked() }))
+        Ok(ImportBody::Prompt(LaunchPrompt {
+            launch_prompt: form.prompt.get_untracked(),
+        }))
     }
 }
 

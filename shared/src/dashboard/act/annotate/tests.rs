@@ -99,7 +99,11 @@ fn requests_are_validated_with_the_reference_messages() {
             AnnotationError::TooLong { what: "operator" },
         ),
     ] {
-        assert_eq!(refusal(body.clone()), AnnotateError::Invalid(message), "{body}");
+        assert_eq!(
+            refusal(body.clone()),
+            AnnotateError::Invalid(message),
+            "{body}"
+        );
     }
     // A body that is not an object is not an annotation body at all.
     assert!(serde_json::from_value::<AnnotationBody>(json!([])).is_err());
@@ -170,7 +174,13 @@ fn clearing_removes_the_record_by_name_even_when_it_is_malformed() {
         "dashboard: clear the annotation of acme/app#7"
     );
     assert!(matches!(
-        clear(&snap, &AnnotationKey { target: "x".into(), ..item }),
+        clear(
+            &snap,
+            &AnnotationKey {
+                target: "x".into(),
+                ..item
+            }
+        ),
         Err(AnnotateError::Invalid(InvalidKey))
     ));
 }
