@@ -52,6 +52,31 @@ struct Registry {
 }
 
 impl Registry {
+    /// Decides about a new connection `id` ([`limits::admit`]): tells the idle connection
+    /// it evicts to close, and registers the newcomer unless it is refused. `None` when the
+    /// registry is poisoned.
+    fn admit(&self, id: u64, slot: Slot, limits: &Limits) -> Option<Admission> {
+        let mut slots = self.slots.lock().ok()?;
+        let open: Vec<limits::Open> = slots
+            .iter()
+            .map(|(id, s)| limits::Open {
+                id: *id,
+                peer: s.peer.ip(),
+                busy: s.busy.load(Ordering::SeqCst) > 0,
+            })
+            .collect();
+        let admission = limits::admit(&open, slot.peer.ip(), limits);
+        if let Admission::Evict(victim) = admission {
+            if let Some(v) = slots.get(&victim) {
+                v.evict.notify_one();
+            }
+        }
+        if admission != Admission::Refuse {
+            slots.insert(id, slot);
+        }
+        Some(admission)
+    }
+
     /// Asks the oldest connection not in a request to close; `false` when there is none.
     fn evict_oldest_idle(&self) -> bool {
         let Ok(slots) = self.slots.lock() else {
@@ -64,6 +89,14 @@ impl Registry {
                 true
             }
             None => false,
+        }
+    }
+
+    /// Waits (at most [`STOP_GRACE`]) for the connections to finish their requests.
+    async fn drain(&self) {
+        let deadline = Instant::now() + STOP_GRACE;
+        while Instant::now() < deadline && self.slots.lock().is_ok_and(|s| !s.is_empty()) {
+            tokio::time::sleep(Duration::from_millis(20)).await;
         }
     }
 }
@@ -155,57 +188,20 @@ pub(crate) async fn serve(
         let (stream, peer) = match accepted {
             Ok(accepted) => accepted,
             Err(e) => {
-                // Out of descriptors before the cap (the process holds other files too):
-                // close the oldest idle connection so the next accept succeeds, instead of
-                // waiting for a timeout to free one. Any other error (a connection reset
-                // before accept): wait a little rather than spin.
-                let out_of_files = matches!(
-                    e.raw_os_error(),
-                    Some(code) if code == nix::libc::EMFILE || code == nix::libc::ENFILE
-                );
-                if out_of_files && registry.evict_oldest_idle() {
-                    notice.note(Admission::Evict(0), &limits);
-                    tokio::time::sleep(Duration::from_millis(5)).await;
-                } else {
-                    tracing::warn!(error = %e, "accept failed");
-                    tokio::time::sleep(Duration::from_millis(50)).await;
-                }
+                accept_failed(&e, &registry, &mut notice, &limits).await;
                 continue;
             }
         };
         next_id += 1;
         let id = next_id;
-        let busy = Arc::new(AtomicUsize::new(0));
-        let evict = Arc::new(Notify::new());
-        let admission = {
-            let Ok(mut slots) = registry.slots.lock() else {
-                break;
-            };
-            let open: Vec<limits::Open> = slots
-                .iter()
-                .map(|(id, s)| limits::Open {
-                    id: *id,
-                    peer: s.peer.ip(),
-                    busy: s.busy.load(Ordering::SeqCst) > 0,
-                })
-                .collect();
-            let admission = limits::admit(&open, peer.ip(), &limits);
-            if let Admission::Evict(victim) = admission {
-                if let Some(v) = slots.get(&victim) {
-                    v.evict.notify_one();
-                }
-            }
-            if admission != Admission::Refuse {
-                slots.insert(
-                    id,
-                    Slot {
-                        peer,
-                        busy: busy.clone(),
-                        evict: evict.clone(),
-                    },
-                );
-            }
-            admission
+        let (busy, evict) = (Arc::new(AtomicUsize::new(0)), Arc::new(Notify::new()));
+        let slot = Slot {
+            peer,
+            busy: busy.clone(),
+            evict: evict.clone(),
+        };
+        let Some(admission) = registry.admit(id, slot, &limits) else {
+            break;
         };
         notice.note(admission, &limits);
         if admission == Admission::Refuse {
@@ -223,10 +219,29 @@ pub(crate) async fn serve(
             leave,
         ));
     }
-    // Stopping: wait for connections to finish their requests, for a little while.
-    let deadline = Instant::now() + STOP_GRACE;
-    while Instant::now() < deadline && registry.slots.lock().is_ok_and(|s| !s.is_empty()) {
-        tokio::time::sleep(Duration::from_millis(20)).await;
+    registry.drain().await;
+}
+
+/// Recovers from a failed accept. Out of descriptors before the cap (the process holds
+/// other files too): closes the oldest idle connection so the next accept succeeds, instead
+/// of waiting for a timeout to free one. Any other error (a connection reset before
+/// accept): waits a little rather than spin.
+async fn accept_failed(
+    e: &std::io::Error,
+    registry: &Registry,
+    notice: &mut CapNotice,
+    limits: &Limits,
+) {
+    let out_of_files = matches!(
+        e.raw_os_error(),
+        Some(code) if code == nix::libc::EMFILE || code == nix::libc::ENFILE
+    );
+    if out_of_files && registry.evict_oldest_idle() {
+        notice.note(Admission::Evict(0), limits);
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    } else {
+        tracing::warn!(error = %e, "accept failed");
+        tokio::time::sleep(Duration::from_millis(50)).await;
     }
 }
 
