@@ -205,9 +205,9 @@ mod tests {
                 "Batch id must use only letters, numbers, dot, underscore, and hyphen.",
             ),
             (
-                AnnotateError::NotAnObject.into(),
+                StopError::MissingBatchId.into(),
                 StatusCode::BAD_REQUEST,
-                NOT_AN_OBJECT,
+                "Batch id is required.",
             ),
         ];
         for (e, status, message) in cases {
