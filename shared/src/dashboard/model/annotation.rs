@@ -5,6 +5,8 @@ use rustc_hash::FxHashSet as HashSet;
 use serde::Deserialize;
 use serde::Serialize;
 
+use super::names::from_serde_name;
+use super::names::serde_name;
 use crate::time;
 use crate::time::Instant;
 
@@ -21,18 +23,11 @@ pub enum AnnotationKind {
 impl AnnotationKind {
     /// The name used in records and JSON.
     pub fn as_str(self) -> &'static str {
-        match self {
-            AnnotationKind::Dismiss => "dismiss",
-            AnnotationKind::Snooze => "snooze",
-        }
+        serde_name(&self)
     }
 
     pub(crate) fn parse(s: &str) -> Option<AnnotationKind> {
-        match s {
-            "dismiss" => Some(AnnotationKind::Dismiss),
-            "snooze" => Some(AnnotationKind::Snooze),
-            _ => None,
-        }
+        from_serde_name(s)
     }
 }
 

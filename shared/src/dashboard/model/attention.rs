@@ -5,6 +5,7 @@ use serde::Deserialize;
 use serde::Serialize;
 
 use super::health::Severity;
+use super::names::serde_name;
 use crate::coordinator::task::Phase;
 
 /// Why a row or a coordinator task needs a person, most urgent first within each source.
@@ -84,17 +85,7 @@ impl AttentionKind {
 
     /// The snake_case name used in JSON and the UI.
     pub fn as_str(self) -> &'static str {
-        match self {
-            AttentionKind::BatchStopped => "batch_stopped",
-            AttentionKind::BatchStopRequested => "batch_stop_requested",
-            AttentionKind::BlockedUserInput => "blocked_user_input",
-            AttentionKind::QaMissing => "qa_missing",
-            AttentionKind::DeadHolder => "dead_holder",
-            AttentionKind::Wedged => "wedged",
-            AttentionKind::TaskWaitingReply => "task_waiting_reply",
-            AttentionKind::TaskNeedsOperator => "task_needs_operator",
-            AttentionKind::TaskAwaitingMerge => "task_awaiting_merge",
-        }
+        serde_name(&self)
     }
 }
 

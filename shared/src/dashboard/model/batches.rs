@@ -5,6 +5,7 @@ use serde::Serialize;
 
 use super::events::EventView;
 use super::health::HealthItem;
+use super::names::serde_name;
 use super::rows::LivenessView;
 use super::rows::Row;
 use super::rows::RowState;
@@ -52,12 +53,7 @@ pub enum Repair {
 impl Repair {
     /// The snake_case name used in JSON and the UI.
     pub fn as_str(self) -> &'static str {
-        match self {
-            Repair::BatchPlanMissing => "batch_plan_missing",
-            Repair::PromptMissing => "prompt_missing",
-            Repair::StopRequested => "stop_requested",
-            Repair::Stopped => "stopped",
-        }
+        serde_name(&self)
     }
 }
 
@@ -88,12 +84,7 @@ pub enum BatchTier {
 impl BatchTier {
     /// The lowercase name used in JSON and the UI.
     pub fn as_str(self) -> &'static str {
-        match self {
-            BatchTier::Blocked => "blocked",
-            BatchTier::Stuck => "stuck",
-            BatchTier::Running => "running",
-            BatchTier::Archive => "archive",
-        }
+        serde_name(&self)
     }
 }
 
@@ -112,11 +103,7 @@ pub enum ControlStatus {
 impl ControlStatus {
     /// The snake_case name used in JSON and the UI.
     pub fn as_str(self) -> &'static str {
-        match self {
-            ControlStatus::Running => "running",
-            ControlStatus::StopRequested => "stop_requested",
-            ControlStatus::Stopped => "stopped",
-        }
+        serde_name(&self)
     }
 }
 

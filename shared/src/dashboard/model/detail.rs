@@ -3,6 +3,7 @@
 use serde::Deserialize;
 use serde::Serialize;
 
+use super::names::serde_name;
 use super::rows::Row;
 use super::task_panel::CoordinatorPanel;
 
@@ -31,16 +32,7 @@ pub enum TimelineKind {
 impl TimelineKind {
     /// The snake_case name used in JSON and the UI.
     pub fn as_str(self) -> &'static str {
-        match self {
-            TimelineKind::Acquired => "acquired",
-            TimelineKind::Renewed => "renewed",
-            TimelineKind::TakenOver => "taken_over",
-            TimelineKind::Released => "released",
-            TimelineKind::UnknownOwnership => "unknown_ownership",
-            TimelineKind::Phase => "phase",
-            TimelineKind::Liveness => "liveness",
-            TimelineKind::Event => "event",
-        }
+        serde_name(&self)
     }
 }
 

@@ -3,6 +3,8 @@
 use serde::Deserialize;
 use serde::Serialize;
 
+use super::names::serde_name;
+
 /// Severity of a health item.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -18,11 +20,7 @@ pub enum Severity {
 impl Severity {
     /// The lowercase name used in JSON and the UI.
     pub fn as_str(self) -> &'static str {
-        match self {
-            Severity::Critical => "critical",
-            Severity::Warning => "warning",
-            Severity::Info => "info",
-        }
+        serde_name(&self)
     }
 }
 
@@ -54,18 +52,7 @@ pub enum Signal {
 impl Signal {
     /// The name used in JSON and the UI.
     pub fn as_str(self) -> &'static str {
-        match self {
-            Signal::H1 => "H1",
-            Signal::H2 => "H2",
-            Signal::H3 => "H3",
-            Signal::H4 => "H4",
-            Signal::H5 => "H5",
-            Signal::H6 => "H6",
-            Signal::H7 => "H7",
-            Signal::H8 => "H8",
-            Signal::H9 => "H9",
-            Signal::R1 => "R1",
-        }
+        serde_name(&self)
     }
 }
 
@@ -90,14 +77,7 @@ pub enum HealthCategory {
 impl HealthCategory {
     /// The snake_case name used in JSON and the UI.
     pub fn as_str(self) -> &'static str {
-        match self {
-            HealthCategory::Machine => "machine",
-            HealthCategory::Heartbeat => "heartbeat",
-            HealthCategory::Claim => "claim",
-            HealthCategory::Batch => "batch",
-            HealthCategory::History => "history",
-            HealthCategory::State => "state",
-        }
+        serde_name(&self)
     }
 }
 

@@ -4,6 +4,7 @@ use serde::Deserialize;
 use serde::Serialize;
 
 use super::attention::AttentionKind;
+use super::names::serde_name;
 use crate::rules::liveness::Liveness;
 
 /// The state of an operator row, in the reference's precedence.
@@ -50,18 +51,7 @@ impl RowState {
 
     /// The lowercase name used in JSON and the UI.
     pub fn as_str(self) -> &'static str {
-        match self {
-            RowState::Blocked => "blocked",
-            RowState::Wedged => "wedged",
-            RowState::Dead => "dead",
-            RowState::Stale => "stale",
-            RowState::Paused => "paused",
-            RowState::Running => "running",
-            RowState::Ready => "ready",
-            RowState::Unknown => "unknown",
-            RowState::Done => "done",
-            RowState::Archived => "archived",
-        }
+        serde_name(&self)
     }
 
     /// Reads a state name (`as_str` back).
@@ -126,14 +116,7 @@ pub enum QaStatus {
 impl QaStatus {
     /// The lowercase name used in JSON and the UI.
     pub fn as_str(self) -> &'static str {
-        match self {
-            QaStatus::Missing => "missing",
-            QaStatus::Requested => "requested",
-            QaStatus::InProgress => "in_progress",
-            QaStatus::Passed => "passed",
-            QaStatus::Failed => "failed",
-            QaStatus::Unknown => "unknown",
-        }
+        serde_name(&self)
     }
 
     /// Reports whether this is a gap the overview lists.
@@ -262,13 +245,7 @@ pub enum LivenessView {
 impl LivenessView {
     /// The name used in JSON and the UI.
     pub fn as_str(self) -> &'static str {
-        match self {
-            LivenessView::Live => "live",
-            LivenessView::Stale => "stale",
-            LivenessView::Unknown => "unknown",
-            LivenessView::Dead => "dead",
-            LivenessView::NoHeartbeat => "no-heartbeat",
-        }
+        serde_name(&self)
     }
 
     /// The view of a heartbeat's liveness, `no-heartbeat` without one.
