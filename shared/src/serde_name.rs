@@ -4,13 +4,22 @@
 
 use std::fmt;
 
+use serde::de::value::Error as NameError;
+use serde::de::value::StrDeserializer;
+use serde::de::DeserializeOwned;
 use serde::ser::Impossible;
 use serde::Serialize;
 use serde::Serializer;
 
-/// Returns the serde name of `value` when it serialises as a unit variant, else `None`.
-pub fn serde_name<T: Serialize + ?Sized>(value: &T) -> Option<&'static str> {
-    value.serialize(VariantName).ok()
+/// Returns the serde name of `value` when it serialises as a unit variant; empty for any
+/// other value (none of the enums that call this has one).
+pub fn serde_name<T: Serialize + ?Sized>(value: &T) -> &'static str {
+    value.serialize(VariantName).unwrap_or_default()
+}
+
+/// Returns the unit variant whose serde name is `name`, if there is one.
+pub fn from_serde_name<T: DeserializeOwned>(name: &str) -> Option<T> {
+    T::deserialize(StrDeserializer::<NameError>::new(name)).ok()
 }
 
 /// Why a value has no variant name: it is not a unit variant.
@@ -158,7 +167,7 @@ impl Serializer for VariantName {
 mod tests {
     use super::*;
 
-    #[derive(Serialize)]
+    #[derive(Debug, PartialEq, Serialize, serde::Deserialize)]
     #[serde(rename_all = "snake_case")]
     enum Word {
         UpToDate,
@@ -169,9 +178,20 @@ mod tests {
 
     #[test]
     fn names_come_from_serde() {
-        assert_eq!(serde_name(&Word::UpToDate), Some("up_to_date"));
-        assert_eq!(serde_name(&Word::Stored), Some("repository_config"));
-        assert_eq!(serde_name(&Word::Other(1)), None);
-        assert_eq!(serde_name(&5), None);
+        assert_eq!(serde_name(&Word::UpToDate), "up_to_date");
+        assert_eq!(serde_name(&Word::Stored), "repository_config");
+        assert_eq!(serde_name(&Word::Other(1)), "");
+        assert_eq!(serde_name(&5), "");
+    }
+
+    #[test]
+    fn names_read_back_as_their_variants() {
+        assert_eq!(from_serde_name::<Word>("up_to_date"), Some(Word::UpToDate));
+        assert_eq!(
+            from_serde_name::<Word>("repository_config"),
+            Some(Word::Stored)
+        );
+        assert_eq!(from_serde_name::<Word>("stored"), None);
+        assert_eq!(from_serde_name::<Word>("other"), None);
     }
 }

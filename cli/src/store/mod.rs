@@ -240,7 +240,7 @@ pub(crate) enum MachineSource {
 
 impl MachineSource {
     pub(crate) fn as_str(self) -> &'static str {
-        serde_name(&self).unwrap_or_default()
+        serde_name(&self)
     }
 }
 

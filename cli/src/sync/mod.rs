@@ -99,7 +99,7 @@ pub(crate) enum BranchOutcome {
 
 impl BranchOutcome {
     pub(crate) fn as_str(self) -> &'static str {
-        serde_name(&self).unwrap_or_default()
+        serde_name(&self)
     }
 }
 

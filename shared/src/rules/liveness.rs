@@ -30,7 +30,7 @@ pub enum Liveness {
 impl Liveness {
     /// Returns the lowercase name used in output.
     pub fn as_str(self) -> &'static str {
-        serde_name(&self).unwrap_or_default()
+        serde_name(&self)
     }
 }
 

@@ -5,8 +5,8 @@ use rustc_hash::FxHashSet as HashSet;
 use serde::Deserialize;
 use serde::Serialize;
 
-use super::names::from_serde_name;
-use super::names::serde_name;
+use crate::serde_name::from_serde_name;
+use crate::serde_name::serde_name;
 use crate::time;
 use crate::time::Instant;
 

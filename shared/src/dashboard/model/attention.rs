@@ -5,8 +5,8 @@ use serde::Deserialize;
 use serde::Serialize;
 
 use super::health::Severity;
-use super::names::serde_name;
 use crate::coordinator::task::Phase;
+use crate::serde_name::serde_name;
 
 /// Why a row or a coordinator task needs a person, most urgent first within each source.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]

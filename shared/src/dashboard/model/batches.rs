@@ -5,10 +5,10 @@ use serde::Serialize;
 
 use super::events::EventView;
 use super::health::HealthItem;
-use super::names::serde_name;
 use super::rows::LivenessView;
 use super::rows::Row;
 use super::rows::RowState;
+use crate::serde_name::serde_name;
 
 /// A batch lane.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

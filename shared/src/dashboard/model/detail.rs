@@ -3,9 +3,9 @@
 use serde::Deserialize;
 use serde::Serialize;
 
-use super::names::serde_name;
 use super::rows::Row;
 use super::task_panel::CoordinatorPanel;
+use crate::serde_name::serde_name;
 
 /// What a custody timeline entry records.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

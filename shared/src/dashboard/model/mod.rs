@@ -16,7 +16,6 @@ mod events;
 mod github;
 mod health;
 mod machines;
-mod names;
 mod rows;
 mod slice;
 mod task_panel;

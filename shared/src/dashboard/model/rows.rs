@@ -4,8 +4,8 @@ use serde::Deserialize;
 use serde::Serialize;
 
 use super::attention::AttentionKind;
-use super::names::serde_name;
 use crate::rules::liveness::Liveness;
+use crate::serde_name::serde_name;
 
 /// The state of an operator row, in the reference's precedence.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]

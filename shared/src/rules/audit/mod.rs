@@ -73,7 +73,7 @@ pub enum Verdict {
 impl Verdict {
     /// Returns the verdict as the report spells it.
     pub fn as_str(self) -> &'static str {
-        serde_name(&self).unwrap_or_default()
+        serde_name(&self)
     }
 
     /// Returns the process exit code for this verdict: 0, 1 or 2.
