@@ -4,11 +4,11 @@
 //! `{"error": "..."}` message when it sent one, else the HTTP status and a short excerpt of
 //! the body.
 
+use agent_coord_shared::dashboard::model::ErrorAnswer;
 use agent_coord_shared::dashboard::model::ImportBody;
 use agent_coord_shared::dashboard::model::Imported;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
-use serde_json::Value;
 use wasm_bindgen::JsCast;
 use wasm_bindgen::JsValue;
 use wasm_bindgen_futures::JsFuture;
@@ -172,11 +172,10 @@ fn decode<T: DeserializeOwned>(status: u16, body: &str) -> Result<T, ApiError> {
 
 /// The server's own error message, else the status and an excerpt of the body.
 fn server_error(status: u16, body: &str) -> ApiError {
-    let message = serde_json::from_str::<Value>(body)
-        .ok()
-        .and_then(|v| v.get("error").and_then(Value::as_str).map(str::to_string));
-    match message {
-        Some(message) if !message.trim().is_empty() => ApiError::Server { status, message },
+    match serde_json::from_str::<ErrorAnswer>(body) {
+        Ok(ErrorAnswer { error: message }) if !message.trim().is_empty() => {
+            ApiError::Server { status, message }
+        }
         _ => ApiError::Status {
             status,
             excerpt: body.trim().chars().take(EXCERPT).collect(),

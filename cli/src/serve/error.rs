@@ -7,11 +7,11 @@
 use agent_coord_shared::dashboard::act::annotate::AnnotateError;
 use agent_coord_shared::dashboard::act::writes::ImportError;
 use agent_coord_shared::dashboard::act::writes::StopError;
+use agent_coord_shared::dashboard::model::ErrorAnswer;
 use axum::http::StatusCode;
 use axum::response::IntoResponse;
 use axum::response::Response;
 use axum::Json;
-use serde_json::json;
 
 use crate::command_error::CommandError;
 use crate::command_error::ErrorKind;
@@ -149,12 +149,14 @@ impl IntoResponse for ApiError {
         } else {
             self.message
         };
-        (self.status, Json(json!({ "error": message }))).into_response()
+        (self.status, Json(ErrorAnswer { error: message })).into_response()
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use serde_json::json;
+
     use super::*;
 
     async fn body_of(e: ApiError) -> (StatusCode, String) {

@@ -72,6 +72,7 @@ pub use task_panel::CoordinatorPanel;
 pub use task_panel::MergeView;
 pub use writes::AnnotationBody;
 pub use writes::AnnotationKey;
+pub use writes::ErrorAnswer;
 pub use writes::ImportBody;
 pub use writes::Imported;
 pub use writes::LaunchPrompt;

@@ -265,3 +265,10 @@ pub struct SettingsView {
     /// Whether the asking client may change them (it is on this machine).
     pub editable: bool,
 }
+
+/// What every refused or failed request answers: `{"error": "…"}`, in words for the page.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ErrorAnswer {
+    /// The message.
+    pub error: String,
+}
