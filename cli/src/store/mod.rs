@@ -184,6 +184,8 @@ pub(crate) struct Store {
     pub(crate) machine_source: MachineSource,
     pub(crate) path: PathBuf,
     warnings: std::cell::RefCell<Vec<String>>,
+    /// Counts the blobs tree writes write (hidden unless a long command shows it).
+    written: indicatif::ProgressBar,
 }
 
 /// An open repository that threads share; each thread works on its own [`Store`] from
@@ -206,6 +208,7 @@ impl SharedStore {
             machine_source: self.machine_source,
             path: self.path.clone(),
             warnings: Default::default(),
+            written: indicatif::ProgressBar::hidden(),
         }
     }
 }
@@ -302,6 +305,7 @@ impl Store {
             machine_source,
             path: opts.path.to_path_buf(),
             warnings: Default::default(),
+            written: indicatif::ProgressBar::hidden(),
         })
     }
 
@@ -315,6 +319,11 @@ impl Store {
             machine_source: self.machine_source,
             path: self.path,
         }
+    }
+
+    /// Makes tree writes count the blobs they write on `bar`.
+    pub(crate) fn show_writes(&mut self, bar: indicatif::ProgressBar) {
+        self.written = bar;
     }
 
     /// Records a warning for stderr (the operation still succeeds).
