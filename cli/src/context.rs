@@ -84,6 +84,9 @@ pub(crate) struct Context {
     pub(crate) direct_repo_dir: bool,
     pub(crate) env: Env,
     now: Instant,
+    /// The bar every store this context opens counts its object writes on (hidden unless a
+    /// long command asked for one with [`Context::show_writes`]).
+    writes: std::sync::OnceLock<indicatif::ProgressBar>,
 }
 
 impl Context {
@@ -108,7 +111,14 @@ impl Context {
             direct_repo_dir: false,
             env,
             now,
+            writes: std::sync::OnceLock::new(),
         })
+    }
+
+    /// Makes the stores this context opens count the blobs they write on `bar` (once per
+    /// command: a later call is ignored).
+    pub(crate) fn show_writes(&self, bar: &indicatif::ProgressBar) {
+        let _ = self.writes.set(bar.clone());
     }
 
     /// Returns the clock reading for this command.
@@ -146,13 +156,16 @@ impl Context {
     /// Returns the store and the notices to print (local single-machine mode).
     pub(crate) fn open_store(&self, write: bool) -> Result<(Store, Vec<String>), CommandError> {
         let (path, implicit) = self.repo_path()?;
-        let store = Store::open(OpenOptions {
+        let mut store = Store::open(OpenOptions {
             path: &path,
             create: implicit,
             state_ref: self.state_ref(),
             machine_override: self.env.machine_id.clone(),
             generate_machine: write,
         })?;
+        if let Some(bar) = self.writes.get() {
+            store.show_writes(bar.clone());
+        }
         let mut notices = Vec::new();
         if implicit && !store.has_remote() {
             notices.push(format!(

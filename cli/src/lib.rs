@@ -13,6 +13,7 @@ mod lanes;
 mod logging;
 mod output;
 mod process;
+mod progress;
 mod serve;
 mod store;
 mod sync;

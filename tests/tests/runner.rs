@@ -26,6 +26,7 @@ mod test_gc;
 mod test_gc_machines;
 mod test_info;
 mod test_lanes;
+mod test_progress;
 mod test_regressions;
 mod test_release;
 mod test_scope;

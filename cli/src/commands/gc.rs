@@ -14,6 +14,7 @@ use agent_coord_shared::snapshot::ReadError;
 use crate::command_error::CommandError;
 use crate::context::Context;
 use crate::output::Report;
+use crate::progress;
 use crate::store::Store;
 use crate::store::TipSnapshot;
 use crate::store::HEARTBEAT_PREFIX;
@@ -168,15 +169,21 @@ pub(crate) fn cmd_gc(cx: &Context, args: &GcArgs) -> Result<Report, CommandError
         synthetic_hot_days: args.synthetic_hot_days,
     };
     let now = cx.now();
+    let planning = progress::spinner("gc: planning".to_owned(), args.json);
     let decide = |snap: &TipSnapshot<'_>, machine: &str| -> Result<Plan<GcOutcome>, RuleError> {
         let own = own_heartbeats(snap, machine)?;
-        gc::plan(snap, &policy, &families, &own, now)
+        let plan = gc::plan(snap, &policy, &families, &own, now);
+        planning.finish_and_clear();
+        plan
     };
+
     let (plan, notices, epoch_line) = if args.dry_run {
         let (store, notices) = cx.open_store(false)?;
         let snap = store.snapshot()?;
         (decide(&snap, store.machine.as_str())?, notices, None)
     } else {
+        let writing = progress::bar("gc: writing records", 0, args.json);
+        cx.show_writes(&writing);
         let Written {
             done,
             notices,
@@ -185,6 +192,7 @@ pub(crate) fn cmd_gc(cx: &Context, args: &GcArgs) -> Result<Report, CommandError
         } = write(cx, |snap, ctx| {
             decide(snap, ctx.identity.machine_id.as_deref().unwrap_or_default())
         })?;
+        writing.finish();
         let epoch_line = if args.new_epoch {
             Some(start_epoch(cx, &store)?)
         } else {

@@ -22,6 +22,7 @@ use crate::git_subprocess::Git;
 use crate::git_subprocess::GitError;
 use crate::git_subprocess::PushUpdate;
 use crate::output::Report;
+use crate::progress;
 use crate::store::ref_target;
 use crate::store::tracking_heartbeat_prefix;
 use crate::store::Store;
@@ -63,6 +64,11 @@ pub(crate) fn cmd_gc_machines(
     let (copies, ids) = machine_refs(&store)?;
     let silent = gc::machines::select(&copies, &own, older_than, now);
     let mut done = Vec::with_capacity(silent.len());
+    let pruning = if req.apply {
+        progress::bar("gc: pruning machines", silent.len() as u64, req.json)
+    } else {
+        indicatif::ProgressBar::hidden()
+    };
     for s in silent {
         // The remote has the machine's ref when its fetched copy is here.
         let tracking = remote.as_ref().and_then(|r| {
@@ -86,7 +92,9 @@ pub(crate) fn cmd_gc_machines(
             silent: s,
             kept,
         });
+        pruning.inc(1);
     }
+    pruning.finish();
     let mode = if req.apply { "apply" } else { "dry-run" };
     let report = if req.json {
         Report::json(&MachinesReport {

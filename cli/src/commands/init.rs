@@ -6,6 +6,7 @@ use crate::command_error::CommandError;
 use crate::context::Context;
 use crate::git_subprocess::Git;
 use crate::output::Report;
+use crate::progress;
 use crate::store::tracking_heartbeat_prefix;
 use crate::store::tracking_state_ref;
 use crate::store::OpenOptions;
@@ -89,7 +90,10 @@ pub(crate) fn cmd_init(cx: &Context, args: &InitArgs) -> Result<Report, CommandE
     let remote = store.has_remote().then(|| default_remote(&store));
     if let (false, Some(remote)) = (had_branch, &remote) {
         // Take the fleet's branch if the remote has one, instead of starting a second root.
-        run_sync(cx, &store, remote)?;
+        let fetching = progress::spinner(format!("init: fetching from {remote}"), args.json);
+        let synced = run_sync(cx, &store, remote);
+        fetching.finish_and_clear();
+        synced?;
     }
     let branch = if had_branch {
         "existing"

@@ -8,6 +8,7 @@ use agent_coord_shared::output::sync::SyncInfo;
 use crate::command_error::CommandError;
 use crate::context::Context;
 use crate::output::Report;
+use crate::progress;
 use crate::store::Store;
 use crate::sync;
 use crate::sync::default_remote;
@@ -80,7 +81,10 @@ pub(crate) fn cmd_sync(cx: &Context, args: &SyncArgs) -> Result<Report, CommandE
         .remote
         .clone()
         .unwrap_or_else(|| default_remote(&store));
-    let report = run_sync(cx, &store, &remote)?;
+    let syncing = progress::spinner(format!("sync: syncing with {remote}"), args.json);
+    let report = run_sync(cx, &store, &remote);
+    syncing.finish_and_clear();
+    let report = report?;
     Ok(if args.json {
         Report::json(&report_json(&report))
     } else {

@@ -19,10 +19,12 @@ use agent_coord_shared::transfer::is_container_name;
 use agent_coord_shared::transfer::is_event_path;
 use agent_coord_shared::transfer::join_files;
 use agent_coord_shared::transfer::split_file;
+use indicatif::ProgressBar;
 
 use crate::command_error::CommandError;
 use crate::context::Context;
 use crate::output::Report;
+use crate::progress;
 use crate::transact::write;
 use crate::transact::Written;
 
@@ -85,8 +87,9 @@ fn is_record_file(path: &str) -> bool {
     path.ends_with(".json") || (is_event_path(path) && path.ends_with(".jsonl"))
 }
 
-/// Reads every record file below `root`, validating paths and JSON before anything is written.
-fn read_root(root: &Path) -> Result<Root, CommandError> {
+/// Reads every record file below `root`, validating paths and JSON before anything is
+/// written; `read` counts the folder entries done of those found so far.
+fn read_root(root: &Path, read: &ProgressBar) -> Result<Root, CommandError> {
     if !root.is_dir() {
         return Err(CommandError::usage(format!(
             "import source is not a directory: {}",
@@ -98,13 +101,16 @@ fn read_root(root: &Path) -> Result<Root, CommandError> {
     let mut skipped = 0;
     let mut stack = vec![(root.to_path_buf(), String::new())];
     while let Some((dir, rel)) = stack.pop() {
-        let entries = std::fs::read_dir(&dir).map_err(|e| {
+        let cannot_read = |e: std::io::Error| {
             CommandError::operational(format!("cannot read {}: {e}", dir.display()))
-        })?;
+        };
+        let entries = std::fs::read_dir(&dir)
+            .map_err(cannot_read)?
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(cannot_read)?;
+        read.inc_length(entries.len() as u64);
         for entry in entries {
-            let entry = entry.map_err(|e| {
-                CommandError::operational(format!("cannot read {}: {e}", dir.display()))
-            })?;
+            read.inc(1);
             let name = entry.file_name().to_string_lossy().into_owned();
             // Dot-files, lock files and temp files of the predecessor are not records.
             if name.starts_with('.') {
@@ -166,7 +172,12 @@ pub(crate) fn cmd_import(cx: &Context, args: &ImportArgs) -> Result<Report, Comm
         records,
         families,
         skipped,
-    } = read_root(&args.from)?;
+    } = {
+        let read = progress::bar("import: reading files", 0, args.json);
+        let root = read_root(&args.from, &read)?;
+        read.finish();
+        root
+    };
     let mut heartbeats = Vec::new();
     let mut state = Vec::new();
     for (path, record) in &records {
@@ -184,6 +195,8 @@ pub(crate) fn cmd_import(cx: &Context, args: &ImportArgs) -> Result<Report, Comm
         }
     }
     let total = records.len();
+    let writing = progress::bar("import: writing records", 0, args.json);
+    cx.show_writes(&writing);
     let Written {
         done,
         mut notices,
@@ -224,11 +237,15 @@ pub(crate) fn cmd_import(cx: &Context, args: &ImportArgs) -> Result<Report, Comm
         );
         Ok(plan)
     })?;
+    writing.finish();
     let written = done.plan.outcome;
     // An import writes thousands of loose objects at once; pack them now rather than
     // leave every read to open them one by one.
     if written > 0 {
-        if let Err(e) = store.pack() {
+        let packing = progress::spinner("import: packing the repository".to_owned(), args.json);
+        let packed = store.pack();
+        packing.finish_and_clear();
+        if let Err(e) = packed {
             notices.push(format!(
                 "warning: imported, but could not pack the repository: {e}"
             ));
@@ -274,17 +291,28 @@ pub(crate) fn cmd_export(cx: &Context, args: &ExportArgs) -> Result<Report, Comm
     }
     let (store, notices) = cx.open_store(false)?;
     let snap = store.snapshot()?;
-    let mut files: Vec<(String, Vec<u8>)> = Vec::new();
-    if let Some(tree) = snap.tree {
-        for (path, id) in snap.blobs_below(tree, "")? {
-            files.push((path, snap.blob_bytes(id)?));
-        }
+    let blobs = match snap.tree {
+        Some(tree) => snap.blobs_below(tree, "")?,
+        None => Vec::new(),
+    };
+    let reading = progress::bar("export: reading records", blobs.len() as u64, args.json);
+    let mut files: Vec<(String, Vec<u8>)> = Vec::with_capacity(blobs.len());
+    for (path, id) in blobs {
+        files.push((path, snap.blob_bytes(id)?));
+        reading.inc(1);
     }
-    for (path, record) in snap.list("heartbeats")? {
-        files.push((path, to_bytes(&record)));
-    }
+    let heartbeats = snap.list("heartbeats")?;
+    reading.inc_length(heartbeats.len() as u64);
+    reading.inc(heartbeats.len() as u64);
+    files.extend(
+        heartbeats
+            .into_iter()
+            .map(|(path, record)| (path, to_bytes(&record))),
+    );
+    reading.finish();
     let records = files.len();
     let files = join_files(files).map_err(|e| CommandError::operational(format!("export: {e}")))?;
+    let writing = progress::bar("export: writing files", files.len() as u64, args.json);
     for (path, bytes) in &files {
         let dest = args.to.join(path);
         if let Some(parent) = dest.parent() {
@@ -295,7 +323,9 @@ pub(crate) fn cmd_export(cx: &Context, args: &ExportArgs) -> Result<Report, Comm
         std::fs::write(&dest, bytes).map_err(|e| {
             CommandError::operational(format!("cannot write {}: {e}", dest.display()))
         })?;
+        writing.inc(1);
     }
+    writing.finish();
     let report = if args.json {
         Report::json(&ExportAnswer {
             result: "exported",

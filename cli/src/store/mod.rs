@@ -185,6 +185,8 @@ pub(crate) struct Store {
     pub(crate) machine_source: MachineSource,
     pub(crate) path: PathBuf,
     warnings: std::cell::RefCell<Vec<String>>,
+    /// Counts the blobs tree writes write (hidden unless a long command shows it).
+    written: indicatif::ProgressBar,
 }
 
 /// An open repository that threads share; each thread works on its own [`Store`] from
@@ -207,6 +209,7 @@ impl SharedStore {
             machine_source: self.machine_source,
             path: self.path.clone(),
             warnings: Default::default(),
+            written: indicatif::ProgressBar::hidden(),
         }
     }
 }
@@ -301,6 +304,7 @@ impl Store {
             machine_source,
             path: opts.path.to_path_buf(),
             warnings: Default::default(),
+            written: indicatif::ProgressBar::hidden(),
         })
     }
 
@@ -314,6 +318,11 @@ impl Store {
             machine_source: self.machine_source,
             path: self.path,
         }
+    }
+
+    /// Makes tree writes count the blobs they write on `bar`.
+    pub(crate) fn show_writes(&mut self, bar: indicatif::ProgressBar) {
+        self.written = bar;
     }
 
     /// Records a warning for stderr (the operation still succeeds).

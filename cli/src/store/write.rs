@@ -253,12 +253,15 @@ impl Store {
         self.check_shapes(base, files.iter().filter(|f| f.1.is_some()).map(|f| f.0))?;
         let mut editor =
             gix::objs::tree::Editor::new(root, &self.repo.objects, self.repo.object_hash());
+        self.written
+            .inc_length(files.iter().filter(|f| f.1.is_some()).count() as u64);
         for (path, bytes) in files {
             match bytes {
                 Some(bytes) => {
                     let blob = write_again(|| self.repo.write_blob(bytes))
                         .map_err(StoreError::git)?
                         .detach();
+                    self.written.inc(1);
                     editor
                         .upsert(path.split('/'), EntryKind::Blob, blob)
                         .map_err(StoreError::git)?;
