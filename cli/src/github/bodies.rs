@@ -3,7 +3,6 @@
 
 use serde::Serialize;
 
-use super::pulls::ReviewEvent;
 use super::NewPull;
 
 /// `POST /graphql`.
@@ -39,4 +38,12 @@ pub(super) struct NewReview<'a> {
     pub(super) commit_id: &'a str,
     pub(super) event: ReviewEvent,
     pub(super) body: &'a str,
+}
+
+/// A review's event, as GitHub spells it (`APPROVE`, `COMMENT`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub(crate) enum ReviewEvent {
+    Approve,
+    Comment,
 }

@@ -40,9 +40,9 @@ use self::types::CreatedComment;
 use self::types::IssueCommentJson;
 use self::types::IssueEventJson;
 
+pub(crate) use self::bodies::ReviewEvent;
 pub(crate) use self::cache::EtagCache;
 pub(crate) use self::dashboard::RateLimit;
-pub(crate) use self::pulls::ReviewEvent;
 pub(crate) use self::types::*;
 
 /// Pages requested per list call (GitHub's maximum).

@@ -7,6 +7,7 @@ use serde_json::Value;
 
 use super::bodies::NewReview;
 use super::bodies::NodeVariables;
+use super::bodies::ReviewEvent;
 use super::parse;
 use super::shape;
 use super::GhError;
@@ -97,12 +98,4 @@ impl GitHub {
             .and_then(Value::as_bool)
             .ok_or_else(|| shape("/graphql markPullRequestReadyForReview"))
     }
-}
-
-/// A review's event, as GitHub spells it (`APPROVE`, `COMMENT`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
-pub(crate) enum ReviewEvent {
-    Approve,
-    Comment,
 }
