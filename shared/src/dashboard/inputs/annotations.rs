@@ -18,6 +18,7 @@ use crate::ids::RepoSlug;
 use crate::ids::Target;
 use crate::record::field as f;
 use crate::record::scalar_string;
+use crate::record::ParseError;
 use crate::record::Record;
 use crate::time;
 use crate::time::Instant;
@@ -43,6 +44,27 @@ pub enum AnnotationInvalid {
     /// The note or operator is longer than [`MAX_TEXT`].
     #[error("annotation {0} is too long")]
     TooLong(&'static str),
+}
+
+/// Why a stored record at an annotation path is not an annotation (a model warning).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum StoredAnnotationInvalid {
+    /// The bytes are not a JSON object.
+    #[error(transparent)]
+    Record(#[from] ParseError),
+    /// The record does not read as an annotation.
+    #[error(transparent)]
+    Invalid(#[from] AnnotationInvalid),
+    /// The record annotates another item than the one its path names.
+    #[error("annotation for {repo}#{target} is stored at {path}")]
+    Misplaced {
+        /// The record's repository.
+        repo: String,
+        /// The record's target.
+        target: String,
+        /// Where the record is stored.
+        path: String,
+    },
 }
 
 /// Returns `annotations/<owner>/<repo>/<target>.json`.
@@ -137,18 +159,19 @@ pub(crate) fn read(r: &Record, now: Option<Instant>) -> Result<Annotation, Annot
     Ok(a)
 }
 
-/// Parses a stored annotation at `path`; the message says why it is not one. A record
-/// whose item differs from its path is refused too (it would annotate something else).
-pub fn parse(path: &str, bytes: &[u8]) -> Result<Annotation, String> {
-    let record = crate::record::from_bytes(bytes).map_err(|e| e.to_string())?;
+/// Parses a stored annotation at `path`, or says why it is not one. A record whose item
+/// differs from its path is refused too (it would annotate something else).
+pub fn parse(path: &str, bytes: &[u8]) -> Result<Annotation, StoredAnnotationInvalid> {
+    let record = crate::record::from_bytes(bytes)?;
     // Whether it is active is decided when the model is built, not here.
-    let a = read(&record, None).map_err(|e| e.to_string())?;
-    let (repo, target) = key(Some(&a.repo), Some(&a.target)).map_err(|e| e.to_string())?;
+    let a = read(&record, None)?;
+    let (repo, target) = key(Some(&a.repo), Some(&a.target))?;
     if self::path(&repo, &target) != path {
-        return Err(format!(
-            "annotation for {}#{} is stored at {path}",
-            a.repo, a.target
-        ));
+        return Err(StoredAnnotationInvalid::Misplaced {
+            repo: a.repo,
+            target: a.target,
+            path: path.to_owned(),
+        });
     }
     Ok(a)
 }

@@ -8,6 +8,7 @@ use crate::dashboard::fixtures;
 use crate::dashboard::fixtures::ago;
 use crate::dashboard::fixtures::ahead;
 use crate::dashboard::inputs::annotations::parse;
+use crate::dashboard::inputs::annotations::StoredAnnotationInvalid;
 use crate::dashboard::inputs::annotations::MAX_TEXT;
 use crate::dashboard::model::next_expiry;
 use crate::dashboard::model::RowState;
@@ -178,7 +179,7 @@ fn stored_records_that_are_not_annotations_say_why() {
             br#"{"repo": "acme/app", "target": "7", "kind": "mute"}"#
         )
         .unwrap_err(),
-        AnnotationInvalid::Kind.to_string()
+        StoredAnnotationInvalid::Invalid(AnnotationInvalid::Kind)
     );
     assert_eq!(
         parse(
@@ -186,7 +187,11 @@ fn stored_records_that_are_not_annotations_say_why() {
             br#"{"repo": "acme/app", "target": "8", "kind": "dismiss"}"#
         )
         .unwrap_err(),
-        "annotation for acme/app#8 is stored at annotations/acme/app/7.json"
+        StoredAnnotationInvalid::Misplaced {
+            repo: "acme/app".into(),
+            target: "8".into(),
+            path: at.into(),
+        }
     );
     // An expired snooze still reads; it is just not active.
     let old = json!({"repo": "acme/app", "target": "7", "kind": "snooze", "until": ago(5)});
