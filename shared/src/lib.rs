@@ -13,6 +13,7 @@ pub mod fuzz_checks;
 pub mod git_porcelain;
 pub mod ids;
 pub mod manifest;
+pub mod names;
 pub mod output;
 pub mod record;
 pub mod repair;

@@ -8,6 +8,7 @@ use serde_json::Value;
 
 use super::task::Task;
 use super::task::TaskState;
+use crate::names::WireName;
 use crate::record::field as f;
 use crate::record::Record;
 use crate::time;
@@ -35,7 +36,7 @@ pub fn lane_status(task: &Task) -> &'static str {
 /// The status of a task's heartbeat: its phase while it advances, else its lane status.
 pub fn heartbeat_status(task: &Task) -> &'static str {
     match task.state {
-        TaskState::Active => task.phase.as_str(),
+        TaskState::Active => task.phase.wire_name(),
         _ => lane_status(task),
     }
 }
@@ -87,7 +88,7 @@ impl<'a> Lane<'a> {
             target: task.issue.to_string(),
             branch: &task.branch,
             status: lane_status(task),
-            phase: task.phase.as_str(),
+            phase: task.phase.wire_name(),
             title: &task.title,
             pr: task.pr,
             pr_url: task.pr_url.as_deref(),

@@ -12,6 +12,7 @@ use std::collections::HashMap;
 use serde_json::Value;
 
 use crate::ids::is_segment;
+use crate::names::WireName;
 use crate::record::field as f;
 use crate::record::field::Field;
 use crate::record::Lane;
@@ -175,7 +176,7 @@ impl OwnerBeat {
             OwnerBeat::Missing => "no-heartbeat",
             OwnerBeat::Unreadable => "unreadable",
             OwnerBeat::Mismatched => "mismatched",
-            OwnerBeat::Found { liveness, .. } => liveness.as_str(),
+            OwnerBeat::Found { liveness, .. } => liveness.wire_name(),
         }
     }
 }

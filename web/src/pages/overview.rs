@@ -6,6 +6,7 @@ use agent_coord_shared::dashboard::model::DashboardModel;
 use agent_coord_shared::dashboard::model::RowState;
 use agent_coord_shared::dashboard::model::Slice;
 use agent_coord_shared::dashboard::view::slice::View;
+use agent_coord_shared::names::WireName;
 use leptos::prelude::*;
 
 use super::row_line;
@@ -149,7 +150,7 @@ fn attention(m: &DashboardModel) -> impl IntoView {
                 .clone()
                 .map(|d| view! { <span class="detail" data-testid="attention-detail">{d}</span> });
             let resume = a.resume_phase.map(|p| {
-                view! { <span class="muted" data-testid="attention-resume">{format!("resumes {}", p.as_str())}</span> }
+                view! { <span class="muted" data-testid="attention-resume">{format!("resumes {}", p.wire_name())}</span> }
             });
             let link = a.link.clone().map(|url| {
                 view! {

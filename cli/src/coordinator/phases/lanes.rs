@@ -2,6 +2,7 @@
 //! refusal, and routing each outcome (continue, publish a checkpoint, or fail).
 
 use super::*;
+use agent_coord_shared::names::WireName;
 
 impl Engine<'_> {
     pub(super) fn lane_argv(&self, slot: LaneSlot) -> Vec<String> {
@@ -59,7 +60,7 @@ impl Engine<'_> {
                     "{}-{}-{}",
                     task.phase,
                     task.rounds,
-                    slot.as_str().replace(':', "-")
+                    slot.wire_name().replace(':', "-")
                 );
                 let _ = std::fs::write(control.join(format!("{stem}.prompt")), &prompt);
                 LaneJob {
@@ -104,7 +105,7 @@ impl Engine<'_> {
                 message: "a lane is already recorded as running".into(),
             });
         }
-        let names: Vec<&str> = lanes.iter().map(|(s, _)| s.as_str()).collect();
+        let names: Vec<&str> = lanes.iter().map(|(s, _)| s.wire_name()).collect();
         let joined = names.join("+");
         task.pending = Some(PendingLane {
             slot: joined.clone(),

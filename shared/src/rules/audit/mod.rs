@@ -16,6 +16,7 @@ use super::deps;
 use crate::ids::paths;
 use crate::ids::BatchId;
 use crate::ids::IdError;
+use crate::names::WireName;
 use crate::record::field as f;
 use crate::record::field::Field;
 use crate::record::is_http_url;
@@ -69,16 +70,10 @@ pub enum Verdict {
     Unknown,
 }
 
-impl Verdict {
-    /// Returns the verdict as the report spells it.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Verdict::Complete => "complete",
-            Verdict::Incomplete => "incomplete",
-            Verdict::Unknown => "unknown",
-        }
-    }
+/// The verdict as the report spells it.
+impl WireName for Verdict {}
 
+impl Verdict {
     /// Returns the process exit code for this verdict: 0, 1 or 2.
     pub fn exit_code(self) -> u8 {
         match self {
@@ -152,7 +147,7 @@ impl Audit {
         let mut lines = vec![format!(
             "batch-audit {} {}",
             self.batch_id,
-            self.verdict.as_str()
+            self.verdict.wire_name()
         )];
         if let Some(reason) = &self.reason {
             lines.push(format!("- {reason}"));

@@ -17,6 +17,7 @@ use crate::ids::AgentId;
 use crate::ids::BatchId;
 use crate::ids::RepoSlug;
 use crate::ids::Target;
+use crate::names::WireName;
 use crate::record::field as f;
 use crate::record::field::copy_all;
 use crate::record::Claim;
@@ -94,7 +95,7 @@ impl HolderBeat {
     /// Returns the word for this state: a liveness, `missing` or `invalid`.
     pub fn label(self) -> &'static str {
         match self {
-            HolderBeat::Seen(l) => l.as_str(),
+            HolderBeat::Seen(l) => l.wire_name(),
             HolderBeat::Missing => "missing",
             HolderBeat::Invalid => "invalid",
         }
