@@ -2,7 +2,6 @@
 //! refusal, and routing each outcome (continue, publish a checkpoint, or fail).
 
 use super::*;
-use agent_coord_shared::names::WireName;
 
 impl Engine<'_> {
     pub(super) fn lane_argv(&self, slot: LaneSlot) -> Vec<String> {
