@@ -223,13 +223,27 @@ impl LaneName {
     }
 }
 
+/// Why a string is not a [`LaneName`].
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LaneNameError {
+    /// The name is empty.
+    #[error("--lane must not be empty")]
+    Empty,
+    /// The name contains `:` (events use it to join a batch and a lane).
+    #[error("event lane {name} cannot contain ':'")]
+    HasColon {
+        /// The rejected name, verbatim.
+        name: String,
+    },
+}
+
 impl FromStr for LaneName {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
+    type Err = LaneNameError;
+    fn from_str(s: &str) -> Result<Self, LaneNameError> {
         if s.is_empty() {
-            Err("--lane must not be empty".to_owned())
+            Err(LaneNameError::Empty)
         } else if s.contains(':') {
-            Err(format!("event lane {s} cannot contain ':'"))
+            Err(LaneNameError::HasColon { name: s.to_owned() })
         } else {
             Ok(Self(s.to_owned()))
         }
@@ -335,13 +349,12 @@ mod tests {
     #[test]
     fn lane_names() {
         assert!("docs/api copy".parse::<LaneName>().is_ok());
-        assert_eq!(
-            "".parse::<LaneName>().unwrap_err(),
-            "--lane must not be empty"
-        );
+        assert_eq!("".parse::<LaneName>().unwrap_err(), LaneNameError::Empty);
         assert_eq!(
             "docs:copy".parse::<LaneName>().unwrap_err(),
-            "event lane docs:copy cannot contain ':'"
+            LaneNameError::HasColon {
+                name: "docs:copy".into()
+            }
         );
     }
 

@@ -17,6 +17,18 @@ pub fn serde_name<T: Serialize + ?Sized>(value: &T) -> &'static str {
     value.serialize(VariantName).unwrap_or_default()
 }
 
+/// An enum of unit variants whose names are its serde names: `wire_name()` reads the name
+/// its `rename`/`rename_all` attributes give.
+///
+/// Implement it (with no items) only on enums whose every variant is a unit variant; a test
+/// per enum lists every variant's name, so a rename shows up as a failing test.
+pub trait WireName: Serialize {
+    /// Returns the variant's name as serde writes it (`pr_gates_grok`, `no-change`, …).
+    fn wire_name(&self) -> &'static str {
+        serde_name(self)
+    }
+}
+
 /// Returns the unit variant whose serde name is `name`, if there is one.
 pub fn from_serde_name<T: DeserializeOwned>(name: &str) -> Option<T> {
     T::deserialize(StrDeserializer::<NameError>::new(name)).ok()
@@ -182,6 +194,15 @@ mod tests {
         assert_eq!(serde_name(&Word::Stored), "repository_config");
         assert_eq!(serde_name(&Word::Other(1)), "");
         assert_eq!(serde_name(&5), "");
+    }
+
+    impl WireName for Word {}
+
+    #[test]
+    fn a_wire_name_is_the_serde_name() {
+        assert_eq!(Word::UpToDate.wire_name(), "up_to_date");
+        let json = serde_json::to_string(&Word::Stored).expect("json");
+        assert_eq!(json, format!("\"{}\"", Word::Stored.wire_name()));
     }
 
     #[test]

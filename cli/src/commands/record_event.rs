@@ -110,7 +110,7 @@ pub(crate) fn cmd_record_event(
         .as_deref()
         .map(str::parse::<LaneName>)
         .transpose()
-        .map_err(CommandError::usage)?;
+        .map_err(|e| CommandError::usage(e.to_string()))?;
     if args.kind.known() == Some(EventKind::LaneClosed) {
         return lane_closed(cx, args, lane);
     }

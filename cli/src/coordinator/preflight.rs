@@ -18,6 +18,7 @@ use agent_coord_shared::coordinator::config::GitIdentity;
 use agent_coord_shared::coordinator::config::GithubAccount;
 use agent_coord_shared::coordinator::config::SigningFormat;
 use agent_coord_shared::coordinator::config::WorkerConfig;
+use agent_coord_shared::serde_name::WireName;
 use serde::Serialize;
 
 use super::accounts;
@@ -268,7 +269,7 @@ fn local_checks(config: &CoordinatorConfig, worker_id: &str, worker: &WorkerConf
     let binding = config.sessions.get(worker_id);
     for (slot, argv) in binding.map(|b| b.lanes.iter()).into_iter().flatten() {
         checks.push(Check::new(
-            format!("lane {}", slot.as_str()),
+            format!("lane {}", slot.wire_name()),
             executable(argv),
         ));
     }

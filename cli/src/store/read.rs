@@ -11,6 +11,7 @@ use std::collections::BTreeMap;
 use std::collections::HashMap;
 
 use agent_coord_shared::record::from_bytes;
+use agent_coord_shared::record::ParseError;
 use agent_coord_shared::record::Record;
 use agent_coord_shared::rules::liveness;
 use agent_coord_shared::rules::newest_beat;
@@ -38,7 +39,7 @@ pub(crate) struct TipSnapshot<'s> {
     pub(crate) tree: Option<ObjectId>,
     /// Every heartbeat ref at snapshot time.
     pub(crate) heartbeats: Vec<HeartbeatRef>,
-    cache: RefCell<HashMap<ObjectId, Result<Record, String>>>,
+    cache: RefCell<HashMap<ObjectId, Result<Record, ParseError>>>,
     consulted_heartbeats: Cell<bool>,
 }
 
@@ -107,19 +108,17 @@ impl<'s> TipSnapshot<'s> {
 
     /// Parses a blob, caching it by blob id (point reads may repeat within a decision).
     fn parse_blob(&self, path: &str, id: ObjectId) -> Result<Record, ReadError> {
+        let malformed = |e: ParseError| ReadError::Malformed {
+            path: path.to_owned(),
+            message: e.to_string(),
+        };
         if let Some(hit) = self.cache.borrow().get(&id) {
-            return hit.clone().map_err(|message| ReadError::Malformed {
-                path: path.to_owned(),
-                message,
-            });
+            return hit.clone().map_err(malformed);
         }
         let obj = self.store.repo.find_object(id).map_err(store_err)?;
-        let parsed = from_bytes(&obj.data).map_err(|e| e.to_string());
+        let parsed = from_bytes(&obj.data);
         self.cache.borrow_mut().insert(id, parsed.clone());
-        parsed.map_err(|message| ReadError::Malformed {
-            path: path.to_owned(),
-            message,
-        })
+        parsed.map_err(malformed)
     }
 
     /// Returns the blob id at `path` in `tree`, if there is a blob there.

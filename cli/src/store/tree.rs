@@ -203,7 +203,7 @@ fn blob_bytes<T>(len: usize) -> usize {
 }
 
 /// Parses a blob at a path: its bytes, or why they could not be read.
-pub(crate) type Parse<'a, T> = &'a dyn Fn(&str, Result<&[u8], String>) -> T;
+pub(crate) type Parse<'a, T> = &'a dyn Fn(&str, Result<&[u8], &gix::Error>) -> T;
 
 impl<T: Clone> TreeCache<T> {
     /// Returns the listing of `tree` (at `prefix`), parsed: an unchanged subtree costs
@@ -238,7 +238,7 @@ impl<T: Clone> TreeCache<T> {
                     None => {
                         let (parsed, len) = match repo.find_object(entry.id) {
                             Ok(obj) => (parse(prefix, Ok(&obj.data)), obj.data.len()),
-                            Err(e) => (parse(prefix, Err(e.to_string())), 0),
+                            Err(e) => (parse(prefix, Err(&e)), 0),
                         };
                         let size = blob_bytes::<T>(len);
                         self.bytes += size;
@@ -372,7 +372,7 @@ mod tests {
     ) -> Vec<(String, ObjectId, String)> {
         let parse: Parse<'_, String> = &|path, bytes| match bytes {
             Ok(bytes) => format!("{path}={}", String::from_utf8_lossy(bytes)),
-            Err(message) => message,
+            Err(e) => e.to_string(),
         };
         let mut out = Vec::new();
         cache

@@ -10,6 +10,7 @@ use super::task::Task;
 use super::task::TaskState;
 use crate::record::field as f;
 use crate::record::Record;
+use crate::serde_name::WireName;
 use crate::time;
 
 /// An idle tick rewrites the worker's heartbeat only once it is this old (the fleet's own
@@ -35,7 +36,7 @@ pub fn lane_status(task: &Task) -> &'static str {
 /// The status of a task's heartbeat: its phase while it advances, else its lane status.
 pub fn heartbeat_status(task: &Task) -> &'static str {
     match task.state {
-        TaskState::Active => task.phase.as_str(),
+        TaskState::Active => task.phase.wire_name(),
         _ => lane_status(task),
     }
 }
@@ -87,7 +88,7 @@ impl<'a> Lane<'a> {
             target: task.issue.to_string(),
             branch: &task.branch,
             status: lane_status(task),
-            phase: task.phase.as_str(),
+            phase: task.phase.wire_name(),
             title: &task.title,
             pr: task.pr,
             pr_url: task.pr_url.as_deref(),

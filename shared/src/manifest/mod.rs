@@ -104,13 +104,95 @@ pub struct BatchDraft {
     pub launch_prompt: Option<String>,
 }
 
-/// Why a prompt or draft cannot become a batch plan. The message is the operator's.
+/// Why a prompt or draft cannot become a batch plan. The messages are the reference
+/// dashboard's, worded for the operator who pasted or reviewed the plan.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{0}")]
-pub struct PromptError(pub String);
-
-pub(crate) fn err(msg: impl Into<String>) -> PromptError {
-    PromptError(msg.into())
+pub enum PromptError {
+    /// A posted draft is not a JSON object.
+    #[error("Batch plan details must be an object.")]
+    NotAnObject,
+    /// A posted `launch_prompt` is not a string.
+    #[error("launch_prompt must be a string.")]
+    PromptNotAString,
+    /// An item's `#N` reference names another number or kind than its GitHub URL.
+    #[error("Target reference {label} #{number} does not match GitHub URL {url}.")]
+    ReferenceContradictsUrl {
+        /// The reference's kind as written (`PR`, `Issue`, …).
+        label: String,
+        /// The reference's number.
+        number: String,
+        /// The item's GitHub URL.
+        url: String,
+    },
+    /// One number is listed under two different explicit repositories.
+    #[error("Cannot import multi-repo prompt with duplicate PR/issue number #{number}.")]
+    DuplicateNumber {
+        /// The number listed twice.
+        number: String,
+    },
+    /// The draft has no batch id.
+    #[error("Batch id is required.")]
+    MissingBatchId,
+    /// The batch id is not a safe path segment.
+    #[error("Batch id must use only letters, numbers, dot, underscore, and hyphen.")]
+    UnsafeBatchId {
+        /// The rejected id.
+        id: String,
+    },
+    /// The draft has no objective.
+    #[error("Objective is required.")]
+    MissingObjective,
+    /// The draft has no launch prompt.
+    #[error("Coordination prompt is required.")]
+    MissingPrompt,
+    /// The launch prompt names another batch than the draft.
+    #[error("Coordination prompt batch id {prompt_id} does not match batch plan id {plan_id}.")]
+    BatchIdMismatch {
+        /// The batch id the prompt names.
+        prompt_id: String,
+        /// The draft's batch id.
+        plan_id: String,
+    },
+    /// The draft has no targets.
+    #[error("At least one target is required.")]
+    NoTargets,
+    /// Neither the plan nor every target names a repository.
+    #[error("Repo is required unless every target includes a repo.")]
+    MissingRepo,
+    /// A repository is not `owner/repo`.
+    #[error("Repository {repo} is not a valid owner/repo.")]
+    InvalidRepo {
+        /// The rejected repository.
+        repo: String,
+    },
+    /// One target number is listed under two repositories (lane targets are numbers only).
+    #[error(
+        "Target {target} appears in multiple repos, but lane targets are number-only. Split this into separate batch plans."
+    )]
+    TargetInManyRepos {
+        /// The ambiguous target number.
+        target: String,
+    },
+    /// The draft has no lanes.
+    #[error("At least one lane is required.")]
+    NoLanes,
+    /// A lane has no targets.
+    #[error("Lane {lane} must include at least one target.")]
+    EmptyLane {
+        /// The lane's name.
+        lane: String,
+    },
+    /// A lane names a target the plan does not list.
+    #[error("Lane {lane} references target {target} not listed in batch plan targets.")]
+    UnlistedLaneTarget {
+        /// The lane's name.
+        lane: String,
+        /// The unlisted target.
+        target: String,
+    },
+    /// The manifest built from the draft is one the CLI would refuse.
+    #[error(transparent)]
+    Manifest(#[from] crate::rules::batch::ManifestError),
 }
 
 #[cfg(test)]

@@ -4,7 +4,6 @@
 use std::collections::BTreeMap;
 use std::collections::BTreeSet;
 
-use super::err;
 use super::BatchDraft;
 use super::DraftLane;
 use super::DraftReservation;
@@ -331,10 +330,11 @@ impl Body {
             (Some(r), Some(u)) => {
                 let kind_ok = r.kind == "unknown" || r.kind == u.kind;
                 if r.number != u.number || !kind_ok {
-                    return Err(err(format!(
-                        "Target reference {} #{} does not match GitHub URL {}.",
-                        r.label, r.number, u.text
-                    )));
+                    return Err(PromptError::ReferenceContradictsUrl {
+                        label: r.label.to_string(),
+                        number: r.number.clone(),
+                        url: u.text.to_string(),
+                    });
                 }
                 (u.kind, r.number.clone())
             }
@@ -352,9 +352,7 @@ impl Body {
         if let Some(url) = &url {
             match self.explicit_repo_of.get(&number) {
                 Some(prev) if *prev != url.repo => {
-                    return Err(err(format!(
-                        "Cannot import multi-repo prompt with duplicate PR/issue number #{number}."
-                    )))
+                    return Err(PromptError::DuplicateNumber { number })
                 }
                 _ => {
                     self.explicit_repo_of

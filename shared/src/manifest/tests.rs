@@ -101,21 +101,31 @@ fn rejects_a_reference_that_contradicts_its_url() {
     let text = "Items:\n- PR #7: https://github.com/acme/app/pull/8\n";
     let e = parse_launch_prompt(text, None).unwrap_err();
     assert_eq!(
-        e.0,
+        e,
+        PromptError::ReferenceContradictsUrl {
+            label: "PR".into(),
+            number: "7".into(),
+            url: "https://github.com/acme/app/pull/8".into(),
+        }
+    );
+    assert_eq!(
+        e.to_string(),
         "Target reference PR #7 does not match GitHub URL https://github.com/acme/app/pull/8."
     );
     let kind = "Items:\n- Issue #8: https://github.com/acme/app/pull/8\n";
-    assert!(parse_launch_prompt(kind, None)
-        .unwrap_err()
-        .0
-        .starts_with("Target reference Issue #8"));
+    assert!(matches!(
+        parse_launch_prompt(kind, None).unwrap_err(),
+        PromptError::ReferenceContradictsUrl { label, number, .. } if label == "Issue" && number == "8"
+    ));
 }
 
 #[test]
 fn rejects_one_number_in_two_repositories() {
     let text = "Items:\n- PR #7: https://github.com/acme/app/pull/7\n- PR #7: https://github.com/acme/api/pull/7\n";
+    let e = parse_launch_prompt(text, None).unwrap_err();
+    assert_eq!(e, PromptError::DuplicateNumber { number: "7".into() });
     assert_eq!(
-        parse_launch_prompt(text, None).unwrap_err().0,
+        e.to_string(),
         "Cannot import multi-repo prompt with duplicate PR/issue number #7."
     );
 }
@@ -147,28 +157,52 @@ fn valid() -> BatchDraft {
 
 #[test]
 fn validation_errors_come_in_the_reference_order() {
-    let check = |mutate: &dyn Fn(&mut BatchDraft), want: &str| {
+    // Each refusal is its variant, and its message is the reference's word for word.
+    let check = |mutate: &dyn Fn(&mut BatchDraft), want: PromptError, text: &str| {
         let mut d = valid();
         mutate(&mut d);
-        assert_eq!(validate_draft(&d, NOW, "m").unwrap_err().0, want);
+        let e = validate_draft(&d, NOW, "m").unwrap_err();
+        assert_eq!(e, want);
+        assert_eq!(e.to_string(), text);
     };
-    check(&|d| d.batch_id = String::new(), "Batch id is required.");
+    check(
+        &|d| d.batch_id = String::new(),
+        PromptError::MissingBatchId,
+        "Batch id is required.",
+    );
     check(
         &|d| d.batch_id = "../escape".into(),
+        PromptError::UnsafeBatchId {
+            id: "../escape".into(),
+        },
         "Batch id must use only letters, numbers, dot, underscore, and hyphen.",
     );
-    check(&|d| d.objective = None, "Objective is required.");
+    check(
+        &|d| d.objective = None,
+        PromptError::MissingObjective,
+        "Objective is required.",
+    );
     check(
         &|d| d.launch_prompt = None,
+        PromptError::MissingPrompt,
         "Coordination prompt is required.",
     );
     check(
         &|d| d.batch_id = "other".into(),
+        PromptError::BatchIdMismatch {
+            prompt_id: "batch-react-on-rails-4005-4010".into(),
+            plan_id: "other".into(),
+        },
         "Coordination prompt batch id batch-react-on-rails-4005-4010 does not match batch plan id other.",
     );
-    check(&|d| d.targets.clear(), "At least one target is required.");
+    check(
+        &|d| d.targets.clear(),
+        PromptError::NoTargets,
+        "At least one target is required.",
+    );
     check(
         &|d| d.repo = None,
+        PromptError::MissingRepo,
         "Repo is required unless every target includes a repo.",
     );
     check(
@@ -177,15 +211,29 @@ fn validation_errors_come_in_the_reference_order() {
             t.repo = Some("acme/other".into());
             d.targets.push(t);
         },
+        PromptError::TargetInManyRepos {
+            target: "4005".into(),
+        },
         "Target 4005 appears in multiple repos, but lane targets are number-only. Split this into separate batch plans.",
     );
-    check(&|d| d.lanes.clear(), "At least one lane is required.");
+    check(
+        &|d| d.lanes.clear(),
+        PromptError::NoLanes,
+        "At least one lane is required.",
+    );
     check(
         &|d| d.lanes[0].targets.clear(),
+        PromptError::EmptyLane {
+            lane: "tests".into(),
+        },
         "Lane tests must include at least one target.",
     );
     check(
         &|d| d.lanes[0].targets = vec!["1".into()],
+        PromptError::UnlistedLaneTarget {
+            lane: "tests".into(),
+            target: "1".into(),
+        },
         "Lane tests references target 1 not listed in batch plan targets.",
     );
 }
@@ -212,14 +260,12 @@ fn import_request_accepts_a_prompt_or_a_snake_case_draft() {
     assert_eq!(m["targets"][1]["type"], json!("pull_request"));
     assert_eq!(m["created_by_machine"], json!("dashboard:elsewhere"));
     assert_eq!(
-        import_request(&json!([1]), NOW, "m").unwrap_err().0,
-        "Batch plan details must be an object."
+        import_request(&json!([1]), NOW, "m").unwrap_err(),
+        PromptError::NotAnObject
     );
     assert_eq!(
-        import_request(&json!({"launch_prompt": 5}), NOW, "m")
-            .unwrap_err()
-            .0,
-        "launch_prompt must be a string."
+        import_request(&json!({"launch_prompt": 5}), NOW, "m").unwrap_err(),
+        PromptError::PromptNotAString
     );
 }
 

@@ -7,7 +7,6 @@ use std::collections::BTreeSet;
 use serde_json::Map;
 use serde_json::Value;
 
-use super::err;
 use super::parse_launch_prompt;
 use super::BatchDraft;
 use super::DraftLane;
@@ -62,7 +61,7 @@ fn string_list(v: Option<&Value>) -> Vec<String> {
 /// Reads a reviewed draft posted as JSON, in camelCase or snake_case.
 pub fn draft_from_json(body: &Value) -> Result<BatchDraft, PromptError> {
     let Value::Object(obj) = body else {
-        return Err(err("Batch plan details must be an object."));
+        return Err(PromptError::NotAnObject);
     };
     let targets: Vec<DraftTarget> = match get(obj, "targets", "targets") {
         Some(Value::Array(items)) => items
@@ -169,7 +168,7 @@ pub fn validate_draft(draft: &BatchDraft, now: &str, machine: &str) -> Result<Va
     check_lanes(draft, repo)?;
     let manifest = manifest(draft, &header, repo, now, machine);
     // The CLI must be able to read what the dashboard saves.
-    crate::rules::batch::validate(&manifest, Some(header.id)).map_err(|e| err(e.to_string()))?;
+    crate::rules::batch::validate(&manifest, Some(header.id))?;
     Ok(manifest)
 }
 
@@ -184,30 +183,28 @@ struct Header<'d> {
 fn check_header(draft: &BatchDraft) -> Result<Header<'_>, PromptError> {
     let id = draft.batch_id.trim();
     if id.is_empty() {
-        return Err(err("Batch id is required."));
+        return Err(PromptError::MissingBatchId);
     }
     if !is_safe_batch_id(id) {
-        return Err(err(
-            "Batch id must use only letters, numbers, dot, underscore, and hyphen.",
-        ));
+        return Err(PromptError::UnsafeBatchId { id: id.to_owned() });
     }
     let objective = draft
         .objective
         .as_deref()
         .map(str::trim)
         .filter(|o| !o.is_empty())
-        .ok_or_else(|| err("Objective is required."))?;
+        .ok_or(PromptError::MissingObjective)?;
     let prompt = draft
         .launch_prompt
         .as_deref()
         .filter(|p| !p.trim().is_empty())
-        .ok_or_else(|| err("Coordination prompt is required."))?;
+        .ok_or(PromptError::MissingPrompt)?;
     let parsed = parse_launch_prompt(prompt, None)?;
     if parsed.batch_id != id {
-        return Err(err(format!(
-            "Coordination prompt batch id {} does not match batch plan id {id}.",
-            parsed.batch_id
-        )));
+        return Err(PromptError::BatchIdMismatch {
+            prompt_id: parsed.batch_id,
+            plan_id: id.to_owned(),
+        });
     }
     Ok(Header {
         id,
@@ -219,7 +216,7 @@ fn check_header(draft: &BatchDraft) -> Result<Header<'_>, PromptError> {
 /// Checks the targets and their repositories; returns the plan's repository.
 fn check_targets(draft: &BatchDraft) -> Result<Option<&str>, PromptError> {
     if draft.targets.is_empty() {
-        return Err(err("At least one target is required."));
+        return Err(PromptError::NoTargets);
     }
     let repo = draft
         .repo
@@ -227,20 +224,20 @@ fn check_targets(draft: &BatchDraft) -> Result<Option<&str>, PromptError> {
         .map(str::trim)
         .filter(|r| !r.is_empty());
     if repo.is_none() && draft.targets.iter().any(|t| t.repo.is_none()) {
-        return Err(err("Repo is required unless every target includes a repo."));
+        return Err(PromptError::MissingRepo);
     }
     for r in repo
         .into_iter()
         .chain(draft.targets.iter().filter_map(|t| t.repo.as_deref()))
     {
         if !is_repo_slug(r) {
-            return Err(err(format!("Repository {r} is not a valid owner/repo.")));
+            return Err(PromptError::InvalidRepo { repo: r.to_owned() });
         }
     }
     if let Some((n, _)) = repos_of(draft, repo).iter().find(|(_, r)| r.len() > 1) {
-        return Err(err(format!(
-            "Target {n} appears in multiple repos, but lane targets are number-only. Split this into separate batch plans."
-        )));
+        return Err(PromptError::TargetInManyRepos {
+            target: (*n).to_owned(),
+        });
     }
     Ok(repo)
 }
@@ -264,25 +261,24 @@ fn repos_of<'d>(
 /// Checks that there are lanes and every lane names only listed targets.
 fn check_lanes(draft: &BatchDraft, repo: Option<&str>) -> Result<(), PromptError> {
     if draft.lanes.is_empty() {
-        return Err(err("At least one lane is required."));
+        return Err(PromptError::NoLanes);
     }
     let repos_of = repos_of(draft, repo);
     for lane in &draft.lanes {
         if lane.targets.is_empty() {
-            return Err(err(format!(
-                "Lane {} must include at least one target.",
-                lane.name
-            )));
+            return Err(PromptError::EmptyLane {
+                lane: lane.name.clone(),
+            });
         }
         if let Some(t) = lane
             .targets
             .iter()
             .find(|t| !repos_of.contains_key(t.as_str()))
         {
-            return Err(err(format!(
-                "Lane {} references target {t} not listed in batch plan targets.",
-                lane.name
-            )));
+            return Err(PromptError::UnlistedLaneTarget {
+                lane: lane.name.clone(),
+                target: t.clone(),
+            });
         }
     }
     Ok(())
@@ -366,7 +362,7 @@ pub fn import_request(body: &Value, now: &str, machine: &str) -> Result<Value, P
     });
     let draft = match prompt_only {
         Some(Value::String(text)) => parse_launch_prompt(text, Some(now))?,
-        Some(_) => return Err(err("launch_prompt must be a string.")),
+        Some(_) => return Err(PromptError::PromptNotAString),
         None => draft_from_json(body)?,
     };
     validate_draft(&draft, now, machine)

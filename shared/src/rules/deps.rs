@@ -19,6 +19,7 @@ use crate::record::Manifest;
 use crate::record::Record;
 use crate::rules::liveness::Liveness;
 use crate::rules::vocab::DEPENDENCY_DONE;
+use crate::serde_name::WireName;
 
 /// The placeholder for a lane without a name or owner.
 pub const UNKNOWN: &str = "UNKNOWN";
@@ -175,7 +176,7 @@ impl OwnerBeat {
             OwnerBeat::Missing => "no-heartbeat",
             OwnerBeat::Unreadable => "unreadable",
             OwnerBeat::Mismatched => "mismatched",
-            OwnerBeat::Found { liveness, .. } => liveness.as_str(),
+            OwnerBeat::Found { liveness, .. } => liveness.wire_name(),
         }
     }
 }

@@ -6,14 +6,14 @@ use crate::record::field::Field;
 use crate::record::field::EXPIRES_AT;
 use crate::record::field::UPDATED_AT;
 use crate::record::Record;
-use crate::serde_name::serde_name;
+use crate::serde_name::WireName;
 use crate::time;
 use crate::time::Instant;
 
 /// How many TTLs past `updated_at` a silent heartbeat stays stale before it is dead.
 pub const DEAD_AFTER_TTL_MULTIPLIER: i32 = 4;
 
-/// The liveness of one heartbeat record.
+/// The liveness of one heartbeat record; its serde name is the lowercase word output uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Liveness {
@@ -27,16 +27,12 @@ pub enum Liveness {
     Unknown,
 }
 
-impl Liveness {
-    /// Returns the lowercase name used in output.
-    pub fn as_str(self) -> &'static str {
-        serde_name(&self)
-    }
-}
+/// The lowercase name used in output.
+impl WireName for Liveness {}
 
 impl fmt::Display for Liveness {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
+        f.write_str(self.wire_name())
     }
 }
 
@@ -111,5 +107,17 @@ mod tests {
     fn record_with_garbage_timestamps_is_unknown() {
         let r: Record = serde_json::from_str(r#"{"updated_at":"soon","expires_at":3}"#).unwrap();
         assert_eq!(of_record(&r, at(0).unwrap()), Liveness::Unknown);
+    }
+
+    #[test]
+    fn liveness_names_are_the_output_words() {
+        let all = [
+            Liveness::Live,
+            Liveness::Stale,
+            Liveness::Dead,
+            Liveness::Unknown,
+        ];
+        let names: Vec<String> = all.iter().map(ToString::to_string).collect();
+        assert_eq!(names, ["live", "stale", "dead", "unknown"]);
     }
 }

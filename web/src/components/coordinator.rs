@@ -5,6 +5,7 @@ use agent_coord_shared::coordinator::task::TaskState;
 use agent_coord_shared::dashboard::model::ChecklistRow;
 use agent_coord_shared::dashboard::model::CoordinatorPanel;
 use agent_coord_shared::dashboard::model::MergeView;
+use agent_coord_shared::serde_name::WireName;
 use leptos::prelude::*;
 
 use crate::components::widgets;
@@ -33,10 +34,10 @@ pub fn panel(p: &CoordinatorPanel) -> impl IntoView {
                 <dt>"Worker"</dt><dd data-testid="coordinator-worker">{p.worker.clone()}</dd>
                 <dt>"Task"</dt><dd>{p.task_id.clone()} " " <span class="muted">{p.title.clone()}</span></dd>
                 <dt>"State"</dt>
-                <dd data-testid="coordinator-state">{widgets::badge("task", p.state.as_str().to_owned())} {attention}</dd>
-                <dt>"Phase"</dt><dd data-testid="coordinator-phase">{p.phase.as_str()}</dd>
+                <dd data-testid="coordinator-state">{widgets::badge("task", p.state.wire_name().to_owned())} {attention}</dd>
+                <dt>"Phase"</dt><dd data-testid="coordinator-phase">{p.phase.wire_name()}</dd>
                 <dt>"Resume phase"</dt>
-                <dd data-testid="coordinator-resume-phase">{format::or_dash(p.resume_phase.map(|r| r.as_str()))}</dd>
+                <dd data-testid="coordinator-resume-phase">{format::or_dash(p.resume_phase.map(|r| r.wire_name()))}</dd>
                 <dt>{format::blocker_title(p.state)}</dt>
                 <dd data-testid="coordinator-blocker">{blocker(p)}</dd>
                 <dt>"Pull request"</dt>

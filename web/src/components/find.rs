@@ -7,6 +7,7 @@ use agent_coord_shared::dashboard::view::find;
 use agent_coord_shared::dashboard::view::find::FindResult;
 use agent_coord_shared::dashboard::view::find::FindTarget;
 use agent_coord_shared::dashboard::view::find::Found;
+use agent_coord_shared::serde_name::WireName;
 use leptos::ev;
 use leptos::html;
 use leptos::prelude::*;
@@ -231,7 +232,7 @@ fn FindResults(
                 <ul class="find-results" role="listbox" id="find-results" aria-label="Find results">
                     <For
                         each=results
-                        key=|(i, r)| (*i, r.kind.as_str(), r.id.clone())
+                        key=|(i, r)| (*i, r.kind.wire_name(), r.id.clone())
                         children=move |(i, r)| result_item(state, i, r, go.clone())
                     />
                 </ul>
@@ -252,7 +253,7 @@ fn result_item(
     r: FindResult,
     go: impl Fn(&FindResult) + 'static,
 ) -> impl IntoView {
-    let kind = r.kind.as_str();
+    let kind = r.kind.wire_name();
     let (id, label, context) = (r.id.clone(), r.label.clone(), r.context.clone());
     view! {
         <li

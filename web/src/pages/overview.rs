@@ -10,6 +10,7 @@ use agent_coord_shared::dashboard::model::Row;
 use agent_coord_shared::dashboard::model::RowState;
 use agent_coord_shared::dashboard::model::Slice;
 use agent_coord_shared::dashboard::view::slice::View;
+use agent_coord_shared::serde_name::WireName;
 use leptos::prelude::*;
 
 use super::keyed_items;
@@ -202,7 +203,7 @@ fn attention_item(a: &Attention, path: Option<String>) -> impl IntoView {
         .clone()
         .map(|d| view! { <span class="detail" data-testid="attention-detail">{d}</span> });
     let resume = a.resume_phase.map(|p| {
-        view! { <span class="muted" data-testid="attention-resume">{format!("resumes {}", p.as_str())}</span> }
+        view! { <span class="muted" data-testid="attention-resume">{format!("resumes {}", p.wire_name())}</span> }
     });
     let link = a.link.clone().map(|url| {
         view! {

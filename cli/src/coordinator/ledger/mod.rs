@@ -26,6 +26,7 @@ use agent_coord_shared::rules::heartbeat;
 use agent_coord_shared::rules::Ctx;
 use agent_coord_shared::rules::Plan;
 use agent_coord_shared::rules::RuleError;
+use agent_coord_shared::serde_name::WireName;
 use agent_coord_shared::snapshot::Snapshot;
 use agent_coord_shared::time;
 use serde_json::Value;
@@ -300,7 +301,7 @@ impl<'a> Ledger<'a> {
                     "coordinator: {} {} ({})",
                     task.task_id,
                     task.phase,
-                    task.state.as_str()
+                    task.state.wire_name()
                 );
                 Ok(plan)
             })
@@ -367,7 +368,7 @@ impl<'a> Ledger<'a> {
         task: &Task,
     ) -> Result<Plan<heartbeat::Beat>, CommandError> {
         let mut metadata = Record::new();
-        f::PHASE.set(&mut metadata, task.phase.as_str());
+        f::PHASE.set(&mut metadata, task.phase.wire_name());
         if let Some(url) = &task.pr_url {
             f::PR_URL.set(&mut metadata, url.as_str());
         }
@@ -435,8 +436,8 @@ impl<'a> Ledger<'a> {
         if let Some(prev) = &note.previous_phase {
             f::PREVIOUS_PHASE.set(&mut fields, prev.as_str());
         }
-        f::PHASE.set(&mut fields, task.phase.as_str());
-        fields.insert("state".into(), Value::from(task.state.as_str()));
+        f::PHASE.set(&mut fields, task.phase.wire_name());
+        fields.insert("state".into(), Value::from(task.state.wire_name()));
         f::MESSAGE.set(&mut fields, note.message.as_str());
         Ok(new_event(snap, ctx, &self.batch, note.kind, fields)?)
     }

@@ -4,6 +4,7 @@
 //! incomplete output is a blocker that resumes the same stage.
 
 use agent_coord_shared::coordinator::task::Rejection;
+use agent_coord_shared::serde_name::WireName;
 
 use super::*;
 use crate::github::ReviewEvent;
@@ -103,7 +104,7 @@ impl Engine<'_> {
             Some(super::super::ledger::Note {
                 kind: "coordinator.phase",
                 message: format!("rejection review posted: {}", posted.url),
-                previous_phase: Some(previous.as_str().to_owned()),
+                previous_phase: Some(previous.wire_name().to_owned()),
             }),
         )?;
         Ok(true)

@@ -37,7 +37,7 @@ impl Engine<'_> {
                     "{}-{}-{}",
                     task.phase,
                     task.rounds,
-                    slot.as_str().replace(':', "-")
+                    slot.wire_name().replace(':', "-")
                 );
                 let _ = std::fs::write(control.join(format!("{stem}.prompt")), &prompt);
                 LaneJob {
@@ -82,7 +82,7 @@ impl Engine<'_> {
                 message: "a lane is already recorded as running".into(),
             });
         }
-        let names: Vec<&str> = lanes.iter().map(|(s, _)| s.as_str()).collect();
+        let names: Vec<&str> = lanes.iter().map(|(s, _)| s.wire_name()).collect();
         let joined = names.join("+");
         task.pending = Some(PendingLane {
             slot: joined.clone(),

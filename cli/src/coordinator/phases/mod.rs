@@ -26,6 +26,7 @@ use agent_coord_shared::coordinator::task::PendingLane;
 use agent_coord_shared::coordinator::task::Phase;
 use agent_coord_shared::coordinator::task::Task;
 use agent_coord_shared::coordinator::task::TaskState;
+use agent_coord_shared::serde_name::WireName;
 
 use super::accounts;
 use super::git;
@@ -69,7 +70,7 @@ impl Engine<'_> {
             message: self.secrets.scrub(&message),
             previous_phase: previous
                 .filter(|p| *p != task.phase)
-                .map(|p| p.as_str().to_owned()),
+                .map(|p| p.wire_name().to_owned()),
         };
         self.ledger.save(task, &[], Some(note))?;
         Ok(())
@@ -222,7 +223,10 @@ impl Engine<'_> {
                     Some(&task.task_id),
                     format!(
                         "waiting for an authorized reply to resume {}",
-                        task.resume_phase.map(Phase::as_str).unwrap_or("?")
+                        task.resume_phase
+                            .as_ref()
+                            .map(Phase::wire_name)
+                            .unwrap_or("?")
                     ),
                 );
                 Ok(false)
@@ -240,7 +244,7 @@ impl Engine<'_> {
         };
         let text = task.blocker.clone().unwrap_or_default();
         let logins = self.setup.worker.reply_logins.clone();
-        let resume = task.resume_phase.map(Phase::as_str);
+        let resume = task.resume_phase.as_ref().map(Phase::wire_name);
         let posted = self.comment(task, kind, |id| match kind {
             QUESTION => naming::question_comment(&text, &logins, id),
             _ => naming::blocker_comment(&text, resume, &logins, id),
@@ -302,7 +306,7 @@ impl Engine<'_> {
             "coordinator.resumed",
             format!(
                 "reply by {author} resumes {}",
-                resumed.map(Phase::as_str).unwrap_or("?")
+                resumed.as_ref().map(Phase::wire_name).unwrap_or("?")
             ),
             None,
         )?;
@@ -384,7 +388,7 @@ impl Engine<'_> {
             Some(Note {
                 kind: "coordinator.phase",
                 message: format!("accepted: {}", posted.url),
-                previous_phase: Some(Phase::Accept.as_str().into()),
+                previous_phase: Some(Phase::Accept.wire_name().into()),
             }),
         )?;
         self.observe(Some(&task.task_id), "accepted (comment posted)");

@@ -282,7 +282,7 @@ impl ModelCache {
         let repo = &store.repo;
         let parse: Parse<'_, Parsed> = &|path, bytes| match bytes {
             Ok(bytes) => parse_record(path, bytes),
-            Err(message) => Parsed::Malformed(path.to_owned(), message),
+            Err(e) => Parsed::Malformed(path.to_owned(), e.to_string()),
         };
         let mut inputs = match (tips.state, &self.state_part) {
             // Only heartbeat refs moved: the state branch's records are the ones read last.

@@ -29,6 +29,7 @@ use self::read::Obj;
 use crate::coordinator::naming::is_valid_branch_name;
 use crate::ids::is_segment;
 use crate::ids::RepoSlug;
+use crate::serde_name::WireName;
 
 /// The API URL used when the file names none.
 pub const DEFAULT_API_URL: &str = "https://api.github.com";
@@ -183,19 +184,10 @@ impl LaneSlot {
         Self::CodexPrReviewerQuality,
         Self::CodexPrReviewerLogic,
     ];
-
-    /// Returns the slot's name, e.g. `grok:implementer`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::GrokImplementer => "grok:implementer",
-            Self::GrokReviewer => "grok:reviewer",
-            Self::GrokPrReviewerQuality => "grok:pr-reviewer-quality",
-            Self::GrokPrReviewerLogic => "grok:pr-reviewer-logic",
-            Self::CodexPrReviewerQuality => "codex:pr-reviewer-quality",
-            Self::CodexPrReviewerLogic => "codex:pr-reviewer-logic",
-        }
-    }
 }
+
+/// The slot's name, e.g. `grok:implementer`.
+impl WireName for LaneSlot {}
 
 /// A lane slot name that is not one of the six.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -207,14 +199,14 @@ impl FromStr for LaneSlot {
     fn from_str(s: &str) -> Result<Self, UnknownLaneSlot> {
         Self::ALL
             .into_iter()
-            .find(|slot| slot.as_str() == s)
+            .find(|slot| slot.wire_name() == s)
             .ok_or_else(|| UnknownLaneSlot(s.to_owned()))
     }
 }
 
 impl fmt::Display for LaneSlot {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
+        f.write_str(self.wire_name())
     }
 }
 
@@ -516,7 +508,7 @@ fn worker_binding<'a>(
         .find(|s| !own.lanes.contains_key(s))
     {
         return Err(err(
-            join(&join(&session_key, "lanes"), slot.as_str()),
+            join(&join(&session_key, "lanes"), slot.wire_name()),
             "missing lane slot (a worker session binds all six)",
         ));
     }

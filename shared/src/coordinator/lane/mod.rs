@@ -23,6 +23,8 @@ pub mod usage;
 use serde::Deserialize;
 use serde::Serialize;
 
+use crate::serde_name::WireName;
+
 /// A vendor model CLI the adapter can drive.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -41,24 +43,14 @@ impl Vendor {
     /// Every vendor, in documentation order.
     pub const ALL: [Self; 4] = [Self::Claude, Self::Codex, Self::Gemini, Self::Grok];
 
-    /// Returns the vendor's name as typed on the command line.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Claude => "claude",
-            Self::Codex => "codex",
-            Self::Gemini => "gemini",
-            Self::Grok => "grok",
-        }
-    }
-
     /// Returns the vendor whose name is exactly `name`.
     pub fn parse(name: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|v| v.as_str() == name)
+        Self::ALL.into_iter().find(|v| v.wire_name() == name)
     }
 
     /// Returns the program name looked up on `PATH` when no override is set.
     pub fn program(self) -> &'static str {
-        self.as_str()
+        self.wire_name()
     }
 
     /// Returns the variable that overrides the vendor binary, `AGENT_COORD_<VENDOR>_BIN`.
@@ -72,9 +64,12 @@ impl Vendor {
     }
 }
 
+/// The vendor's name as typed on the command line.
+impl WireName for Vendor {}
+
 impl std::fmt::Display for Vendor {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
+        f.write_str(self.wire_name())
     }
 }
 
@@ -88,12 +83,19 @@ pub enum Role {
     Reviewer,
 }
 
-impl Role {
-    /// Returns the role's name as typed on the command line.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Implementer => "implementer",
-            Self::Reviewer => "reviewer",
-        }
+/// The role's name as typed on the command line.
+impl WireName for Role {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn vendors_and_roles_are_named_as_typed_on_the_command_line() {
+        let names: Vec<&str> = Vendor::ALL.iter().map(WireName::wire_name).collect();
+        assert_eq!(names, ["claude", "codex", "gemini", "grok"]);
+        assert_eq!(Vendor::parse("grok"), Some(Vendor::Grok));
+        assert_eq!(Role::Implementer.wire_name(), "implementer");
+        assert_eq!(Role::Reviewer.wire_name(), "reviewer");
     }
 }

@@ -4,6 +4,7 @@
 
 use super::LaneResult;
 use super::LaneStatus;
+use crate::serde_name::WireName;
 
 /// Why a lane's answer is incomplete (never approval, never zero findings).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -45,7 +46,7 @@ pub enum AnswerFault {
         word: String,
     },
     /// The lane reported that it did not complete.
-    #[error("lane reported STATUS: {}", status.as_str())]
+    #[error("lane reported STATUS: {}", status.wire_name())]
     NotComplete {
         /// The status it reported.
         status: LaneStatus,
@@ -89,7 +90,7 @@ pub enum AnswerFault {
     #[error("implementer was blocked without a reason")]
     BlockedWithoutReason,
     /// The implementer answered a reviewer's result.
-    #[error("implementer answered RESULT: {}, which only a reviewer may answer", result.as_str())]
+    #[error("implementer answered RESULT: {}, which only a reviewer may answer", result.wire_name())]
     ReviewerResult {
         /// The result it answered.
         result: LaneResult,
@@ -98,7 +99,7 @@ pub enum AnswerFault {
     #[error("reviewer rejected without findings")]
     RejectedWithoutFindings,
     /// The reviewer answered an implementer's result.
-    #[error("reviewer answered RESULT: {}, but a reviewer must answer approved or rejected", result.as_str())]
+    #[error("reviewer answered RESULT: {}, but a reviewer must answer approved or rejected", result.wire_name())]
     ImplementerResult {
         /// The result it answered.
         result: LaneResult,

@@ -28,6 +28,7 @@ pub use self::prompt::ReviewPrompt;
 use super::redact::clean;
 use super::redact::COMMENT_MAX;
 use super::redact::LANE_BODY_MAX;
+use crate::serde_name::WireName;
 
 /// The longest summary sentence accepted, in chars.
 pub const SUMMARY_MAX_CHARS: usize = 400;
@@ -55,21 +56,14 @@ impl LaneStatus {
         Self::Unavailable,
     ];
 
-    /// Returns the wire word.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Complete => "complete",
-            Self::Partial => "partial",
-            Self::Timeout => "timeout",
-            Self::Unavailable => "unavailable",
-        }
-    }
-
     /// Returns the status whose wire word is exactly `word`.
     pub fn parse(word: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|s| s.as_str() == word)
+        Self::ALL.into_iter().find(|s| s.wire_name() == word)
     }
 }
+
+/// The wire word (`complete`, …).
+impl WireName for LaneStatus {}
 
 /// The `RESULT:` word of a lane's answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -100,23 +94,14 @@ impl LaneResult {
         Self::NoChange,
     ];
 
-    /// Returns the wire word.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Done => "done",
-            Self::Blocked => "blocked",
-            Self::Ask => "ask",
-            Self::Approved => "approved",
-            Self::Rejected => "rejected",
-            Self::NoChange => "no-change",
-        }
-    }
-
     /// Returns the result whose wire word is exactly `word`.
     pub fn parse(word: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|r| r.as_str() == word)
+        Self::ALL.into_iter().find(|r| r.wire_name() == word)
     }
 }
+
+/// The wire word (`done`, `no-change`, …).
+impl WireName for LaneResult {}
 
 /// How a lane's process ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -1,6 +1,7 @@
 use proptest::prelude::*;
 
 use super::*;
+use crate::serde_name::WireName;
 
 const OK: ProcessEnd = ProcessEnd {
     exit_code: Some(0),
@@ -25,15 +26,29 @@ fn review_incomplete(outcome: ReviewerOutcome) -> String {
 
 #[test]
 fn wire_words_round_trip() {
+    let names: Vec<&str> = LaneStatus::ALL.iter().map(WireName::wire_name).collect();
+    assert_eq!(names, ["complete", "partial", "timeout", "unavailable"]);
+    let names: Vec<&str> = LaneResult::ALL.iter().map(WireName::wire_name).collect();
+    assert_eq!(
+        names,
+        [
+            "done",
+            "blocked",
+            "ask",
+            "approved",
+            "rejected",
+            "no-change"
+        ]
+    );
     for status in LaneStatus::ALL {
-        assert_eq!(LaneStatus::parse(status.as_str()), Some(status));
+        assert_eq!(LaneStatus::parse(status.wire_name()), Some(status));
         let json = serde_json::to_string(&status).unwrap();
-        assert_eq!(json, format!("\"{}\"", status.as_str()));
+        assert_eq!(json, format!("\"{}\"", status.wire_name()));
     }
     for result in LaneResult::ALL {
-        assert_eq!(LaneResult::parse(result.as_str()), Some(result));
+        assert_eq!(LaneResult::parse(result.wire_name()), Some(result));
         let json = serde_json::to_string(&result).unwrap();
-        assert_eq!(json, format!("\"{}\"", result.as_str()));
+        assert_eq!(json, format!("\"{}\"", result.wire_name()));
     }
     assert_eq!(LaneResult::parse("No-Change"), None);
     assert_eq!(LaneStatus::parse("COMPLETE"), None);

@@ -8,9 +8,12 @@ use serde::Serialize;
 use crate::coordinator::config::LaneSlot;
 use crate::coordinator::protocol::ReviewFocus;
 use crate::coordinator::readiness::Readiness;
+use crate::serde_name::WireName;
 
-/// One pull request gate: a vendor and a dimension (spec step 7).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+/// One pull request gate: a vendor and a dimension (spec step 7). Its serde name is the
+/// evidence key (`grok_quality`, …).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Gate {
     /// `grok:pr-reviewer-quality`.
     GrokQuality,
@@ -21,6 +24,9 @@ pub enum Gate {
     /// `codex:pr-reviewer-logic`, only after both Grok approvals on the head.
     CodexLogic,
 }
+
+/// The evidence key (`grok_quality`, …).
+impl WireName for Gate {}
 
 impl Gate {
     /// The Grok stage, run first.
@@ -34,16 +40,6 @@ impl Gate {
         Gate::CodexQuality,
         Gate::CodexLogic,
     ];
-
-    /// The evidence key (`grok_quality`, …).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Gate::GrokQuality => "grok_quality",
-            Gate::GrokLogic => "grok_logic",
-            Gate::CodexQuality => "codex_quality",
-            Gate::CodexLogic => "codex_logic",
-        }
-    }
 
     /// The lane slot that sits this gate.
     pub fn slot(self) -> LaneSlot {
@@ -255,9 +251,21 @@ mod tests {
 
     #[test]
     fn slots_and_focus_follow_the_gate() {
-        assert_eq!(Gate::CodexLogic.slot().as_str(), "codex:pr-reviewer-logic");
+        assert_eq!(
+            Gate::CodexLogic.slot().wire_name(),
+            "codex:pr-reviewer-logic"
+        );
         assert_eq!(Gate::GrokQuality.focus(), ReviewFocus::Quality);
-        let names: Vec<&str> = Gate::ALL.iter().map(|g| g.as_str()).collect();
+        let names: Vec<&str> = Gate::ALL.iter().map(|g| g.wire_name()).collect();
+        assert_eq!(
+            names,
+            ["grok_quality", "grok_logic", "codex_quality", "codex_logic"]
+        );
+    }
+
+    #[test]
+    fn gates_are_named_by_their_evidence_keys() {
+        let names: Vec<&str> = Gate::ALL.iter().map(WireName::wire_name).collect();
         assert_eq!(
             names,
             ["grok_quality", "grok_logic", "codex_quality", "codex_logic"]

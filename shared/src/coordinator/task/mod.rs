@@ -15,6 +15,7 @@ use serde::Serialize;
 
 use super::protocol::ImplementerOutcome;
 use super::protocol::ReviewerOutcome;
+use crate::serde_name::WireName;
 
 mod evidence;
 mod stages;
@@ -95,26 +96,6 @@ impl Phase {
         Phase::Finished,
     ];
 
-    /// Returns the wire name (`pr_gates_grok`, …).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Phase::Accept => "accept",
-            Phase::Checkout => "checkout",
-            Phase::Implement => "implement",
-            Phase::InnerReview => "inner_review",
-            Phase::Publish => "publish",
-            Phase::Checks => "checks",
-            Phase::PrGatesGrok => "pr_gates_grok",
-            Phase::PrGatesCodex => "pr_gates_codex",
-            Phase::Ci => "ci",
-            Phase::Ready => "ready",
-            Phase::FormalApprove => "formal_approve",
-            Phase::LeaveDraft => "leave_draft",
-            Phase::AwaitMerge => "await_merge",
-            Phase::Finished => "finished",
-        }
-    }
-
     /// Reports whether an authorized reply may resume this phase: every phase a published
     /// checkpoint can name, never the end.
     pub fn resumable(self) -> bool {
@@ -122,9 +103,12 @@ impl Phase {
     }
 }
 
+/// The wire name (`pr_gates_grok`, …).
+impl WireName for Phase {}
+
 impl fmt::Display for Phase {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
+        f.write_str(self.wire_name())
     }
 }
 
@@ -145,18 +129,9 @@ pub enum TaskState {
     Done,
 }
 
-impl TaskState {
-    /// Returns the wire name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            TaskState::Active => "active",
-            TaskState::Waiting => "waiting",
-            TaskState::Failed => "failed",
-            TaskState::Uncertain => "uncertain",
-            TaskState::Done => "done",
-        }
-    }
+impl WireName for TaskState {}
 
+impl TaskState {
     /// Reports whether the task holds its issue (one task and one PR per issue until then).
     pub fn terminal(self) -> bool {
         matches!(self, TaskState::Failed | TaskState::Done)

@@ -16,6 +16,7 @@ use super::Task;
 use super::TaskState;
 use crate::coordinator::protocol::ReviewerOutcome;
 use crate::coordinator::readiness::Readiness;
+use crate::serde_name::WireName;
 
 /// An item of the done checklist a merged pull request must have gone through.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -119,11 +120,11 @@ impl Task {
             match outcome {
                 ReviewerOutcome::Approved { .. } => self.evidence.approve(*gate, head),
                 ReviewerOutcome::Rejected { findings: f } => {
-                    rejected.push(gate.as_str().to_owned());
-                    findings.push(format!("{}:\n{f}", gate.slot().as_str()));
+                    rejected.push(gate.wire_name().to_owned());
+                    findings.push(format!("{}:\n{f}", gate.slot().wire_name()));
                 }
                 ReviewerOutcome::Incomplete { reason } => {
-                    incomplete.push(format!("{} ({reason})", gate.slot().as_str()))
+                    incomplete.push(format!("{} ({reason})", gate.slot().wire_name()))
                 }
             }
         }

@@ -1,5 +1,6 @@
 //! Phase transitions, resume eligibility and per-head evidence.
 use super::*;
+use crate::serde_name::WireName;
 
 pub(crate) fn task() -> Task {
     let mut t = Task::admitted(
@@ -35,9 +36,38 @@ fn done() -> ImplementerOutcome {
 
 #[test]
 fn phases_round_trip_through_their_wire_names() {
+    let names: Vec<&str> = Phase::ALL.iter().map(WireName::wire_name).collect();
+    assert_eq!(
+        names,
+        [
+            "accept",
+            "checkout",
+            "implement",
+            "inner_review",
+            "publish",
+            "checks",
+            "pr_gates_grok",
+            "pr_gates_codex",
+            "ci",
+            "ready",
+            "formal_approve",
+            "leave_draft",
+            "await_merge",
+            "finished",
+        ]
+    );
+    let states = [
+        TaskState::Active,
+        TaskState::Waiting,
+        TaskState::Failed,
+        TaskState::Uncertain,
+        TaskState::Done,
+    ];
+    let names: Vec<&str> = states.iter().map(WireName::wire_name).collect();
+    assert_eq!(names, ["active", "waiting", "failed", "uncertain", "done"]);
     for p in Phase::ALL {
         let json = serde_json::to_string(&p).unwrap();
-        assert_eq!(json, format!("\"{}\"", p.as_str()));
+        assert_eq!(json, format!("\"{}\"", p.wire_name()));
         assert_eq!(serde_json::from_str::<Phase>(&json).unwrap(), p);
     }
 }

@@ -305,7 +305,7 @@ mod tests {
         )
         .unwrap_err();
         assert!(
-            matches!(&err, ImportError::InvalidPlan(PromptError(m)) if m.starts_with("Target reference PR #1")),
+            matches!(&err, ImportError::InvalidPlan(PromptError::ReferenceContradictsUrl { number, .. }) if number == "1"),
             "{err:?}"
         );
     }

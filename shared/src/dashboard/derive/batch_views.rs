@@ -311,11 +311,7 @@ fn lane_note(
     let start = (b.id.clone(), lane.name.clone());
     let (key, root_state) = match follow_chain(b, owners, states, start, key, state) {
         Ok(root) => root,
-        Err(cycle_to) => {
-            return Some(format!(
-                "{verb} {first} → dependency cycle back to {cycle_to}"
-            ))
-        }
+        Err(cycle) => return Some(format!("{verb} {first} → {cycle}")),
     };
     let root = if key.0 == b.id {
         key.1.clone()
@@ -335,9 +331,17 @@ fn lane_note(
     })
 }
 
+/// A chain of blocked lanes that comes back to a lane already followed.
+#[derive(Debug, thiserror::Error)]
+#[error("dependency cycle back to {back_to}")]
+struct DependencyCycle {
+    /// The lane name the chain comes back to.
+    back_to: String,
+}
+
 /// Follows a chain of blocked lanes from `key` to its root: the first lane that is not itself
 /// blocked. Only same-batch chains are followed. Returns the root and its state, or the
-/// lane name a cycle comes back to.
+/// cycle the chain runs into.
 fn follow_chain(
     b: &BatchSrc,
     owners: &HashMap<String, Vec<String>>,
@@ -345,7 +349,7 @@ fn follow_chain(
     start: (String, String),
     mut key: (String, String),
     mut root_state: RowState,
-) -> Result<((String, String), RowState), String> {
+) -> Result<((String, String), RowState), DependencyCycle> {
     let mut seen = BTreeSet::from([start, key.clone()]);
     for _ in 0..64 {
         if root_state != RowState::Blocked {
@@ -355,7 +359,7 @@ fn follow_chain(
             break;
         };
         if !seen.insert(next.clone()) {
-            return Err(next.1);
+            return Err(DependencyCycle { back_to: next.1 });
         }
         match states.get(&next) {
             Some((s, _)) => {

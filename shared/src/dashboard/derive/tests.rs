@@ -8,6 +8,7 @@ use crate::dashboard::fixtures::ahead;
 use crate::dashboard::fixtures::now;
 use crate::dashboard::fixtures::Records;
 use crate::dashboard::model::*;
+use crate::serde_name::WireName;
 
 fn row<'a>(m: &'a DashboardModel, id: &str) -> &'a Row {
     m.rows.iter().find(|r| r.id == id).unwrap_or_else(|| {
@@ -553,7 +554,10 @@ fn coordinator_tasks_join_the_attention_queue_and_the_item_page() {
     );
     assert_eq!(p.blocker.as_deref(), Some("Should the flag default to on?"));
     let failed = pages::item_detail(&inputs, &m, "acme/app", "9", now());
-    assert_eq!(failed.coordinator.map(|p| p.state.as_str()), Some("failed"));
+    assert_eq!(
+        failed.coordinator.map(|p| p.state.wire_name()),
+        Some("failed")
+    );
     let broken = pages::item_detail(&inputs, &m, "acme/app", "11", now());
     assert_eq!(broken.coordinator, None);
     assert!(broken

@@ -586,7 +586,7 @@ pub fn parse_record(path: &str, bytes: &[u8]) -> Parsed {
     if tasks::is_task_path(path) {
         return match tasks::parse_task(path, bytes) {
             Ok(task) => Parsed::Task(Arc::new(task)),
-            Err(message) => Parsed::Malformed(path.to_owned(), message),
+            Err(e) => Parsed::Malformed(path.to_owned(), e.to_string()),
         };
     }
     if annotations::is_annotation_path(path) && path.ends_with(".json") {

@@ -25,13 +25,21 @@ pub fn is_task_path(path: &str) -> bool {
         })
 }
 
+/// Why the record at a task path is not a task checkpoint.
+#[derive(Debug, thiserror::Error)]
+#[error("not a coordinator task record: {source}")]
+pub struct TaskInvalid {
+    /// What the JSON reader said (a missing or mistyped field, or not JSON at all).
+    #[from]
+    pub source: serde_json::Error,
+}
+
 /// Reads the task checkpoint at `path`, or says why it is not one (unknown fields are
 /// fine; a missing or mistyped field is not).
-pub fn parse_task(path: &str, bytes: &[u8]) -> Result<TaskIn, String> {
-    serde_json::from_slice::<Task>(bytes)
-        .map(|task| TaskIn {
-            path: path.to_owned(),
-            task,
-        })
-        .map_err(|e| format!("not a coordinator task record: {e}"))
+pub fn parse_task(path: &str, bytes: &[u8]) -> Result<TaskIn, TaskInvalid> {
+    let task = serde_json::from_slice::<Task>(bytes)?;
+    Ok(TaskIn {
+        path: path.to_owned(),
+        task,
+    })
 }

@@ -24,7 +24,7 @@ use crate::record::ParseError;
 use crate::record::Payload;
 use crate::record::Record;
 use crate::record::LANE_CLOSED;
-use crate::serde_name::serde_name;
+use crate::serde_name::WireName;
 use crate::snapshot::ReadError;
 use crate::snapshot::Snapshot;
 use crate::time;
@@ -70,12 +70,10 @@ pub enum Verdict {
     Unknown,
 }
 
-impl Verdict {
-    /// Returns the verdict as the report spells it.
-    pub fn as_str(self) -> &'static str {
-        serde_name(&self)
-    }
+/// The verdict as the report spells it.
+impl WireName for Verdict {}
 
+impl Verdict {
     /// Returns the process exit code for this verdict: 0, 1 or 2.
     pub fn exit_code(self) -> u8 {
         match self {
@@ -149,7 +147,7 @@ impl Audit {
         let mut lines = vec![format!(
             "batch-audit {} {}",
             self.batch_id,
-            self.verdict.as_str()
+            self.verdict.wire_name()
         )];
         if let Some(reason) = &self.reason {
             lines.push(format!("- {reason}"));

@@ -22,6 +22,7 @@ use crate::record::field::copy_all;
 use crate::record::Claim;
 use crate::record::EventKind;
 use crate::record::Record;
+use crate::serde_name::WireName;
 use crate::snapshot::ReadError;
 use crate::snapshot::Snapshot;
 use crate::time;
@@ -94,7 +95,7 @@ impl HolderBeat {
     /// Returns the word for this state: a liveness, `missing` or `invalid`.
     pub fn label(self) -> &'static str {
         match self {
-            HolderBeat::Seen(l) => l.as_str(),
+            HolderBeat::Seen(l) => l.wire_name(),
             HolderBeat::Missing => "missing",
             HolderBeat::Invalid => "invalid",
         }

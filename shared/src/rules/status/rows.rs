@@ -14,6 +14,7 @@ use crate::rules::deps;
 use crate::rules::deps::to_text;
 use crate::rules::deps::OwnerBeat;
 use crate::rules::liveness;
+use crate::serde_name::WireName;
 
 /// Claim fields projected when present, after the core fields.
 #[rustfmt::skip]
@@ -88,7 +89,7 @@ pub(super) fn heartbeat_row(path: String, mut h: Record, liveness: liveness::Liv
     row.insert("path".to_owned(), path.into());
     f::AGENT_ID.set(&mut row, agent);
     f::STATUS.set(&mut row, take(&mut h, f::STATUS, || "unknown".into()));
-    row.insert("liveness".to_owned(), liveness.as_str().into());
+    row.insert("liveness".to_owned(), liveness.wire_name().into());
     f::TARGET.set(&mut row, target);
     let updated = take(&mut h, f::UPDATED_AT, || "UNKNOWN".into());
     f::UPDATED_AT.set(&mut row, updated);

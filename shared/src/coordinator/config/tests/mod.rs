@@ -2,9 +2,26 @@ use serde_json::json;
 use serde_json::Value;
 
 use super::*;
+use crate::serde_name::WireName;
 
 mod pin;
 mod rejections;
+
+#[test]
+fn slots_are_named_as_the_spec_spells_them() {
+    let names: Vec<&str> = LaneSlot::ALL.iter().map(WireName::wire_name).collect();
+    assert_eq!(
+        names,
+        [
+            "grok:implementer",
+            "grok:reviewer",
+            "grok:pr-reviewer-quality",
+            "grok:pr-reviewer-logic",
+            "codex:pr-reviewer-quality",
+            "codex:pr-reviewer-logic",
+        ]
+    );
+}
 
 pub(super) const REPO: &str = "/workers/w1/repositories/octo~1app";
 
@@ -12,8 +29,8 @@ pub(super) fn lanes() -> Value {
     let mut lanes = serde_json::Map::new();
     for slot in LaneSlot::ALL {
         lanes.insert(
-            slot.as_str().to_owned(),
-            json!(["/opt/lanes/run", slot.as_str()]),
+            slot.wire_name().to_owned(),
+            json!(["/opt/lanes/run", slot.wire_name()]),
         );
     }
     Value::Object(lanes)
@@ -174,7 +191,7 @@ fn optional_variants_parse() {
 #[test]
 fn lane_slots_round_trip() {
     for slot in LaneSlot::ALL {
-        assert_eq!(slot.as_str().parse::<LaneSlot>(), Ok(slot));
+        assert_eq!(slot.wire_name().parse::<LaneSlot>(), Ok(slot));
         assert_eq!(serde_json::to_string(&slot).unwrap(), format!("\"{slot}\""));
         let back: LaneSlot = serde_json::from_str(&format!("\"{slot}\"")).unwrap();
         assert_eq!(back, slot);

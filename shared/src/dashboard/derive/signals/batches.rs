@@ -78,7 +78,7 @@ fn h6_prompt_unparsed(b: &BatchSrc, e: &PromptError) -> HealthItem {
         format!(
             "{} saved coordination prompt could not be parsed: {}.",
             b.id,
-            e.0.trim_end_matches('.')
+            e.to_string().trim_end_matches('.')
         ),
         subject(b),
     )

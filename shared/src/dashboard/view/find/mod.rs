@@ -13,6 +13,7 @@ use crate::dashboard::model::MachineView;
 use crate::dashboard::model::Row;
 use crate::dashboard::view::row_search;
 use crate::dashboard::view::row_search::Query;
+use crate::serde_name::WireName;
 
 /// The most results Find lists; the rest are counted.
 pub const MAX_RESULTS: usize = 24;
@@ -33,16 +34,8 @@ pub enum FindKind {
     Machine,
 }
 
-impl FindKind {
-    /// The name the results list shows.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            FindKind::Job => "job",
-            FindKind::Batch => "batch",
-            FindKind::Machine => "machine",
-        }
-    }
-}
+/// The name the results list shows.
+impl WireName for FindKind {}
 
 /// Where a result leads.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

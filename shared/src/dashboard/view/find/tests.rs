@@ -5,6 +5,13 @@ use serde_json::json;
 use super::*;
 use crate::dashboard::fixtures;
 
+#[test]
+fn kinds_are_named_as_the_results_list_shows_them() {
+    let all = [FindKind::Job, FindKind::Batch, FindKind::Machine];
+    let names: Vec<&str> = all.iter().map(WireName::wire_name).collect();
+    assert_eq!(names, ["job", "batch", "machine"]);
+}
+
 /// #1 in batch b-find (lane one, thread t-one, branch codex/one) held by w1 on box-1; #2
 /// and web#2 held by w2 and w3; a second batch b-other.
 fn model() -> DashboardModel {

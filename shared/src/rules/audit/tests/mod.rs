@@ -7,6 +7,13 @@ use crate::snapshot::MemorySnapshot;
 
 const REPO: &str = "acme/app";
 
+#[test]
+fn verdicts_are_named_as_the_report_spells_them() {
+    let all = [Verdict::Complete, Verdict::Incomplete, Verdict::Unknown];
+    let names: Vec<&str> = all.iter().map(WireName::wire_name).collect();
+    assert_eq!(names, ["complete", "incomplete", "unknown"]);
+}
+
 fn at(second: u32) -> String {
     format!("2026-07-22T00:00:{second:02}Z")
 }

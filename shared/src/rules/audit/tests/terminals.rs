@@ -1,6 +1,7 @@
 //! Unit tests for terminal markers, rendering, verdicts and closeout authorization.
 
 use super::*;
+use crate::serde_name::WireName;
 
 #[test]
 fn terminal() {
@@ -238,7 +239,7 @@ fn verdicts_and_exit_codes() {
         (Verdict::Incomplete, "incomplete", 1),
         (Verdict::Unknown, "unknown", 2),
     ] {
-        assert_eq!((v.as_str(), v.exit_code()), (s, code));
+        assert_eq!((v.wire_name(), v.exit_code()), (s, code));
     }
     let two = json!([lane("code", "a", &["1"]), lane("docs", "b", &["2"])]);
     let code_done = [
