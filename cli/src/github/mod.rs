@@ -43,7 +43,12 @@ use self::types::IssueEventJson;
 pub(crate) use self::bodies::ReviewEvent;
 pub(crate) use self::cache::EtagCache;
 pub(crate) use self::dashboard::RateLimit;
-pub(crate) use self::types::*;
+pub(crate) use self::types::Issue;
+pub(crate) use self::types::NewPull;
+pub(crate) use self::types::PullRequest;
+pub(crate) use self::types::Repository;
+pub(crate) use self::types::Review;
+pub(crate) use self::types::User;
 
 /// Pages requested per list call (GitHub's maximum).
 const PER_PAGE: u32 = 100;
