@@ -2,6 +2,7 @@
 
 use std::io::Write;
 
+use agent_coord_shared::output::status::StatusDocument;
 use agent_coord_shared::rules::status;
 use agent_coord_shared::rules::status::Scope;
 
@@ -10,8 +11,10 @@ use super::status_stream::JsonStream;
 use super::sync::sync_info;
 use crate::command_error::CommandError;
 use crate::context::Context;
-use crate::output::to_json_value;
 use crate::output::Report;
+
+/// The version `status --json` names.
+const VERSION: &str = env!("CARGO_PKG_VERSION");
 
 /// Show claims, heartbeats, batches and events (all, one target, or one batch)
 ///
@@ -48,36 +51,37 @@ pub(crate) fn cmd_status(cx: &Context, args: &StatusArgs) -> Result<Report, Comm
     let (store, notices) = cx.open_store(false)?;
     let snap = store.snapshot()?;
     let sync = sync_info(&store);
-    if let (true, Scope::All { include_archived }) = (args.json, &scope) {
-        // The full report can be megabytes: stream it straight to stdout.
-        let stdout = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
-        let mut stream = JsonStream::new(stdout, env!("CARGO_PKG_VERSION"), *include_archived)
-            .with_extra("sync", sync.as_ref().map(to_json_value));
-        status::stream_all(
-            &snap,
-            *include_archived,
-            cx.now(),
-            &render_row,
-            &mut |part| stream.part(part),
-        )?;
+    if args.json {
+        // The report can be megabytes: print it straight to stdout, and stream the full
+        // one without collecting it.
+        let mut stdout = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+        let written = if let Scope::All { include_archived } = scope {
+            let mut stream = JsonStream::new(stdout, VERSION, include_archived, sync);
+            status::stream_all(
+                &snap,
+                include_archived,
+                cx.now(),
+                &render_row,
+                &mut |part| stream.part(part),
+            )?;
+            stream.finish()
+        } else {
+            let report = status::status(&snap, &scope, cx.now())?;
+            let doc = StatusDocument::new(&report, VERSION, sync.as_ref());
+            serde_json::to_writer_pretty(&mut stdout, &doc)
+                .map_err(std::io::Error::from)
+                .and_then(|()| stdout.write_all(b"\n"))
+                .map(|()| stdout)
+        };
         // A reader that went away (broken pipe) is not our failure.
-        let _ = stream.finish().and_then(|mut w| w.flush());
+        let _ = written.and_then(|mut w| w.flush());
         return Ok(Report::default().with_stderr(notices));
     }
     let report = status::status(&snap, &scope, cx.now())?;
-    let out = if args.json {
-        let mut doc = report.into_json(env!("CARGO_PKG_VERSION"));
-        if let (Some(map), Some(sync)) = (doc.as_object_mut(), &sync) {
-            map.shift_insert(4, "sync".to_owned(), to_json_value(sync));
-        }
-        Report::json_owned(doc)
-    } else {
-        let mut text = report.to_text();
-        if let Some(sync) = &sync {
-            text.push_str(&sync.line());
-            text.push('\n');
-        }
-        Report::text(text)
-    };
-    Ok(out.with_stderr(notices))
+    let mut text = report.to_text();
+    if let Some(sync) = &sync {
+        text.push_str(&sync.line());
+        text.push('\n');
+    }
+    Ok(Report::text(text).with_stderr(notices))
 }

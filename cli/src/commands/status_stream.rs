@@ -4,9 +4,11 @@
 
 use std::io::Write;
 
+use agent_coord_shared::output::status::StatusHead;
+use agent_coord_shared::output::sync::SyncInfo;
 use agent_coord_shared::record::Record;
 use agent_coord_shared::rules::status::Part;
-use serde_json::Value;
+use serde::Serialize;
 
 /// The array sections of the document, in output order.
 const SECTIONS: [&str; 5] = ["claims", "heartbeats", "batches", "events", "archive"];
@@ -14,21 +16,21 @@ const SECTIONS: [&str; 5] = ["claims", "heartbeats", "batches", "events", "archi
 /// A sink for [`Part`]s that writes the pretty JSON document to `out`.
 pub(crate) struct JsonStream<W: Write> {
     out: W,
-    version: String,
+    version: &'static str,
     with_archive: bool,
     /// Index into SECTIONS of the open section (`None` before the head).
     open: Option<usize>,
     rows_in_open: usize,
     events: Vec<((String, String), Vec<u8>)>,
-    /// An extra key written after `section_notes` (the `sync` summary).
-    extra: Option<(String, Value)>,
+    /// The `sync` summary of the head, when there is a default remote.
+    sync: Option<SyncInfo>,
     error: Option<std::io::Error>,
 }
 
 /// Renders one projected row as it appears inside a section array (run on the worker
 /// threads that read the records).
 pub(crate) fn render_row(row: Record) -> Vec<u8> {
-    pretty_at(&Value::Object(row), 4)
+    pretty_at(&row, 4)
 }
 
 /// serde_json's pretty layout (two-space indent), starting `level` levels deep, so a value
@@ -36,6 +38,8 @@ pub(crate) fn render_row(row: Record) -> Vec<u8> {
 struct NestedPretty {
     level: usize,
     has_value: bool,
+    /// Leaves the outermost object open, for the document's head: its rows follow.
+    leave_open: bool,
 }
 
 impl NestedPretty {
@@ -56,6 +60,9 @@ impl NestedPretty {
     /// Closes an array or object, on its own line when it had members.
     fn close<W: ?Sized + Write>(&mut self, w: &mut W, bracket: &[u8]) -> std::io::Result<()> {
         self.level -= 1;
+        if self.level == 0 && self.leave_open {
+            return Ok(());
+        }
         if self.has_value {
             w.write_all(b"\n")?;
             self.indent(w)?;
@@ -111,36 +118,44 @@ impl serde_json::ser::Formatter for NestedPretty {
 }
 
 /// Returns `v` pretty-printed as it appears `indent / 2` levels deep in the document.
-fn pretty_at(v: &Value, indent: usize) -> Vec<u8> {
+fn pretty_at(v: &impl Serialize, indent: usize) -> Vec<u8> {
+    pretty(v, indent / 2, false)
+}
+
+/// Returns `v` pretty-printed from `level`, its outermost object left open when `leave_open`.
+fn pretty(v: &impl Serialize, level: usize, leave_open: bool) -> Vec<u8> {
     let mut out = Vec::with_capacity(512);
     let formatter = NestedPretty {
-        level: indent / 2,
+        level,
         has_value: false,
+        leave_open,
     };
     let mut ser = serde_json::Serializer::with_formatter(&mut out, formatter);
-    // Serializing a Value into memory cannot fail.
-    let _ = serde::Serialize::serialize(v, &mut ser);
+    // Records and output types have string keys and derived impls: writing them into
+    // memory cannot fail.
+    let _ = v.serialize(&mut ser);
     out
 }
 
 impl<W: Write> JsonStream<W> {
-    pub(crate) fn new(out: W, version: &str, with_archive: bool) -> Self {
+    /// A stream printed by `version`, listing the archive when `with_archive`, whose head
+    /// carries `sync` when there is one.
+    pub(crate) fn new(
+        out: W,
+        version: &'static str,
+        with_archive: bool,
+        sync: Option<SyncInfo>,
+    ) -> Self {
         JsonStream {
             out,
-            version: version.to_owned(),
+            version,
             with_archive,
             open: None,
             rows_in_open: 0,
             events: Vec::new(),
-            extra: None,
+            sync,
             error: None,
         }
-    }
-
-    /// Adds a key written right after `section_notes`.
-    pub(crate) fn with_extra(mut self, key: &str, value: Option<Value>) -> Self {
-        self.extra = value.map(|v| (key.to_owned(), v));
-        self
     }
 
     fn write(&mut self, bytes: &[u8]) {
@@ -203,21 +218,10 @@ impl<W: Write> JsonStream<W> {
     pub(crate) fn part(&mut self, part: Part<Vec<u8>>) {
         match part {
             Part::Head(head) => {
-                let doc = head.into_json(&self.version);
-                self.write(b"{");
-                for (i, key) in ["version", "scope", "degraded", "section_notes"]
-                    .iter()
-                    .enumerate()
-                {
-                    let value = doc.get(*key).cloned().unwrap_or(Value::Null);
-                    let sep = if i == 0 { "\n  " } else { ",\n  " };
-                    self.write(format!("{sep}\"{key}\": ").as_bytes());
-                    self.write(&pretty_at(&value, 2));
-                }
-                if let Some((key, value)) = self.extra.take() {
-                    self.write(format!(",\n  \"{key}\": ").as_bytes());
-                    self.write(&pretty_at(&value, 2));
-                }
+                let head = StatusHead::new(&head, self.version, self.sync.as_ref());
+                // The head's object stays open: the sections follow as its next keys.
+                let bytes = pretty(&head, 0, true);
+                self.write(&bytes);
             }
             Part::Row(section, row) => {
                 let target = SECTIONS.iter().position(|s| *s == section).unwrap_or(4);
@@ -253,6 +257,7 @@ impl<W: Write> JsonStream<W> {
 
 #[cfg(test)]
 mod tests {
+    use agent_coord_shared::output::status::StatusDocument;
     use agent_coord_shared::rules::status;
     use agent_coord_shared::rules::status::Scope;
     use agent_coord_shared::snapshot::MemorySnapshot;
@@ -265,12 +270,20 @@ mod tests {
     }
 
     fn streamed(snap: &MemorySnapshot, archive: bool) -> String {
-        let mut stream = JsonStream::new(Vec::new(), "9.9.9", archive);
+        streamed_with(snap, archive, None)
+    }
+
+    fn streamed_with(snap: &MemorySnapshot, archive: bool, sync: Option<SyncInfo>) -> String {
+        let mut stream = JsonStream::new(Vec::new(), "9.9.9", archive, sync);
         status::stream_all(snap, archive, now(), &render_row, &mut |p| stream.part(p)).unwrap();
         String::from_utf8(stream.finish().unwrap()).unwrap()
     }
 
     fn collected(snap: &MemorySnapshot, archive: bool) -> String {
+        collected_with(snap, archive, None)
+    }
+
+    fn collected_with(snap: &MemorySnapshot, archive: bool, sync: Option<&SyncInfo>) -> String {
         let report = status::status(
             snap,
             &Scope::All {
@@ -279,9 +292,43 @@ mod tests {
             now(),
         )
         .unwrap();
-        let mut s = serde_json::to_string_pretty(&report.into_json("9.9.9")).unwrap();
+        let doc = StatusDocument::new(&report, "9.9.9", sync);
+        let mut s = serde_json::to_string_pretty(&doc).unwrap();
         s.push('\n');
         s
+    }
+
+    #[test]
+    fn the_sync_summary_follows_the_section_notes() {
+        let sync = SyncInfo {
+            remote: "origin".to_owned(),
+            ahead: Some(1),
+            behind: None,
+            last_synced: None,
+        };
+        let empty = MemorySnapshot::default();
+        let streamed = streamed_with(&empty, false, Some(sync.clone()));
+        assert_eq!(streamed, collected_with(&empty, false, Some(&sync)));
+        let expected = r#"{
+  "version": "9.9.9",
+  "scope": {
+    "kind": "all"
+  },
+  "degraded": [],
+  "section_notes": {},
+  "sync": {
+    "remote": "origin",
+    "ahead": 1,
+    "behind": null,
+    "last_synced": null
+  },
+  "claims": [],
+  "heartbeats": [],
+  "batches": [],
+  "events": []
+}
+"#;
+        assert_eq!(streamed, expected);
     }
 
     #[test]

@@ -3,6 +3,10 @@
 //! requests, open issues, recently closed pull requests, issues closed since the fleet's
 //! oldest record, one issue the lists did not hold, and a head's checks and statuses. Also
 //! the rate limit a refused request reported, for the refresher's back-off.
+//!
+//! The answers are read through private wire types (as `types.rs` reads the
+//! coordinator's): only an item's `number` is required, anything else missing or `null`
+//! reads as absent.
 
 use std::time::Duration;
 
@@ -10,11 +14,15 @@ use agent_coord_shared::dashboard::inputs::github_facts::closing_refs;
 use agent_coord_shared::dashboard::inputs::github_facts::GhItem;
 use agent_coord_shared::dashboard::model::GhState;
 use agent_coord_shared::time;
+use serde::Deserialize;
+use serde::Deserializer;
 use serde_json::Value;
 
-use super::shape;
+use super::nullable;
+use super::parse;
 use super::GhError;
 use super::GitHub;
+use super::Who;
 
 /// What a rate-limited answer said about when to ask again.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -73,10 +81,8 @@ impl GitHub {
     pub(crate) fn recent_closed_pulls(&mut self, repo: &str) -> Result<Vec<GhItem>, GhError> {
         let route =
             format!("/repos/{repo}/pulls?state=closed&sort=updated&direction=desc&per_page=100");
-        match self.get(&route)? {
-            Value::Array(list) => items(list, &route, repo),
-            _ => Err(shape(&route)),
-        }
+        let list: Vec<ItemJson> = parse(&self.get(&route)?, &route)?;
+        Ok(list.into_iter().map(|i| i.into_item(repo)).collect())
     }
 
     /// Every open issue of `repo` (pull requests left out: the pulls list has them whole).
@@ -84,10 +90,11 @@ impl GitHub {
         let route = format!("/repos/{repo}/issues?state=open");
         let list = self.list(&route)?;
         let list = list
-            .into_iter()
-            .filter(|v| v.get("pull_request").is_none())
-            .collect();
-        items(list, &route, repo)
+            .iter()
+            .map(|v| parse::<ItemJson>(v, &route))
+            .filter(|i| i.as_ref().map_or(true, |i| i.pull_request.is_none()))
+            .map(|i| i.map(|i| i.into_item(repo)));
+        list.collect()
     }
 
     /// Every issue and pull request of `repo` closed and updated since `since`.
@@ -112,25 +119,20 @@ impl GitHub {
 
     /// The states of a head's check runs (conclusion, else status) and commit statuses.
     pub(crate) fn head_states(&mut self, repo: &str, sha: &str) -> Result<Vec<String>, GhError> {
-        let checks = self.get(&format!(
-            "/repos/{repo}/commits/{sha}/check-runs?per_page=100"
-        ))?;
-        let statuses = self.get(&format!(
-            "/repos/{repo}/commits/{sha}/statuses?per_page=100"
-        ))?;
-        let text = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).map(str::to_owned);
+        let route = format!("/repos/{repo}/commits/{sha}/check-runs?per_page=100");
+        let checks: CheckRuns = parse(&self.get(&route)?, &route)?;
+        let route = format!("/repos/{repo}/commits/{sha}/statuses?per_page=100");
+        let statuses: Vec<CommitStatus> = parse(&self.get(&route)?, &route)?;
         let mut states: Vec<String> = checks
-            .get("check_runs")
-            .and_then(Value::as_array)
+            .check_runs
             .into_iter()
-            .flatten()
-            .filter_map(|c| text(c, "conclusion").or_else(|| text(c, "status")))
+            .filter_map(|c| c.conclusion.or(c.status))
             .collect();
         // Statuses come newest first; only the newest per context counts.
         let mut contexts = std::collections::BTreeSet::new();
-        for st in statuses.as_array().into_iter().flatten() {
-            if contexts.insert(text(st, "context").unwrap_or_default()) {
-                states.extend(text(st, "state"));
+        for st in statuses {
+            if contexts.insert(st.context.unwrap_or_default()) {
+                states.extend(st.state);
             }
         }
         Ok(states)
@@ -139,55 +141,119 @@ impl GitHub {
 
 fn items(list: Vec<Value>, route: &str, repo: &str) -> Result<Vec<GhItem>, GhError> {
     list.iter()
-        .map(|v| item(v, repo).ok_or_else(|| shape(route)))
+        .map(|v| parse::<ItemJson>(v, route).map(|i| i.into_item(repo)))
         .collect()
 }
 
 /// Reads an issue or pull request from the issues or the pulls API.
 fn item(v: &Value, repo: &str) -> Option<GhItem> {
-    let text = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).map(str::to_owned);
-    let login = |v: &Value| v.get("login").and_then(Value::as_str).map(str::to_owned);
-    let at = |k: &str| text(v, k).as_deref().and_then(time::parse);
-    // The pulls API has `head`; the issues API marks a pull request with `pull_request`.
-    let head = v.get("head");
-    let issue_pull = v.get("pull_request");
-    let merged_at = at("merged_at").or_else(|| {
-        issue_pull
-            .and_then(|p| text(p, "merged_at"))
-            .as_deref()
-            .and_then(time::parse)
-    });
-    let state = match text(v, "state").as_deref() {
-        Some("open") => GhState::Open,
-        Some("closed") if merged_at.is_some() => GhState::Merged,
-        Some("closed") => GhState::Closed,
-        _ => GhState::Unknown,
-    };
-    let pull = head.is_some() || issue_pull.is_some();
-    Some(GhItem {
-        number: v.get("number")?.as_u64()?,
-        pull,
-        title: text(v, "title").unwrap_or_default(),
-        state,
-        draft: v.get("draft").and_then(Value::as_bool).unwrap_or(false),
-        author: v.get("user").and_then(login),
-        assignees: v
-            .get("assignees")
-            .and_then(Value::as_array)
-            .map(|a| a.iter().filter_map(login).collect())
-            .unwrap_or_default(),
-        head_branch: head.and_then(|h| text(h, "ref")),
-        head_sha: head.and_then(|h| text(h, "sha")),
-        url: text(v, "html_url"),
-        closed_at: at("closed_at"),
-        merged_at,
-        closes: if head.is_some() {
-            closing_refs(&text(v, "body").unwrap_or_default(), repo)
-        } else {
-            Vec::new()
-        },
-        ci: None,
-    })
+    ItemJson::deserialize(v).ok().map(|i| i.into_item(repo))
+}
+
+/// Reads a field whose presence is the fact, `null` included: present is `Some` (its
+/// contents defaulted when `null`), absent is `None` (with `#[serde(default)]`).
+fn present<'de, D, T>(d: D) -> Result<Option<T>, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Default + Deserialize<'de>,
+{
+    nullable(d).map(Some)
+}
+
+/// An issue or pull request as the issues or the pulls API lists it.
+#[derive(Deserialize)]
+struct ItemJson {
+    number: u64,
+    #[serde(default, deserialize_with = "nullable")]
+    title: String,
+    state: Option<String>,
+    #[serde(default, deserialize_with = "nullable")]
+    draft: bool,
+    #[serde(default, deserialize_with = "nullable")]
+    user: Who,
+    #[serde(default, deserialize_with = "nullable")]
+    assignees: Vec<Who>,
+    /// The pulls API's head: a pull request read from the pulls API.
+    #[serde(default, deserialize_with = "present")]
+    head: Option<HeadJson>,
+    /// The issues API's mark of a pull request.
+    #[serde(default, deserialize_with = "present")]
+    pull_request: Option<IssuePullJson>,
+    html_url: Option<String>,
+    closed_at: Option<String>,
+    merged_at: Option<String>,
+    #[serde(default, deserialize_with = "nullable")]
+    body: String,
+}
+
+/// A pull request's head, as the pulls API nests it.
+#[derive(Default, Deserialize)]
+struct HeadJson {
+    #[serde(rename = "ref")]
+    name: Option<String>,
+    sha: Option<String>,
+}
+
+/// The `pull_request` object the issues API puts on a pull request.
+#[derive(Default, Deserialize)]
+struct IssuePullJson {
+    merged_at: Option<String>,
+}
+
+impl ItemJson {
+    /// Returns the item of `repo` (the pulls API's body names the issues it closes).
+    fn into_item(self, repo: &str) -> GhItem {
+        let at = |t: Option<String>| t.as_deref().and_then(time::parse);
+        let pull = self.head.is_some() || self.pull_request.is_some();
+        let merged_at = at(self.merged_at).or_else(|| at(self.pull_request?.merged_at));
+        let state = match self.state.as_deref() {
+            Some("open") => GhState::Open,
+            Some("closed") if merged_at.is_some() => GhState::Merged,
+            Some("closed") => GhState::Closed,
+            _ => GhState::Unknown,
+        };
+        let (head_branch, head_sha, closes) = match self.head {
+            Some(head) => (head.name, head.sha, closing_refs(&self.body, repo)),
+            None => (None, None, Vec::new()),
+        };
+        GhItem {
+            number: self.number,
+            pull,
+            title: self.title,
+            state,
+            draft: self.draft,
+            author: self.user.login,
+            assignees: self.assignees.into_iter().filter_map(|u| u.login).collect(),
+            head_branch,
+            head_sha,
+            url: self.html_url,
+            closed_at: at(self.closed_at),
+            merged_at,
+            closes,
+            ci: None,
+        }
+    }
+}
+
+/// A head's check runs, as `check-runs` answers.
+#[derive(Deserialize)]
+struct CheckRuns {
+    #[serde(default, deserialize_with = "nullable")]
+    check_runs: Vec<CheckRun>,
+}
+
+/// One check run: its conclusion once it has one, else its status.
+#[derive(Deserialize)]
+struct CheckRun {
+    conclusion: Option<String>,
+    status: Option<String>,
+}
+
+/// One commit status.
+#[derive(Deserialize)]
+struct CommitStatus {
+    context: Option<String>,
+    state: Option<String>,
 }
 
 #[cfg(test)]

@@ -10,7 +10,7 @@ use serde::Deserialize;
 use serde::Deserializer;
 
 /// Reads a field GitHub may send as `null` as its type's default.
-fn nullable<'de, D, T>(d: D) -> Result<T, D::Error>
+pub(super) fn nullable<'de, D, T>(d: D) -> Result<T, D::Error>
 where
     D: Deserializer<'de>,
     T: Default + Deserialize<'de>,
@@ -20,8 +20,8 @@ where
 
 /// A user as GitHub nests one (`user`, `actor`, `assignee`, `merged_by`).
 #[derive(Debug, Default, Deserialize)]
-struct Who {
-    login: Option<String>,
+pub(super) struct Who {
+    pub(super) login: Option<String>,
     #[serde(rename = "type")]
     kind: Option<String>,
 }

@@ -16,6 +16,7 @@ pub mod doctor;
 pub mod gc;
 pub mod info;
 pub mod init;
+pub mod status;
 pub mod sync;
 pub mod transfer;
 pub mod writes;

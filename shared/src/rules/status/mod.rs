@@ -11,9 +11,6 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::collections::HashSet;
 
-use serde_json::Map;
-use serde_json::Value;
-
 use crate::ids::paths;
 use crate::ids::AgentId;
 use crate::ids::BatchId;
@@ -104,28 +101,10 @@ impl Scope {
         }
         Ok(scope)
     }
-
-    fn to_json(&self) -> Value {
-        let mut out = Map::new();
-        match self {
-            Scope::All { .. } => {
-                out.insert("kind".to_owned(), "all".into());
-            }
-            Scope::Target { repo, target } => {
-                out.insert("kind".to_owned(), "target".into());
-                f::REPO.set(&mut out, repo.to_string());
-                f::TARGET.set(&mut out, target.as_str());
-            }
-            Scope::Batch { batch } => {
-                out.insert("kind".to_owned(), "batch".into());
-                f::BATCH_ID.set(&mut out, batch.as_str());
-            }
-        }
-        Value::Object(out)
-    }
 }
 
-/// A status report: the JSON payload of `status --json` and its text rendering.
+/// A status report: what [`StatusDocument`](crate::output::status::StatusDocument) prints
+/// as `status --json`, and its text rendering.
 #[derive(Debug, Clone, PartialEq)]
 pub struct StatusReport {
     /// The scope that was read.
@@ -161,35 +140,6 @@ impl StatusReport {
             .iter()
             .find(|(key, _)| *key == section)
             .map(|(_, note)| note.as_str())
-    }
-
-    /// Returns the JSON payload of `status --json`.
-    pub fn to_json(&self, version: &str) -> Value {
-        self.clone().into_json(version)
-    }
-
-    /// Returns the JSON payload of `status --json`, moving the rows instead of copying them.
-    pub fn into_json(self, version: &str) -> Value {
-        let rows = |rows: Vec<Record>| Value::Array(rows.into_iter().map(Value::Object).collect());
-        let mut out = Map::new();
-        out.insert("version".to_owned(), version.into());
-        out.insert("scope".to_owned(), self.scope.to_json());
-        let degraded = self.degraded().into_iter().map(Value::from).collect();
-        out.insert("degraded".to_owned(), Value::Array(degraded));
-        let notes = self
-            .section_notes
-            .into_iter()
-            .map(|(key, note)| (key.to_owned(), Value::String(note)))
-            .collect();
-        out.insert("section_notes".to_owned(), Value::Object(notes));
-        out.insert("claims".to_owned(), rows(self.claims));
-        out.insert("heartbeats".to_owned(), rows(self.heartbeats));
-        out.insert("batches".to_owned(), rows(self.batches));
-        out.insert("events".to_owned(), rows(self.events));
-        if let Some(archive) = self.archive {
-            out.insert("archive".to_owned(), rows(archive));
-        }
-        Value::Object(out)
     }
 }
 

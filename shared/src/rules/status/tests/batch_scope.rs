@@ -256,8 +256,7 @@ fn json_payload_key_order() {
         now(),
     )
     .unwrap();
-    assert_eq!(report.clone().into_json("v"), report.to_json("v"));
-    assert_eq!(report.to_json("v")["archive"], json!([]));
+    assert_eq!(document(&report, "v")["archive"], json!([]));
     assert_eq!(
         report.to_text().lines().skip(8).collect::<Vec<_>>(),
         ["archive", "- none"]

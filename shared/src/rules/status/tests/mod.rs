@@ -2,8 +2,10 @@
 
 use chrono::Duration;
 use serde_json::json;
+use serde_json::Value;
 
 use super::*;
+use crate::output::status::StatusDocument;
 use crate::snapshot::MemorySnapshot;
 use crate::time;
 
@@ -22,7 +24,12 @@ fn beat(agent: &str, status: &str) -> Value {
 }
 
 fn run(snap: &MemorySnapshot, scope: &Scope) -> Value {
-    status(snap, scope, now()).unwrap().to_json("0.1.0")
+    document(&status(snap, scope, now()).unwrap(), "0.1.0")
+}
+
+/// The `status --json` document of `report`, without a `sync` summary.
+fn document(report: &StatusReport, version: &'static str) -> Value {
+    serde_json::to_value(StatusDocument::new(report, version, None)).unwrap()
 }
 
 fn target_scope_of(target: &str) -> Scope {
@@ -190,7 +197,7 @@ fn unscoped_notes_malformed_lane_names_and_lists_archive() {
         now(),
     )
     .unwrap();
-    let payload = report.to_json("v");
+    let payload = document(&report, "v");
     assert_eq!(
         payload["degraded"],
         json!(["malformed lane names: feature:login"])
