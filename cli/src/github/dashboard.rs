@@ -18,11 +18,11 @@ use serde::Deserialize;
 use serde::Deserializer;
 use serde_json::Value;
 
-use super::nullable;
 use super::parse;
+use super::types::nullable;
+use super::types::Who;
 use super::GhError;
 use super::GitHub;
-use super::Who;
 
 /// What a rate-limited answer said about when to ask again.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
