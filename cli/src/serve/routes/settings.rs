@@ -9,7 +9,6 @@ use agent_coord_shared::dashboard::model::ScopeSource;
 use agent_coord_shared::dashboard::model::SettingsBody;
 use agent_coord_shared::dashboard::model::SettingsView;
 use agent_coord_shared::dashboard::scope::settings as rules;
-use agent_coord_shared::dashboard::scope::settings::SettingsError;
 use agent_coord_shared::dashboard::scope::Scope;
 use axum::extract::ConnectInfo;
 use axum::extract::State;
@@ -80,14 +79,8 @@ async fn settings_update(
     _: FromThisMachine<Settings>,
     ApiJson(body): ApiJson<SettingsBody>,
 ) -> ApiResult<Json<SettingsView>> {
-    let repos = match &body.target_repos {
-        None => Err(SettingsError::Empty),
-        Some(given) => given
-            .entries()
-            .ok_or(SettingsError::WrongType)
-            .and_then(rules::normalize),
-    }
-    .map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, e.to_string()))?;
+    let repos = rules::normalize_body(&body)
+        .map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, e.to_string()))?;
     blocking(move || {
         let store = s.store()?;
         saved::save_target_repos(&store, &repos)?;

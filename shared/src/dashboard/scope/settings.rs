@@ -4,8 +4,9 @@
 //! segments, anything but exactly two `[A-Za-z0-9_.-]` segments, an empty list), and the
 //! `scopeId` that names a normalised list.
 
-use serde_json::Value;
 use sha2::Digest;
+
+use crate::dashboard::model::SettingsBody;
 
 /// The message of an empty setting (the reference's 400).
 pub const EMPTY_MESSAGE: &str = "At least one owner/repo target is required.";
@@ -73,17 +74,9 @@ pub fn normalize_text(text: &str) -> Result<Vec<String>, SettingsError> {
 
 /// Normalises the `targetRepos` of a settings request: a list of strings (each may itself
 /// be comma-separated) or one comma-separated string; absent or null is empty.
-pub fn normalize_value(value: Option<&Value>) -> Result<Vec<String>, SettingsError> {
-    match value {
-        None | Some(Value::Null) => Err(SettingsError::Empty),
-        Some(Value::String(s)) => normalize_text(s),
-        Some(Value::Array(items)) => {
-            let strings: Option<Vec<&str>> = items.iter().map(Value::as_str).collect();
-            let strings = strings.ok_or(SettingsError::WrongType)?;
-            normalize(strings.iter().flat_map(|s| s.split(',')))
-        }
-        Some(_) => Err(SettingsError::WrongType),
-    }
+pub fn normalize_body(body: &SettingsBody) -> Result<Vec<String>, SettingsError> {
+    let given = body.target_repos.as_ref().ok_or(SettingsError::Empty)?;
+    normalize(given.entries().ok_or(SettingsError::WrongType)?)
 }
 
 /// Returns the scope id of a normalised list: the SHA-256 (64 hex digits) of its JSON
@@ -100,8 +93,15 @@ pub fn scope_id(repos: &[String]) -> String {
 #[cfg(test)]
 mod tests {
     use serde_json::json;
+    use serde_json::Value;
 
     use super::*;
+
+    /// Normalises a request body whose `targetRepos` is `value` (`None`: absent).
+    fn normalize_value(value: Option<&Value>) -> Result<Vec<String>, SettingsError> {
+        let body = value.map_or_else(|| json!({}), |v| json!({ "targetRepos": v }));
+        normalize_body(&serde_json::from_value(body).expect("a settings body"))
+    }
 
     #[test]
     fn entries_are_trimmed_lowercased_deduplicated_and_sorted() {
