@@ -10,7 +10,6 @@ use std::time::Instant;
 use agent_coord_shared::coordinator::config;
 use agent_coord_shared::coordinator::config::CoordinatorConfig;
 use agent_coord_shared::output::coordinate::CoordinateReport;
-use agent_coord_shared::output::coordinate::PreflightCheck;
 use agent_coord_shared::output::coordinate::WorkerCheck;
 
 use crate::command_error::CommandError;
@@ -247,15 +246,7 @@ fn check_config(
         docs.push(WorkerCheck {
             worker: w.clone(),
             ok: outcome.checks.iter().all(|c| c.ok),
-            checks: outcome
-                .checks
-                .into_iter()
-                .map(|c| PreflightCheck {
-                    check: c.name,
-                    ok: c.ok,
-                    detail: c.detail,
-                })
-                .collect(),
+            checks: outcome.checks.iter().map(|c| c.to_output()).collect(),
         });
     }
     let mut report = if json {

@@ -18,8 +18,8 @@ use agent_coord_shared::coordinator::config::GitIdentity;
 use agent_coord_shared::coordinator::config::GithubAccount;
 use agent_coord_shared::coordinator::config::SigningFormat;
 use agent_coord_shared::coordinator::config::WorkerConfig;
+use agent_coord_shared::output::coordinate::PreflightCheck;
 use agent_coord_shared::serde_name::WireName;
-use serde::Serialize;
 
 use super::accounts;
 use super::accounts::Secrets;
@@ -29,16 +29,24 @@ use crate::github::GitHub;
 use crate::process;
 use crate::process::token::Token;
 
-/// One check's verdict (its `--json` form: `check`, `ok`, `detail`).
-#[derive(Debug, Clone, Serialize)]
+/// One check's verdict.
+#[derive(Debug, Clone)]
 pub(crate) struct Check {
-    #[serde(rename = "check")]
     pub(crate) name: String,
     pub(crate) ok: bool,
     pub(crate) detail: String,
 }
 
 impl Check {
+    /// Returns the check as `--json` documents show it (`check`, `ok`, `detail`).
+    pub(crate) fn to_output(&self) -> PreflightCheck {
+        PreflightCheck {
+            check: self.name.clone(),
+            ok: self.ok,
+            detail: self.detail.clone(),
+        }
+    }
+
     fn new(name: impl Into<String>, result: Result<String, CheckError>) -> Check {
         let (ok, detail) = match result {
             Ok(d) => (true, d),

@@ -19,6 +19,7 @@ use agent_coord_shared::coordinator::task::Assignment;
 use agent_coord_shared::coordinator::task::Task;
 use agent_coord_shared::coordinator::task::TaskState;
 use agent_coord_shared::ids::RepoSlug;
+use agent_coord_shared::output::coordinate::PreflightCheck;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -53,7 +54,7 @@ impl TickReport {
         let doc = TickDocument {
             worker: &self.worker,
             preflight: if self.preflight_failed {
-                Preflight::Failed(&self.checks)
+                Preflight::Failed(self.checks.iter().map(Check::to_output).collect())
             } else {
                 Preflight::Passed("ok")
             },
@@ -92,7 +93,7 @@ impl TickReport {
 #[derive(Serialize)]
 struct TickDocument<'a> {
     worker: &'a str,
-    preflight: Preflight<'a>,
+    preflight: Preflight,
     observations: &'a [Observation],
     github_requests: u64,
     github_not_modified: u64,
@@ -101,11 +102,11 @@ struct TickDocument<'a> {
 /// The preflight in a tick's document: `"ok"`, or every check when one failed.
 #[derive(Serialize)]
 #[serde(untagged)]
-enum Preflight<'a> {
+enum Preflight {
     /// Every check passed.
     Passed(&'static str),
     /// Some check failed: all of them.
-    Failed(&'a [Check]),
+    Failed(Vec<PreflightCheck>),
 }
 
 /// The worker's lock: held for the whole tick; a second tick of the same worker exits at
