@@ -62,7 +62,7 @@ impl TickReport {
             github_requests: self.requests,
             github_not_modified: self.not_modified,
         };
-        serde_json::to_value(doc).expect("a tick report serialises: its keys are all strings")
+        crate::output::to_json_value(&doc)
     }
 
     pub(crate) fn lines(&self) -> Vec<String> {
