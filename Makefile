@@ -50,13 +50,14 @@ demo-coordinator: web
 
 ## Every test: unit tests, end-to-end tests against real git repositories, the dashboard
 ## server over real sockets and in headless Chromium, the wasm32 builds, formatting, lints.
+## Every target compiles: `cargo test` builds the libraries, binaries and tests, clippy
+## --all-targets checks the rest (benches, examples), and one wasm32 clippy pass checks both
+## crates the browser runs (trunk has already built them for wasm32 in `web`).
 test: tools browser-tools web
-	$(CARGO) build --workspace --all-targets
 	$(CARGO) test --workspace
-	$(CARGO) build -p agent-coord-shared --target wasm32-unknown-unknown
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
-	$(CARGO) clippy -p agent-coord-web --target wasm32-unknown-unknown -- -D warnings
+	$(CARGO) clippy -p agent-coord-shared -p agent-coord-web --target wasm32-unknown-unknown -- -D warnings
 
 ## Whole-process benchmarks on generated fleets; prints figures.
 bench: tools web
