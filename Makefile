@@ -50,10 +50,12 @@ demo-coordinator: web
 
 ## Every test: unit tests, end-to-end tests against real git repositories, the dashboard
 ## server over real sockets and in headless Chromium, the wasm32 builds, formatting, lints.
-## Every target compiles: `cargo test` builds the libraries, binaries and tests, clippy
-## --all-targets checks the rest (benches, examples), and one wasm32 clippy pass checks both
-## crates the browser runs (trunk has already built them for wasm32 in `web`).
+## Every target compiles: `cargo test` builds the libraries and tests (the end-to-end tests
+## run target/debug/agent-coord, built first), clippy --all-targets checks the rest (benches,
+## examples), and one wasm32 clippy pass checks both crates the browser runs (trunk has
+## already built them for wasm32 in `web`).
 test: tools browser-tools web
+	$(CARGO) build -p agent-coord --bins
 	$(CARGO) test --workspace
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings

@@ -472,3 +472,55 @@ fn coordinator_tasks_show_on_the_item_page_and_in_the_attention_queue() {
         (&Value::Null, &json!("w1"))
     );
 }
+
+/// Issue 22, defect 6: once the model is older than the server's 5 s window and no ref
+/// moved, a request is served the model the refresher derived off the request path (it
+/// pays for no derivation), and liveness still follows the clock: a heartbeat that expired
+/// in the meantime is no longer live.
+#[test]
+fn a_model_only_the_clock_aged_is_rederived_off_the_request_path() {
+    let env = TestEnv::new();
+    env.unpin_clock();
+    env.run([
+        "heartbeat",
+        "--agent-id",
+        "brief",
+        "--repo",
+        "acme/app",
+        "--target",
+        "1",
+        "--ttl",
+        "3",
+    ])
+    .success();
+    let server = Server::start(&env, &[]);
+    let (code, body, timing) = server.get_timed("/api/dashboard");
+    assert_eq!(code, 200);
+    assert!(
+        timing.unwrap_or_default().contains("model;dur="),
+        "the first request derives the model"
+    );
+    let model: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(
+        model["counts"]["agentsLive"],
+        json!(1),
+        "{}",
+        model["counts"]
+    );
+
+    std::thread::sleep(Duration::from_millis(6_500));
+    let (code, body, timing) = server.get_timed("/api/dashboard?view=summary");
+    assert_eq!(code, 200);
+    let timing = timing.unwrap_or_default();
+    assert!(
+        !timing.contains("model;dur="),
+        "a request after the window pays for no derivation: {timing}"
+    );
+    let summary: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(
+        summary["counts"]["agentsLive"],
+        json!(0),
+        "{}",
+        summary["counts"]
+    );
+}

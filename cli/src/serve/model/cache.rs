@@ -5,9 +5,14 @@
 //! records that changed, and the heartbeats that count are chosen again only when a
 //! heartbeat ref moved; the model itself is re-derived from the cached records (liveness
 //! moves with the clock even when no ref does, so a cached model is also rebuilt once it
-//! is older than [`MAX_AGE`]).
+//! is older than [`MAX_AGE`]: by the server's refresher, off the request path, while
+//! anyone is looking; see `models::Models::refresh_if_old`).
+//!
+//! The whole model is serialised only when `GET /api/dashboard` asks for all of it
+//! ([`Built::json`]); a page's view serialises only its slice.
 
 use std::sync::Arc;
+use std::sync::OnceLock;
 use std::time::Duration;
 use std::time::Instant as StdInstant;
 
@@ -98,8 +103,6 @@ impl Tips {
 pub(crate) struct Timing {
     /// Reading the changed records and deriving (or updating) the model.
     pub(crate) model: Duration,
-    /// Serialising it.
-    pub(crate) json: Duration,
     /// Whether the previous model was updated rather than derived from scratch.
     pub(crate) updated: bool,
 }
@@ -112,14 +115,40 @@ pub(crate) struct Built {
     derivation: Arc<dashboard::derive::Derivation>,
     /// When the model was last derived from scratch (updates keep older liveness).
     full_at: StdInstant,
-    /// The model serialised once, for `GET /api/dashboard` (shared, never copied).
-    pub(crate) json: axum::body::Bytes,
+    /// The whole model serialised, once the first `GET /api/dashboard` without a view
+    /// asked for it (shared, never copied); see [`Built::json`].
+    json: OnceLock<axum::body::Bytes>,
+    /// The size of the previous model's serialised form (to size the buffer).
+    json_hint: usize,
     /// What deriving it cost (reported in `Server-Timing`).
     pub(crate) timing: Timing,
     built_at: StdInstant,
     /// Counts the models this cache derived (or updated): a request compares serials to
     /// know whether it paid for this one.
     pub(crate) serial: u64,
+}
+
+impl Built {
+    /// Returns the whole model serialised, serialising it on first use; the duration is
+    /// `Some` when this call paid for it (a concurrent first call may pay twice; one
+    /// result is kept).
+    pub(crate) fn json(&self) -> (axum::body::Bytes, Option<Duration>) {
+        if let Some(done) = self.json.get() {
+            return (done.clone(), None);
+        }
+        let started = StdInstant::now();
+        let mut json = Vec::with_capacity(self.json_hint + self.json_hint / 8);
+        if serde_json::to_writer(&mut json, &*self.model).is_err() {
+            json.clear();
+        }
+        let took = started.elapsed();
+        (self.json.get_or_init(|| json.into()).clone(), Some(took))
+    }
+
+    /// How long ago the model was derived (or updated).
+    pub(crate) fn age(&self) -> Duration {
+        self.built_at.elapsed()
+    }
 }
 
 /// The model last derived, and the records it was derived from (read through the store's
@@ -137,8 +166,6 @@ pub(crate) struct ModelCache {
     /// such a read's cost.
     beats: Option<Beats>,
     built: Option<Arc<Built>>,
-    /// The size of the last serialised model (to size the next buffer).
-    json_len: usize,
     /// The scope the cached model was derived under.
     scope: Scope,
     /// The serial of the last model derived.
@@ -210,6 +237,12 @@ impl ModelCache {
         started: StdInstant,
     ) -> Arc<Built> {
         let version = tips.version_for(&self.scope);
+        // The last serialised size, if it was serialised (to size the next buffer).
+        let json_hint = self
+            .built
+            .as_ref()
+            .and_then(|b| b.json.get())
+            .map_or(0, |j| j.len());
         let prev = self
             .built
             .take()
@@ -251,29 +284,22 @@ impl ModelCache {
             }
         };
         let model_time = started.elapsed();
-        let serialising = StdInstant::now();
-        let previous = self.json_len;
-        let mut json = Vec::with_capacity(previous + previous / 8);
-        if serde_json::to_writer(&mut json, &model).is_err() {
-            json.clear();
-        }
         let built = Arc::new(Built {
             tips,
             inputs,
             model: Arc::new(model),
             derivation,
             full_at,
-            json: json.into(),
+            json: OnceLock::new(),
+            json_hint,
             timing: Timing {
                 model: model_time,
-                json: serialising.elapsed(),
                 updated: updated_flag,
             },
             built_at: StdInstant::now(),
             serial: self.serial + 1,
         });
         self.serial = built.serial;
-        self.json_len = built.json.len();
         self.built = Some(built.clone());
         built
     }

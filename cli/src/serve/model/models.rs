@@ -6,8 +6,12 @@
 //! No coordination state lives here: the cache only remembers derivations of the refs,
 //! and every write goes through the store's transaction like a CLI write.
 
+use std::sync::atomic::AtomicU64;
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::sync::Mutex;
+use std::time::Duration;
+use std::time::Instant as StdInstant;
 
 use agent_coord_shared::dashboard::inputs::github_facts::GithubFacts;
 use agent_coord_shared::dashboard::model::ScopeSource;
@@ -47,7 +51,23 @@ struct Inner {
     /// The target repositories in force, once known (`--repos`, else read from the saved
     /// setting by the first request that needs them; replaced by `PUT /api/settings`).
     scope: Mutex<Option<ScopeInForce>>,
+    /// The model last derived and the scope it was derived under: a request whose refs have
+    /// not moved takes it without waiting for the derivation thread (see [`Models::built`]).
+    latest: Mutex<Option<(Scope, Arc<cache::Built>)>>,
+    /// When the server started: [`Inner::asked_at`] counts from it.
+    started: StdInstant,
+    /// Milliseconds after `started` of the last request for a model (the refresher keeps
+    /// the model's liveness current only while someone asks or a stream is open).
+    asked_at: AtomicU64,
 }
+
+/// A model whose refs have not moved is served as it is for this long after its derivation:
+/// [`cache::MAX_AGE`], plus the time the refresher may take to derive its successor.
+const SERVE_AS_IS: Duration = Duration::from_secs(cache::MAX_AGE.as_secs() + 5);
+
+/// The refresher re-derives an aging model while a request came within this long, or a
+/// stream is open.
+const ACTIVE: Duration = Duration::from_secs(60);
 
 impl Models {
     /// Returns the handle of a server reading the repository `globals` and `env` name.
@@ -61,6 +81,9 @@ impl Models {
             version: watch::channel(String::new()).0,
             github: Mutex::new((0, None)),
             scope: Mutex::new(None),
+            latest: Mutex::new(None),
+            started: StdInstant::now(),
+            asked_at: AtomicU64::new(0),
         }))
     }
 
@@ -133,18 +156,87 @@ impl Models {
     }
 
     /// Returns the current model under the scope in force (derived only when the refs, the
-    /// GitHub facts or the scope moved).
+    /// GitHub facts or the scope moved). When only the clock moved, the model last derived is
+    /// served for up to [`SERVE_AS_IS`]: the refresher ([`Models::refresh_if_old`]) derives
+    /// its successor off the request path, so no page waits for a clock-only derivation.
     pub(crate) fn built(&self) -> ApiResult<Arc<cache::Built>> {
-        let cx = self.context()?;
+        let since_start = self.0.started.elapsed().as_millis();
+        self.0.asked_at.store(
+            u64::try_from(since_start).unwrap_or(u64::MAX),
+            Ordering::Relaxed,
+        );
+        self.current()
+    }
+
+    /// [`Models::built`] for a background task: the same model, but asking does not keep
+    /// the refresher going (enrichment reads records, not liveness).
+    pub(crate) fn current(&self) -> ApiResult<Arc<cache::Built>> {
         let store = self.store()?;
         let scope = self.scope()?.scope;
+        let mut tips = cache::Tips::read(&store)?;
+        tips.github = self.github_facts().0;
+        if let Some(current) = self.latest_for(&tips, &scope) {
+            if current.age() < SERVE_AS_IS {
+                return Ok(current);
+            }
+        }
+        self.derive(store, scope)
+    }
+
+    /// Returns the model last derived if it was derived from `tips` under `scope`; else
+    /// forgets it (so the cache may update that model in place rather than copy it).
+    fn latest_for(&self, tips: &cache::Tips, scope: &Scope) -> Option<Arc<cache::Built>> {
+        let mut latest = self.0.latest.lock().ok()?;
+        match latest.as_ref() {
+            Some((s, b)) if s == scope && b.tips == *tips => Some(b.clone()),
+            _ => {
+                *latest = None;
+                None
+            }
+        }
+    }
+
+    /// Derives (or returns the cache's) model for the store's refs on the derivation thread,
+    /// and keeps it as the latest.
+    fn derive(&self, store: Store, scope: Scope) -> ApiResult<Arc<cache::Built>> {
+        let cx = self.context()?;
         let (now, github, cache) = (cx.now(), self.github_facts(), self.0.cache.clone());
-        self.0.deriver.run(move || {
+        let kept = scope.clone();
+        let built = self.0.deriver.run(move || {
             let mut cache = cache
                 .lock()
                 .map_err(|_| ApiError::internal("model cache poisoned"))?;
             Ok(cache.get(&store, now, github, &scope)?)
-        })
+        })?;
+        if let Ok(mut latest) = self.0.latest.lock() {
+            *latest = Some((kept, built.clone()));
+        }
+        Ok(built)
+    }
+
+    /// Re-derives the latest model once it is [`cache::MAX_AGE`] old, while a request came
+    /// within [`ACTIVE`] or a stream is open (liveness moves with the clock); the refresher
+    /// thread calls it. A model whose refs moved is left to the next request.
+    pub(crate) fn refresh_if_old(&self) {
+        let aging = self
+            .0
+            .latest
+            .lock()
+            .ok()
+            .and_then(|l| l.as_ref().map(|(_, b)| b.age() >= cache::MAX_AGE))
+            .unwrap_or(false);
+        let since_start = u64::try_from(self.0.started.elapsed().as_millis()).unwrap_or(u64::MAX);
+        let asked = since_start.saturating_sub(self.0.asked_at.load(Ordering::Relaxed));
+        let watched = self.0.version.receiver_count() > 0;
+        if !aging || (!watched && u128::from(asked) > ACTIVE.as_millis()) {
+            return;
+        }
+        let (Ok(store), Ok(scope)) = (self.store(), self.scope()) else {
+            return;
+        };
+        if let Err(e) = self.derive(store, scope.scope) {
+            tracing::warn!(error = %e.message, "refreshing the model failed");
+        }
     }
 
     /// Returns the serial of the model cached now, if any (see [`cache::Built::serial`]),

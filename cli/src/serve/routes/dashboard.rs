@@ -1,10 +1,12 @@
-//! `GET /api/dashboard`: the whole model, serialised once per derivation and shared; with
+//! `GET /api/dashboard`: the whole model, serialised once per derivation (by the first request
+//! that asks for all of it) and shared; with
 //! `?view=…` (what the page asks for) only what one page shows, cut from it per request
 //! (`shared::dashboard::view::slice`).
 
 use agent_coord_shared::dashboard::view::slice;
 use agent_coord_shared::dashboard::view::slice::View;
 use axum::body::Body;
+use axum::body::Bytes;
 use axum::extract::Query;
 use axum::extract::State;
 use axum::http::header;
@@ -44,30 +46,31 @@ async fn dashboard_show(
             ),
         ));
     }
-    let (built, fresh, sliced) = blocking(move || {
+    let (built, fresh, body, paid) = blocking(move || {
         // Only the serial of the model cached before: holding that model here would keep
         // the cache from updating it in place (it would copy it instead).
         let previous = s.last_serial();
         let built = s.built()?;
         let fresh = previous != Some(built.serial);
-        let sliced = match view {
+        // What this request serialises: its slice, or the whole model when it is the first
+        // to ask for all of it.
+        let (body, paid) = match view {
             Some(view) => {
                 let started = std::time::Instant::now();
                 let cut = slice::slice(&built.model, &view);
                 let json = serde_json::to_vec(&cut)
                     .map_err(|e| ApiError::internal(format!("cannot serialise the model: {e}")))?;
-                Some((json, started.elapsed()))
+                (Bytes::from(json), Some(("slice", started.elapsed())))
             }
-            None => None,
+            None => {
+                let (json, took) = built.json();
+                (json, took.map(|t| ("json", t)))
+            }
         };
-        Ok((built, fresh, sliced))
+        Ok((built, fresh, body, paid))
     })
     .await?;
-    let body = match &sliced {
-        Some((json, _)) => Body::from(json.clone()),
-        None => Body::from(built.json.clone()),
-    };
-    let mut response = Response::new(body);
+    let mut response = Response::new(Body::from(body));
     response.headers_mut().insert(
         header::CONTENT_TYPE,
         HeaderValue::from_static("application/json"),
@@ -77,14 +80,13 @@ async fn dashboard_show(
         // This request paid for the derivation: say what it cost (browser dev tools show it).
         let t = built.timing;
         timing.push(format!(
-            "model;dur={:.2};desc=\"{}\", json;dur={:.2}",
+            "model;dur={:.2};desc=\"{}\"",
             t.model.as_secs_f64() * 1e3,
             if t.updated { "updated" } else { "derived" },
-            t.json.as_secs_f64() * 1e3
         ));
     }
-    if let Some((_, took)) = &sliced {
-        timing.push(format!("slice;dur={:.2}", took.as_secs_f64() * 1e3));
+    if let Some((what, took)) = paid {
+        timing.push(format!("{what};dur={:.2}", took.as_secs_f64() * 1e3));
     }
     if !timing.is_empty() {
         if let Ok(v) = HeaderValue::from_str(&timing.join(", ")) {

@@ -220,7 +220,7 @@ impl Refresher {
 
     /// Refreshes every repository with `gh`.
     fn refresh(&mut self, gh: &mut GitHub) -> Refreshed {
-        let Ok(built) = self.models.built() else {
+        let Ok(built) = self.models.current() else {
             return Refreshed::After(None);
         };
         // The one place that says which repositories are enriched.
