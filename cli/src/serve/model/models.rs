@@ -160,11 +160,9 @@ impl Models {
     /// served for up to [`SERVE_AS_IS`]: the refresher ([`Models::refresh_if_old`]) derives
     /// its successor off the request path, so no page waits for a clock-only derivation.
     pub(crate) fn built(&self) -> ApiResult<Arc<cache::Built>> {
-        let since_start = self.0.started.elapsed().as_millis();
-        self.0.asked_at.store(
-            u64::try_from(since_start).unwrap_or(u64::MAX),
-            Ordering::Relaxed,
-        );
+        self.0
+            .asked_at
+            .store(self.millis_since_start(), Ordering::Relaxed);
         self.current()
     }
 
@@ -214,21 +212,21 @@ impl Models {
         Ok(built)
     }
 
-    /// Re-derives the latest model once it is [`cache::MAX_AGE`] old, while a request came
-    /// within [`ACTIVE`] or a stream is open (liveness moves with the clock); the refresher
-    /// thread calls it. A model whose refs moved is left to the next request.
+    /// Re-derives the model (for the refs as they are now) once the latest is
+    /// [`cache::MAX_AGE`] old, while someone watches ([`refresh_due`]); the refresher thread
+    /// calls it.
     pub(crate) fn refresh_if_old(&self) {
-        let aging = self
+        let age = self
             .0
             .latest
             .lock()
             .ok()
-            .and_then(|l| l.as_ref().map(|(_, b)| b.age() >= cache::MAX_AGE))
-            .unwrap_or(false);
-        let since_start = u64::try_from(self.0.started.elapsed().as_millis()).unwrap_or(u64::MAX);
-        let asked = since_start.saturating_sub(self.0.asked_at.load(Ordering::Relaxed));
+            .and_then(|l| l.as_ref().map(|(_, b)| b.age()));
+        let asked = self
+            .millis_since_start()
+            .saturating_sub(self.0.asked_at.load(Ordering::Relaxed));
         let watched = self.0.version.receiver_count() > 0;
-        if !aging || (!watched && u128::from(asked) > ACTIVE.as_millis()) {
+        if !refresh_due(age, Duration::from_millis(asked), watched) {
             return;
         }
         let (Ok(store), Ok(scope)) = (self.store(), self.scope()) else {
@@ -237,6 +235,11 @@ impl Models {
         if let Err(e) = self.derive(store, scope.scope) {
             tracing::warn!(error = %e.message, "refreshing the model failed");
         }
+    }
+
+    /// Milliseconds since the server started (what [`Inner::asked_at`] holds).
+    fn millis_since_start(&self) -> u64 {
+        u64::try_from(self.0.started.elapsed().as_millis()).unwrap_or(u64::MAX)
     }
 
     /// Returns the serial of the model cached now, if any (see [`cache::Built::serial`]),
@@ -296,5 +299,31 @@ impl Models {
                 changed
             });
         }
+    }
+}
+
+/// Whether the refresher derives again: the latest model (`age` old, if any) has reached
+/// [`cache::MAX_AGE`], and a request came within [`ACTIVE`] (`since_asked` ago) or a stream
+/// is open (`watched`).
+fn refresh_due(age: Option<Duration>, since_asked: Duration, watched: bool) -> bool {
+    let aging = age.is_some_and(|a| a >= cache::MAX_AGE);
+    aging && (watched || since_asked <= ACTIVE)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::refresh_due;
+
+    #[test]
+    fn an_aging_model_is_refreshed_only_while_someone_watches() {
+        let (old, young) = (Some(Duration::from_secs(6)), Some(Duration::from_secs(2)));
+        let (recent, long_ago) = (Duration::from_secs(10), Duration::from_secs(120));
+        assert!(refresh_due(old, recent, false));
+        assert!(refresh_due(old, long_ago, true));
+        assert!(!refresh_due(old, long_ago, false));
+        assert!(!refresh_due(young, recent, true));
+        assert!(!refresh_due(None, recent, true));
     }
 }
