@@ -28,6 +28,7 @@ use super::engine::Halt;
 use super::engine::Observation;
 use super::ledger::Admission;
 use super::ledger::Ledger;
+use super::phases;
 use super::preflight;
 use super::preflight::Check;
 use crate::command_error::CommandError;
@@ -176,8 +177,8 @@ pub(crate) fn tick(
         heartbeat_ttl(worker),
     )?;
     let mut engine = Engine::new(config, worker_id, worker, ledger, ready, stop);
-    let marks = engine.work()?;
-    let (requests, not_modified) = engine.github_requests();
+    let marks = work(&mut engine)?;
+    let (requests, not_modified) = github_requests(&engine);
     let ms = |d: Duration| d.as_secs_f64() * 1e3;
     // The tick's time split, for `-v` and `bench coordinator`.
     tracing::debug!(
@@ -219,193 +220,196 @@ struct Marks {
     advanced: Instant,
 }
 
-impl Engine<'_> {
-    /// The tick's work once the preflight passed: sync, discover and admit, advance every
-    /// task, then beat, publish and save the GitHub caches.
-    fn work(&mut self) -> Result<Marks, CommandError> {
-        // Decide on the fleet's latest state, and publish what this tick did at its end.
-        if let Err(e) = self.ledger.sync() {
-            self.error(None, format!("sync before the tick failed: {}", e.message));
-        }
-        let opened = Instant::now();
-        let assigned = self.discover()?;
-        let discovered = Instant::now();
-        self.advance_all(&assigned)?;
-        let advanced = Instant::now();
-        self.finish()?;
-        Ok(Marks {
-            opened,
-            discovered,
-            advanced,
-        })
+/// The tick's work once the preflight passed: sync, discover and admit, advance every
+/// task, then beat, publish and save the GitHub caches.
+fn work(engine: &mut Engine<'_>) -> Result<Marks, CommandError> {
+    // Decide on the fleet's latest state, and publish what this tick did at its end.
+    if let Err(e) = engine.ledger.sync() {
+        engine.error(None, format!("sync before the tick failed: {}", e.message));
     }
-
-    /// Advances each task of the worker in turn, until the tick is interrupted; a task that
-    /// halts is reported and the next one goes on.
-    fn advance_all(&mut self, assigned: &BTreeSet<(String, u64)>) -> Result<(), CommandError> {
-        for task in self.ledger.tasks()? {
-            if self.stop.load(std::sync::atomic::Ordering::SeqCst) {
-                self.observe(None, "interrupted: stopping after the current step");
-                break;
-            }
-            let label = task.task_id.clone();
-            match self.advance(task, assigned) {
-                Ok(()) => {}
-                Err(Halt::Retry { task, message }) => self.error(Some(&task), message),
-                Err(Halt::Fatal(e)) => self.error(Some(&label), e.message),
-            }
-        }
-        Ok(())
-    }
-
-    /// Ends the tick: the worker's heartbeat, publication to the fleet, the GitHub caches.
-    fn finish(&mut self) -> Result<(), CommandError> {
-        self.ledger.beat()?;
-        if let Err(e) = self.ledger.sync() {
-            self.error(
-                None,
-                format!("written locally but not published: {}", e.message),
-            );
-        }
-        let saved = [self.gh.cache().save(), self.review_gh.cache().save()];
-        for e in saved.into_iter().filter_map(Result::err) {
-            self.observe(None, format!("could not save the GitHub cache: {e}"));
-        }
-        Ok(())
-    }
-
-    /// Returns the requests both clients made and how many of them were answered 304.
-    fn github_requests(&self) -> (u64, u64) {
-        (
-            self.gh.requests + self.review_gh.requests,
-            self.gh.not_modified + self.review_gh.not_modified,
-        )
-    }
+    let opened = Instant::now();
+    let assigned = discover(engine)?;
+    let discovered = Instant::now();
+    advance_all(engine, &assigned)?;
+    let advanced = Instant::now();
+    finish(engine)?;
+    Ok(Marks {
+        opened,
+        discovered,
+        advanced,
+    })
 }
 
-impl Engine<'_> {
-    /// Discovers open issues assigned to the worker's login in every configured repository
-    /// and admits the new ones; returns the `repo#issue` keys currently assigned.
-    fn discover(&mut self) -> Result<BTreeSet<(String, u64)>, CommandError> {
-        let mut assigned = BTreeSet::new();
-        let repos: Vec<String> = self
-            .setup
-            .worker
-            .repositories
-            .keys()
-            .map(ToString::to_string)
-            .collect();
-        for repo in repos {
-            let login = self.login.clone();
-            let issues = match self.gh.assigned_issues(&repo, &login) {
-                Ok(issues) => issues,
-                Err(e) => {
-                    let msg = self.secrets.scrub(&e.to_string());
-                    self.error(None, format!("cannot list issues of {repo}: {msg}"));
-                    continue;
-                }
-            };
-            for issue in issues {
-                assigned.insert((repo.clone(), issue.number));
-                let key = format!("{repo}#{}", issue.number);
-                if let Some(task) = self.ledger.task(&repo, issue.number)? {
-                    if task.worker != self.setup.worker_id {
-                        self.observe(
-                            Some(&key),
-                            format!("skipped: worker {} already has a task for it", task.worker),
-                        );
-                    } else if task.state == TaskState::Failed {
-                        self.observe(
-                            Some(&task.task_id),
-                            "failed task remains; it is not reopened while the issue stays assigned",
-                        );
-                    }
-                    continue;
-                }
-                self.admit(&repo, &issue)?;
-            }
+/// Advances each task of the worker in turn, until the tick is interrupted; a task that
+/// halts is reported and the next one goes on.
+fn advance_all(
+    engine: &mut Engine<'_>,
+    assigned: &BTreeSet<(String, u64)>,
+) -> Result<(), CommandError> {
+    for task in engine.ledger.tasks()? {
+        if engine.stop.load(std::sync::atomic::Ordering::SeqCst) {
+            engine.observe(None, "interrupted: stopping after the current step");
+            break;
         }
-        Ok(assigned)
+        let label = task.task_id.clone();
+        match phases::advance(engine, task, assigned) {
+            Ok(()) => {}
+            Err(Halt::Retry { task, message }) => engine.error(Some(&task), message),
+            Err(Halt::Fatal(e)) => engine.error(Some(&label), e.message),
+        }
     }
+    Ok(())
+}
 
-    fn admit(&mut self, repo: &str, issue: &crate::github::Issue) -> Result<(), CommandError> {
-        let key = format!("{repo}#{}", issue.number);
-        let slug: RepoSlug = match repo.parse() {
-            Ok(s) => s,
+/// Ends the tick: the worker's heartbeat, publication to the fleet, the GitHub caches.
+fn finish(engine: &mut Engine<'_>) -> Result<(), CommandError> {
+    engine.ledger.beat()?;
+    if let Err(e) = engine.ledger.sync() {
+        engine.error(
+            None,
+            format!("written locally but not published: {}", e.message),
+        );
+    }
+    let saved = [engine.gh.cache().save(), engine.review_gh.cache().save()];
+    for e in saved.into_iter().filter_map(Result::err) {
+        engine.observe(None, format!("could not save the GitHub cache: {e}"));
+    }
+    Ok(())
+}
+
+/// Returns the requests both clients made and how many of them were answered 304.
+fn github_requests(engine: &Engine<'_>) -> (u64, u64) {
+    (
+        engine.gh.requests + engine.review_gh.requests,
+        engine.gh.not_modified + engine.review_gh.not_modified,
+    )
+}
+
+/// Discovers open issues assigned to the worker's login in every configured repository
+/// and admits the new ones; returns the `repo#issue` keys currently assigned.
+fn discover(engine: &mut Engine<'_>) -> Result<BTreeSet<(String, u64)>, CommandError> {
+    let mut assigned = BTreeSet::new();
+    let repos: Vec<String> = engine
+        .setup
+        .worker
+        .repositories
+        .keys()
+        .map(ToString::to_string)
+        .collect();
+    for repo in repos {
+        let login = engine.login.clone();
+        let issues = match engine.gh.assigned_issues(&repo, &login) {
+            Ok(issues) => issues,
             Err(e) => {
-                self.error(Some(&key), format!("unusable repository name: {e}"));
-                return Ok(());
+                let msg = engine.secrets.scrub(&e.to_string());
+                engine.error(None, format!("cannot list issues of {repo}: {msg}"));
+                continue;
             }
         };
-        if let Some(holder) = self.ledger.claim_holder(&slug, issue.number)? {
-            if holder != self.setup.worker_id {
-                self.observe(Some(&key), format!("skipped: claimed by {holder}"));
-                return Ok(());
+        for issue in issues {
+            assigned.insert((repo.clone(), issue.number));
+            let key = format!("{repo}#{}", issue.number);
+            if let Some(task) = engine.ledger.task(&repo, issue.number)? {
+                if task.worker != engine.setup.worker_id {
+                    engine.observe(
+                        Some(&key),
+                        format!("skipped: worker {} already has a task for it", task.worker),
+                    );
+                } else if task.state == TaskState::Failed {
+                    engine.observe(
+                        Some(&task.task_id),
+                        "failed task remains; it is not reopened while the issue stays assigned",
+                    );
+                }
+                continue;
             }
+            admit(engine, &repo, &issue)?;
         }
-        let events = match self.gh.issue_events(repo, issue.number) {
-            Ok(e) => e,
-            Err(e) => {
-                let msg = self.secrets.scrub(&e.to_string());
-                self.error(
-                    Some(&key),
-                    format!("cannot read the assignment events: {msg}"),
-                );
-                return Ok(());
-            }
-        };
-        let evidence = match evidence::assignment_evidence(&events, &self.login) {
-            Ok(ev) => ev,
-            Err(e) => {
-                self.observe(
-                    Some(&key),
-                    format!("not admitted: {e}; a human must assign the issue"),
-                );
-                return Ok(());
-            }
-        };
-        let Some(pinned) = self.setup.pin_of(repo) else {
-            self.error(
+    }
+    Ok(assigned)
+}
+
+fn admit(
+    engine: &mut Engine<'_>,
+    repo: &str,
+    issue: &crate::github::Issue,
+) -> Result<(), CommandError> {
+    let key = format!("{repo}#{}", issue.number);
+    let slug: RepoSlug = match repo.parse() {
+        Ok(s) => s,
+        Err(e) => {
+            engine.error(Some(&key), format!("unusable repository name: {e}"));
+            return Ok(());
+        }
+    };
+    if let Some(holder) = engine.ledger.claim_holder(&slug, issue.number)? {
+        if holder != engine.setup.worker_id {
+            engine.observe(Some(&key), format!("skipped: claimed by {holder}"));
+            return Ok(());
+        }
+    }
+    let events = match engine.gh.issue_events(repo, issue.number) {
+        Ok(e) => e,
+        Err(e) => {
+            let msg = engine.secrets.scrub(&e.to_string());
+            engine.error(
                 Some(&key),
-                "the repository is not configured for this worker",
+                format!("cannot read the assignment events: {msg}"),
             );
             return Ok(());
-        };
-        let task_id = naming::task_id(&slug, issue.number);
-        let now = self.ledger.now();
-        let base = self
-            .setup
-            .repo_config(repo)
-            .map(|r| r.base.clone())
-            .unwrap_or_default();
-        let task = Task::admitted(
-            Admitted {
-                task_id: task_id.clone(),
-                worker: self.setup.worker_id.clone(),
-                repo: repo.to_owned(),
-                issue: issue.number,
-                title: self.secrets.clean(&issue.title, 512),
-                body: self.secrets.clean(&issue.body, redact::ISSUE_BODY_MAX),
-                assignment: Assignment {
-                    event_id: evidence.event_id,
-                    actor: evidence.actor,
-                    created_at: evidence.created_at,
-                },
-                pinned: serde_json::to_value(&pinned).unwrap_or(Value::Null),
-                branch: naming::branch(&task_id),
-                base,
-            },
-            &now,
-        );
-        match self.ledger.admit(&task) {
-            Ok(Admission::Admitted) => {
-                self.observe(Some(&task_id), format!("admitted {key}"));
-            }
-            Ok(Admission::Refused(why)) => {
-                self.observe(Some(&key), format!("skipped: {why}"));
-            }
-            Err(e) => self.error(Some(&key), format!("not admitted: {}", e.message)),
         }
-        Ok(())
+    };
+    let evidence = match evidence::assignment_evidence(&events, &engine.login) {
+        Ok(ev) => ev,
+        Err(e) => {
+            engine.observe(
+                Some(&key),
+                format!("not admitted: {e}; a human must assign the issue"),
+            );
+            return Ok(());
+        }
+    };
+    let Some(pinned) = engine.setup.pin_of(repo) else {
+        engine.error(
+            Some(&key),
+            "the repository is not configured for this worker",
+        );
+        return Ok(());
+    };
+    let task_id = naming::task_id(&slug, issue.number);
+    let now = engine.ledger.now();
+    let base = engine
+        .setup
+        .repo_config(repo)
+        .map(|r| r.base.clone())
+        .unwrap_or_default();
+    let task = Task::admitted(
+        Admitted {
+            task_id: task_id.clone(),
+            worker: engine.setup.worker_id.clone(),
+            repo: repo.to_owned(),
+            issue: issue.number,
+            title: engine.secrets.clean(&issue.title, 512),
+            body: engine.secrets.clean(&issue.body, redact::ISSUE_BODY_MAX),
+            assignment: Assignment {
+                event_id: evidence.event_id,
+                actor: evidence.actor,
+                created_at: evidence.created_at,
+            },
+            pinned: serde_json::to_value(&pinned).unwrap_or(Value::Null),
+            branch: naming::branch(&task_id),
+            base,
+        },
+        &now,
+    );
+    match engine.ledger.admit(&task) {
+        Ok(Admission::Admitted) => {
+            engine.observe(Some(&task_id), format!("admitted {key}"));
+        }
+        Ok(Admission::Refused(why)) => {
+            engine.observe(Some(&key), format!("skipped: {why}"));
+        }
+        Err(e) => engine.error(Some(&key), format!("not admitted: {}", e.message)),
     }
+    Ok(())
 }

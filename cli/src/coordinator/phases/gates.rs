@@ -9,124 +9,129 @@ use agent_coord_shared::serde_name::WireName;
 use super::*;
 use crate::github::ReviewEvent;
 
-impl Engine<'_> {
-    pub(super) fn pr_gates(&mut self, task: &mut Task, stage: Phase) -> Result<bool, Halt> {
-        if self.refuse_uncertain(task)? {
-            return Ok(true);
-        }
-        if let Some(rejection) = task.carry.rejection.clone() {
-            return self.post_rejection(task, rejection);
-        }
-        let Some(head) = self.current_head(task)? else {
-            return Ok(true);
-        };
-        if task.evidence.checks_passed.as_deref() != Some(head.as_str()) {
-            return self.back_to(task, Phase::Checks, "no passing checks on this head");
-        }
-        if stage == Phase::PrGatesCodex && !task.codex_allowed() {
-            return self.back_to(
-                task,
-                Phase::PrGatesGrok,
-                "the Codex gates wait for both Grok approvals of this head",
-            );
-        }
-        let gates = task.gates_to_run(stage);
-        let results = if gates.is_empty() {
-            Vec::new()
-        } else {
-            let diff = self.head_diff(task, &head)?;
-            let diff_path = diff.to_string_lossy().into_owned();
-            let lanes: Vec<(LaneSlot, String)> = gates
-                .iter()
-                .map(|g| {
-                    let prompt = protocol::review_prompt(&ReviewPrompt {
-                        repo: &task.repo,
-                        issue: task.issue,
-                        title: &task.title,
-                        body: &task.body,
-                        diff_path: &diff_path,
-                        summary_en: task.carry.summary_en.as_deref().unwrap_or_default(),
-                        summary_de: task.carry.summary_de.as_deref().unwrap_or_default(),
-                        focus: g.focus(),
-                    });
-                    (g.slot(), prompt)
-                })
-                .collect();
-            let ends = self.run_lanes(task, lanes)?;
-            gates
-                .iter()
-                .zip(ends)
-                .map(|(g, (end, stdout))| {
-                    (*g, protocol::reviewer(end, &self.secrets.scrub(&stdout)))
-                })
-                .collect()
-        };
-        let next = task.apply_gates(stage, &head, &results);
-        if let Some(rejection) = task.carry.rejection.clone() {
-            self.commit(
-                task,
-                "coordinator.phase",
-                format!("PR gates rejected {head}: {}", rejection.gates.join(", ")),
-                None,
-            )?;
-            self.observe(
-                Some(&task.task_id),
-                format!(
-                    "{} rejected by {}",
-                    short(&head),
-                    rejection.gates.join(", ")
-                ),
-            );
-            return self.post_rejection(task, rejection);
-        }
-        self.follow(task, next, stage, "PR gates")
+pub(super) fn pr_gates(
+    engine: &mut Engine<'_>,
+    task: &mut Task,
+    stage: Phase,
+) -> Result<bool, Halt> {
+    if lanes::refuse_uncertain(engine, task)? {
+        return Ok(true);
     }
-
-    /// Publishes a recorded rejection as a COMMENT review by the worker (never a request for
-    /// changes), then hands the findings to a fresh implementer.
-    fn post_rejection(&mut self, task: &mut Task, rejection: Rejection) -> Result<bool, Halt> {
-        let (activity, review) = self.review(
+    if let Some(rejection) = task.carry.rejection.clone() {
+        return post_rejection(engine, task, rejection);
+    }
+    let Some(head) = checkpoint::current_head(engine, task)? else {
+        return Ok(true);
+    };
+    if task.evidence.checks_passed.as_deref() != Some(head.as_str()) {
+        return checkpoint::back_to(
+            engine,
             task,
-            "gate_review",
-            &rejection.head,
-            ReviewEvent::Comment,
-            |id| {
-                naming::gate_review_body(&rejection.gates, &rejection.findings, &rejection.head, id)
-            },
-        )?;
-        let posted = self.review_done(activity, &review);
-        let previous = task.phase;
-        task.rejection_posted();
-        task.updated_at = self.ledger.now();
-        self.ledger.save(
+            Phase::Checks,
+            "no passing checks on this head",
+        );
+    }
+    if stage == Phase::PrGatesCodex && !task.codex_allowed() {
+        return checkpoint::back_to(
+            engine,
             task,
-            &[&posted.activity],
-            Some(super::super::ledger::Note {
-                kind: "coordinator.phase",
-                message: format!("rejection review posted: {}", posted.url),
-                previous_phase: Some(previous.wire_name().to_owned()),
-            }),
+            Phase::PrGatesGrok,
+            "the Codex gates wait for both Grok approvals of this head",
+        );
+    }
+    let gates = task.gates_to_run(stage);
+    let results = if gates.is_empty() {
+        Vec::new()
+    } else {
+        let diff = head_diff(engine, task, &head)?;
+        let diff_path = diff.to_string_lossy().into_owned();
+        let lanes: Vec<(LaneSlot, String)> = gates
+            .iter()
+            .map(|g| {
+                let prompt = protocol::review_prompt(&ReviewPrompt {
+                    repo: &task.repo,
+                    issue: task.issue,
+                    title: &task.title,
+                    body: &task.body,
+                    diff_path: &diff_path,
+                    summary_en: task.carry.summary_en.as_deref().unwrap_or_default(),
+                    summary_de: task.carry.summary_de.as_deref().unwrap_or_default(),
+                    focus: g.focus(),
+                });
+                (g.slot(), prompt)
+            })
+            .collect();
+        let ends = lanes::run_lanes(engine, task, lanes)?;
+        gates
+            .iter()
+            .zip(ends)
+            .map(|(g, (end, stdout))| (*g, protocol::reviewer(end, &engine.secrets.scrub(&stdout))))
+            .collect()
+    };
+    let next = task.apply_gates(stage, &head, &results);
+    if let Some(rejection) = task.carry.rejection.clone() {
+        checkpoint::commit(
+            engine,
+            task,
+            "coordinator.phase",
+            format!("PR gates rejected {head}: {}", rejection.gates.join(", ")),
+            None,
         )?;
-        Ok(true)
+        engine.observe(
+            Some(&task.task_id),
+            format!(
+                "{} rejected by {}",
+                short(&head),
+                rejection.gates.join(", ")
+            ),
+        );
+        return post_rejection(engine, task, rejection);
     }
-
-    /// Writes the script-made base→head diff outside the worktree for the PR reviewers.
-    fn head_diff(&self, task: &Task, head: &str) -> Result<PathBuf, Halt> {
-        let dir = self.setup.worktree(task);
-        let base = task.base_sha.clone().unwrap_or_default();
-        let diff = git::staged_diff(&dir, &base).map_err(|e| self.git_halt(task, e))?;
-        let control = self.setup.task_control(task);
-        let _ = std::fs::create_dir_all(&control);
-        let path = control.join(format!("gates-{}.diff", short(head)));
-        std::fs::write(&path, diff).map_err(|e| Halt::Retry {
-            task: task.task_id.clone(),
-            message: format!("cannot write the diff artifact: {e}"),
-        })?;
-        Ok(path)
-    }
+    lanes::follow(engine, task, next, stage, "PR gates")
 }
 
-/// The first 12 characters of a SHA, for messages.
-pub(super) fn short(sha: &str) -> &str {
-    &sha[..sha.len().min(12)]
+/// Publishes a recorded rejection as a COMMENT review by the worker (never a request for
+/// changes), then hands the findings to a fresh implementer.
+fn post_rejection(
+    engine: &mut Engine<'_>,
+    task: &mut Task,
+    rejection: Rejection,
+) -> Result<bool, Halt> {
+    let (activity, review) = effects::review(
+        engine,
+        task,
+        "gate_review",
+        &rejection.head,
+        ReviewEvent::Comment,
+        |id| naming::gate_review_body(&rejection.gates, &rejection.findings, &rejection.head, id),
+    )?;
+    let posted = effects::review_done(engine, activity, &review);
+    let previous = task.phase;
+    task.rejection_posted();
+    task.updated_at = engine.ledger.now();
+    engine.ledger.save(
+        task,
+        &[&posted.activity],
+        Some(super::super::ledger::Note {
+            kind: "coordinator.phase",
+            message: format!("rejection review posted: {}", posted.url),
+            previous_phase: Some(previous.wire_name().to_owned()),
+        }),
+    )?;
+    Ok(true)
+}
+
+/// Writes the script-made base→head diff outside the worktree for the PR reviewers.
+fn head_diff(engine: &Engine<'_>, task: &Task, head: &str) -> Result<PathBuf, Halt> {
+    let dir = engine.setup.worktree(task);
+    let base = task.base_sha.clone().unwrap_or_default();
+    let diff = git::staged_diff(&dir, &base).map_err(|e| checkpoint::git_halt(engine, task, e))?;
+    let control = engine.setup.task_control(task);
+    let _ = std::fs::create_dir_all(&control);
+    let path = control.join(format!("gates-{}.diff", short(head)));
+    std::fs::write(&path, diff).map_err(|e| Halt::Retry {
+        task: task.task_id.clone(),
+        message: format!("cannot write the diff artifact: {e}"),
+    })?;
+    Ok(path)
 }

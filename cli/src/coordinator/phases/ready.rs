@@ -10,9 +10,8 @@ use agent_coord_shared::coordinator::task::FormalApproval;
 
 use agent_coord_shared::coordinator::ci;
 
-use super::ci_phase::PrHead;
-use super::ci_phase::Seen;
-use super::gates::short;
+use super::pr_state::PrHead;
+use super::pr_state::Seen;
 use super::*;
 use crate::github::ReviewEvent;
 
@@ -72,480 +71,517 @@ enum ReadinessFailure {
     },
 }
 
-impl Engine<'_> {
-    fn revoked(&mut self, task: &Task, assigned: &BTreeSet<(String, u64)>) -> bool {
-        if assigned.contains(&(task.repo.clone(), task.issue)) {
-            return false;
-        }
-        self.observe(
+fn revoked(engine: &mut Engine<'_>, task: &Task, assigned: &BTreeSet<(String, u64)>) -> bool {
+    if assigned.contains(&(task.repo.clone(), task.issue)) {
+        return false;
+    }
+    engine.observe(
             Some(&task.task_id),
             format!(
                 "the assignment was revoked: no approval and no Ready mutation at {} until the issue is assigned again",
                 task.phase
             ),
         );
-        true
-    }
+    true
+}
 
-    /// Reports whether `review` is a standing approval of exactly `head` by the review
-    /// account (what both the post-approval check and leave-draft's fresh read require).
-    fn approves(&self, review: &crate::github::Review, head: &str) -> bool {
-        review.state == "APPROVED"
-            && review.commit_id == head
-            && review.login.eq_ignore_ascii_case(&self.review_login)
-    }
+/// Reports whether `review` is a standing approval of exactly `head` by the review
+/// account (what both the post-approval check and leave-draft's fresh read require).
+fn approves(engine: &Engine<'_>, review: &crate::github::Review, head: &str) -> bool {
+    review.state == "APPROVED"
+        && review.commit_id == head
+        && review.login.eq_ignore_ascii_case(&engine.review_login)
+}
 
-    /// Where Ready's GitHub effects start: no new effect once the assignment is revoked
-    /// (`Err(false)`: wait), and only on the exact clean signed head (`Err(true)` after
-    /// sending the task back to publish what the worktree holds).
-    fn effect_head(
-        &mut self,
-        task: &mut Task,
-        assigned: &BTreeSet<(String, u64)>,
-    ) -> Result<Result<String, bool>, Halt> {
-        if self.revoked(task, assigned) {
-            return Ok(Err(false));
+/// Where Ready's GitHub effects start: no new effect once the assignment is revoked
+/// (`Err(false)`: wait), and only on the exact clean signed head (`Err(true)` after
+/// sending the task back to publish what the worktree holds).
+fn effect_head(
+    engine: &mut Engine<'_>,
+    task: &mut Task,
+    assigned: &BTreeSet<(String, u64)>,
+) -> Result<Result<String, bool>, Halt> {
+    if revoked(engine, task, assigned) {
+        return Ok(Err(false));
+    }
+    Ok(checkpoint::current_head(engine, task)?.ok_or(true))
+}
+
+/// Runs `readiness_argv` in the worktree (tokens cleared) and checks its JSON against
+/// the head and the pinned base; `Err` is why it failed closed, for the blocker.
+fn run_readiness(
+    engine: &mut Engine<'_>,
+    task: &Task,
+    head: &str,
+) -> Result<Result<Readiness, ReadinessFailure>, Halt> {
+    let Some(rc) = engine.setup.repo_config(&task.repo) else {
+        return Ok(Err(ReadinessFailure::Unconfigured));
+    };
+    let dir = engine.setup.worktree(task);
+    let spec = process::Spec {
+        argv: &rc.readiness_argv,
+        cwd: &dir,
+        env: engine.setup.trusted_env(task, head),
+        remove_env: accounts::token_variables(engine.setup.config),
+        stdin: None,
+        timeout: Duration::from_secs(engine.setup.worker.check_timeout),
+        max_output: redact::LANE_BODY_MAX,
+        gh_config_dir: None,
+    };
+    let done = match process::run(&spec) {
+        Ok(done) => done,
+        Err(e) => return Ok(Err(ReadinessFailure::Run(e))),
+    };
+    let still = git::is_clean(&dir).map_err(|e| checkpoint::git_halt(engine, task, e))?
+        && git::head(&dir).map_err(|e| checkpoint::git_halt(engine, task, e))? == head;
+    if !still {
+        return Ok(Err(ReadinessFailure::ChangedWorktree));
+    }
+    if !done.success() {
+        let stderr = redact::bound_tail(&engine.secrets.scrub(&done.stderr), 2048);
+        return Ok(Err(if done.timed_out() {
+            ReadinessFailure::TimedOut {
+                seconds: engine.setup.worker.check_timeout,
+                stderr,
+            }
+        } else {
+            ReadinessFailure::Exited {
+                code: done.exit_code(),
+                stderr,
+            }
+        }));
+    }
+    let base = task.base_sha.clone().unwrap_or_default();
+    Ok(
+        readiness::verify(&done.stdout, head, &base, &engine.setup.worker.reply_logins).map_err(
+            |e| ReadinessFailure::Contract {
+                detail: engine.secrets.scrub(&e.to_string()),
+            },
+        ),
+    )
+}
+
+/// Re-verifies on a fresh read: CI on the head, the pull request's head, author, base,
+/// state and mergeability, and the tests and four gates on the head.
+fn recheck(engine: &mut Engine<'_>, task: &mut Task, head: &str) -> Result<Recheck, Halt> {
+    if !task.evidence.tested_and_reviewed(head) {
+        checkpoint::back_to(
+            engine,
+            task,
+            Phase::Checks,
+            "tests or gates are missing for this head",
+        )?;
+        return Ok(Recheck::Moved);
+    }
+    match pr_state::observe_ci(engine, task, head) {
+        Ok(Seen::Verdict(ci::Verdict::Green)) => {}
+        Ok(Seen::Verdict(ci::Verdict::Pending { .. })) => {
+            return Ok(Recheck::Wait(format!(
+                "CI is pending again on {}",
+                short(head)
+            )))
         }
-        Ok(self.current_head(task)?.ok_or(true))
-    }
-
-    /// Runs `readiness_argv` in the worktree (tokens cleared) and checks its JSON against
-    /// the head and the pinned base; `Err` is why it failed closed, for the blocker.
-    fn run_readiness(
-        &mut self,
-        task: &Task,
-        head: &str,
-    ) -> Result<Result<Readiness, ReadinessFailure>, Halt> {
-        let Some(rc) = self.setup.repo_config(&task.repo) else {
-            return Ok(Err(ReadinessFailure::Unconfigured));
-        };
-        let dir = self.setup.worktree(task);
-        let spec = process::Spec {
-            argv: &rc.readiness_argv,
-            cwd: &dir,
-            env: self.setup.trusted_env(task, head),
-            remove_env: accounts::token_variables(self.setup.config),
-            stdin: None,
-            timeout: Duration::from_secs(self.setup.worker.check_timeout),
-            max_output: redact::LANE_BODY_MAX,
-            gh_config_dir: None,
-        };
-        let done = match process::run(&spec) {
-            Ok(done) => done,
-            Err(e) => return Ok(Err(ReadinessFailure::Run(e))),
-        };
-        let still = git::is_clean(&dir).map_err(|e| self.git_halt(task, e))?
-            && git::head(&dir).map_err(|e| self.git_halt(task, e))? == head;
-        if !still {
-            return Ok(Err(ReadinessFailure::ChangedWorktree));
-        }
-        if !done.success() {
-            let stderr = redact::bound_tail(&self.secrets.scrub(&done.stderr), 2048);
-            return Ok(Err(if done.timed_out() {
-                ReadinessFailure::TimedOut {
-                    seconds: self.setup.worker.check_timeout,
-                    stderr,
-                }
-            } else {
-                ReadinessFailure::Exited {
-                    code: done.exit_code(),
-                    stderr,
-                }
-            }));
-        }
-        let base = task.base_sha.clone().unwrap_or_default();
-        Ok(
-            readiness::verify(&done.stdout, head, &base, &self.setup.worker.reply_logins).map_err(
-                |e| ReadinessFailure::Contract {
-                    detail: self.secrets.scrub(&e.to_string()),
-                },
-            ),
-        )
-    }
-
-    /// Re-verifies on a fresh read: CI on the head, the pull request's head, author, base,
-    /// state and mergeability, and the tests and four gates on the head.
-    fn recheck(&mut self, task: &mut Task, head: &str) -> Result<Recheck, Halt> {
-        if !task.evidence.tested_and_reviewed(head) {
-            self.back_to(
+        Ok(Seen::Verdict(_)) => {
+            // Failed or waiting on a human: the CI phase routes logs or publishes the blocker.
+            task.ci_regressed();
+            checkpoint::commit(
+                engine,
                 task,
-                Phase::Checks,
-                "tests or gates are missing for this head",
+                "coordinator.phase",
+                "a fresh CI recheck is not green".into(),
+                None,
             )?;
             return Ok(Recheck::Moved);
         }
-        match self.observe_ci(task, head) {
-            Ok(Seen::Verdict(ci::Verdict::Green)) => {}
-            Ok(Seen::Verdict(ci::Verdict::Pending { .. })) => {
-                return Ok(Recheck::Wait(format!(
-                    "CI is pending again on {}",
-                    short(head)
-                )))
-            }
-            Ok(Seen::Verdict(_)) => {
-                // Failed or waiting on a human: the CI phase routes logs or publishes the blocker.
-                task.ci_regressed();
-                self.commit(
-                    task,
-                    "coordinator.phase",
-                    "a fresh CI recheck is not green".into(),
-                    None,
-                )?;
-                return Ok(Recheck::Moved);
-            }
-            Ok(Seen::Fault(fault)) => {
-                self.park(task, Phase::Ci, BLOCKER, format!(
+        Ok(Seen::Fault(fault)) => {
+            checkpoint::park(engine, task, Phase::Ci, BLOCKER, format!(
                     "GitHub CI could not be observed reliably ({fault}); nothing counts as green, and a reply resumes CI observation once GitHub answers properly"
                 ))?;
-                return Ok(Recheck::Moved);
-            }
-            Err(Halt::Retry { message, .. }) => return Ok(Recheck::Wait(message)),
-            Err(fatal) => return Err(fatal),
+            return Ok(Recheck::Moved);
         }
-        self.recheck_pull(task, head)
+        Err(Halt::Retry { message, .. }) => return Ok(Recheck::Wait(message)),
+        Err(fatal) => return Err(fatal),
     }
+    recheck_pull(engine, task, head)
+}
 
-    /// The fresh read of the pull request: its head (ours, behind, or someone else's), author,
-    /// base, state and mergeability.
-    fn recheck_pull(&mut self, task: &mut Task, head: &str) -> Result<Recheck, Halt> {
-        let pr = task.pr.unwrap_or_default();
-        let pull = match self.gh.pull(&task.repo, pr) {
-            Ok(p) => p,
-            Err(e) => {
-                let detail = self.secrets.scrub(&e.to_string());
-                return Ok(Recheck::Wait(format!(
-                    "cannot read pull request #{pr}: {detail}"
-                )));
-            }
-        };
-        match self.classify_pr_head(task, head, &pull.head_sha) {
-            PrHead::Ours => {}
-            PrHead::Behind(why) => return Ok(Recheck::Wait(why)),
-            PrHead::Foreign(text) => {
-                let resume = task.phase;
-                self.park(task, resume, BLOCKER, text)?;
-                return Ok(Recheck::Moved);
-            }
+/// The fresh read of the pull request: its head (ours, behind, or someone else's), author,
+/// base, state and mergeability.
+fn recheck_pull(engine: &mut Engine<'_>, task: &mut Task, head: &str) -> Result<Recheck, Halt> {
+    let pr = task.pr.unwrap_or_default();
+    let pull = match engine.gh.pull(&task.repo, pr) {
+        Ok(p) => p,
+        Err(e) => {
+            let detail = engine.secrets.scrub(&e.to_string());
+            return Ok(Recheck::Wait(format!(
+                "cannot read pull request #{pr}: {detail}"
+            )));
         }
-        let mut wrong = Vec::new();
-        if !pull.author.eq_ignore_ascii_case(&self.login) {
-            wrong.push(format!("its author is {}, not {}", pull.author, self.login));
-        }
-        if pull.base_ref != task.base {
-            wrong.push(format!("its base is {}, not {}", pull.base_ref, task.base));
-        }
-        if pull.state != "open" {
-            wrong.push(format!("it is {}", pull.state));
-        }
-        if !wrong.is_empty() {
+    };
+    match pr_state::classify_pr_head(engine, task, head, &pull.head_sha) {
+        PrHead::Ours => {}
+        PrHead::Behind(why) => return Ok(Recheck::Wait(why)),
+        PrHead::Foreign(text) => {
             let resume = task.phase;
-            self.park(
-                task,
-                resume,
-                BLOCKER,
-                format!(
+            checkpoint::park(engine, task, resume, BLOCKER, text)?;
+            return Ok(Recheck::Moved);
+        }
+    }
+    let mut wrong = Vec::new();
+    if !pull.author.eq_ignore_ascii_case(&engine.login) {
+        wrong.push(format!(
+            "its author is {}, not {}",
+            pull.author, engine.login
+        ));
+    }
+    if pull.base_ref != task.base {
+        wrong.push(format!("its base is {}, not {}", pull.base_ref, task.base));
+    }
+    if pull.state != "open" {
+        wrong.push(format!("it is {}", pull.state));
+    }
+    if !wrong.is_empty() {
+        let resume = task.phase;
+        checkpoint::park(
+            engine,
+            task,
+            resume,
+            BLOCKER,
+            format!(
                 "pull request #{pr} no longer matches the task: {}; fix it, then reply to resume",
                 wrong.join("; ")
             ),
-            )?;
-            return Ok(Recheck::Moved);
-        }
-        match pull.mergeable {
-            Some(true) => Ok(Recheck::Holds),
-            None => Ok(Recheck::Wait(format!(
-                "GitHub is still computing whether #{pr} is mergeable"
-            ))),
-            Some(false) => {
-                let resume = task.phase;
-                self.park(task, resume, BLOCKER, format!(
+        )?;
+        return Ok(Recheck::Moved);
+    }
+    match pull.mergeable {
+        Some(true) => Ok(Recheck::Holds),
+        None => Ok(Recheck::Wait(format!(
+            "GitHub is still computing whether #{pr} is mergeable"
+        ))),
+        Some(false) => {
+            let resume = task.phase;
+            checkpoint::park(engine, task, resume, BLOCKER, format!(
                     "pull request #{pr} is not mergeable into {} (conflicts); resolve them, then reply to resume",
                     task.base
                 ))?;
-                Ok(Recheck::Moved)
-            }
+            Ok(Recheck::Moved)
         }
     }
+}
 
-    /// The readiness script, the signature and the rechecks; `Err(keep_going)` when the task
-    /// moved (`true`: keep stepping) or waits for the next tick (`false`).
-    fn ready_gate(&mut self, task: &mut Task, head: &str) -> Result<Result<Readiness, bool>, Halt> {
-        let readiness = match self.run_readiness(task, head)? {
-            Ok(r) => r,
-            Err(text) => {
-                self.park(task, Phase::Ready, BLOCKER, format!(
+/// The readiness script, the signature and the rechecks; `Err(keep_going)` when the task
+/// moved (`true`: keep stepping) or waits for the next tick (`false`).
+fn ready_gate(
+    engine: &mut Engine<'_>,
+    task: &mut Task,
+    head: &str,
+) -> Result<Result<Readiness, bool>, Halt> {
+    let readiness = match run_readiness(engine, task, head)? {
+        Ok(r) => r,
+        Err(text) => {
+            checkpoint::park(engine, task, Phase::Ready, BLOCKER, format!(
                     "the readiness attestation failed closed: {text}; fix it, then reply to resume Ready"
                 ))?;
-                return Ok(Err(true));
-            }
-        };
-        if let Some(signer) = self.setup.signer() {
-            let dir = self.setup.worktree(task);
-            if let Err(e) = git::verify(&dir, head, &signer) {
-                let text = self.secrets.scrub(&e.to_string());
-                self.park(
-                    task,
-                    Phase::Ready,
-                    BLOCKER,
-                    format!("the head's signature no longer verifies: {text}"),
-                )?;
-                return Ok(Err(true));
-            }
+            return Ok(Err(true));
         }
-        match self.recheck(task, head)? {
-            Recheck::Holds => Ok(Ok(readiness)),
-            Recheck::Wait(why) => {
-                self.observe(
-                    Some(&task.task_id),
-                    format!("{why}; trying again next tick"),
-                );
-                Ok(Err(false))
-            }
-            Recheck::Moved => Ok(Err(true)),
+    };
+    if let Some(signer) = engine.setup.signer() {
+        let dir = engine.setup.worktree(task);
+        if let Err(e) = git::verify(&dir, head, &signer) {
+            let text = engine.secrets.scrub(&e.to_string());
+            checkpoint::park(
+                engine,
+                task,
+                Phase::Ready,
+                BLOCKER,
+                format!("the head's signature no longer verifies: {text}"),
+            )?;
+            return Ok(Err(true));
         }
     }
+    match recheck(engine, task, head)? {
+        Recheck::Holds => Ok(Ok(readiness)),
+        Recheck::Wait(why) => {
+            engine.observe(
+                Some(&task.task_id),
+                format!("{why}; trying again next tick"),
+            );
+            Ok(Err(false))
+        }
+        Recheck::Moved => Ok(Err(true)),
+    }
+}
 
-    pub(super) fn ready(&mut self, task: &mut Task) -> Result<bool, Halt> {
-        let Some(head) = self.current_head(task)? else {
-            return Ok(true);
-        };
-        let readiness = match self.ready_gate(task, &head)? {
-            Ok(r) => r,
-            Err(keep_going) => return Ok(keep_going),
-        };
-        task.readiness_verified(readiness);
-        self.commit(
+pub(super) fn ready(engine: &mut Engine<'_>, task: &mut Task) -> Result<bool, Halt> {
+    let Some(head) = checkpoint::current_head(engine, task)? else {
+        return Ok(true);
+    };
+    let readiness = match ready_gate(engine, task, &head)? {
+        Ok(r) => r,
+        Err(keep_going) => return Ok(keep_going),
+    };
+    task.readiness_verified(readiness);
+    checkpoint::commit(
+        engine,
+        task,
+        "coordinator.phase",
+        format!("readiness verified on {head}"),
+        Some(Phase::Ready),
+    )?;
+    Ok(true)
+}
+
+pub(super) fn formal_approve(
+    engine: &mut Engine<'_>,
+    task: &mut Task,
+    assigned: &BTreeSet<(String, u64)>,
+) -> Result<bool, Halt> {
+    let head = match effect_head(engine, task, assigned)? {
+        Ok(head) => head,
+        Err(keep_going) => return Ok(keep_going),
+    };
+    if task
+        .evidence
+        .readiness
+        .as_ref()
+        .is_none_or(|r| r.head != head)
+    {
+        return checkpoint::back_to(
+            engine,
             task,
-            "coordinator.phase",
-            format!("readiness verified on {head}"),
-            Some(Phase::Ready),
-        )?;
-        Ok(true)
+            Phase::Ready,
+            "no readiness attestation for this head",
+        );
     }
-
-    pub(super) fn formal_approve(
-        &mut self,
-        task: &mut Task,
-        assigned: &BTreeSet<(String, u64)>,
-    ) -> Result<bool, Halt> {
-        let head = match self.effect_head(task, assigned)? {
-            Ok(head) => head,
-            Err(keep_going) => return Ok(keep_going),
-        };
-        if task
-            .evidence
-            .readiness
-            .as_ref()
-            .is_none_or(|r| r.head != head)
-        {
-            return self.back_to(task, Phase::Ready, "no readiness attestation for this head");
+    match recheck(engine, task, &head)? {
+        Recheck::Holds => {}
+        Recheck::Wait(why) => {
+            engine.observe(
+                Some(&task.task_id),
+                format!("{why}; trying again next tick"),
+            );
+            return Ok(false);
         }
-        match self.recheck(task, &head)? {
-            Recheck::Holds => {}
-            Recheck::Wait(why) => {
-                self.observe(
-                    Some(&task.task_id),
-                    format!("{why}; trying again next tick"),
-                );
-                return Ok(false);
-            }
-            Recheck::Moved => return Ok(true),
-        }
-        if !task.has_formal_approval() {
-            if let Some(keep_going) = self.obtain_approval(task, &head)? {
-                return Ok(keep_going);
-            }
-        }
-        if task.evidence.ready_comment.as_deref() == Some(head.as_str()) {
-            return self.back_to(task, Phase::LeaveDraft, "evidence comment already posted");
-        }
-        self.post_ready_evidence(task, &head)
+        Recheck::Moved => return Ok(true),
     }
-
-    /// Obtains and saves the formal approval of `head`; `None` once it is verified, else
-    /// whether to keep going in this tick (a revoked approval parks, an unverified one waits).
-    fn obtain_approval(&mut self, task: &mut Task, head: &str) -> Result<Option<bool>, Halt> {
-        match self.approve(task, head)? {
-            Approval::Verified(verified) => {
-                let (approval, posted) = *verified;
-                let url = approval.url.clone();
-                task.formally_approved(approval);
-                self.save_published(task, &posted, format!("formal approval verified: {url}"))?;
-                self.observe(
-                    Some(&task.task_id),
-                    format!("formally approved {} by {}", short(head), self.review_login),
-                );
-                Ok(None)
-            }
-            Approval::Revoked(why) => {
-                task.approval_revoked();
-                self.park(task, Phase::FormalApprove, BLOCKER, why)?;
-                Ok(Some(true))
-            }
-            Approval::Unverified(why) => {
-                self.observe(Some(&task.task_id), why);
-                Ok(Some(false))
-            }
+    if !task.has_formal_approval() {
+        if let Some(keep_going) = obtain_approval(engine, task, &head)? {
+            return Ok(keep_going);
         }
     }
+    if task.evidence.ready_comment.as_deref() == Some(head.as_str()) {
+        return checkpoint::back_to(
+            engine,
+            task,
+            Phase::LeaveDraft,
+            "evidence comment already posted",
+        );
+    }
+    post_ready_evidence(engine, task, &head)
+}
 
-    /// Posts the Ready evidence comment on the pull request: the checklist for `head`, the
-    /// declared deviation and the formal approval.
-    fn post_ready_evidence(&mut self, task: &mut Task, head: &str) -> Result<bool, Halt> {
-        let pr = task.pr.unwrap_or_default();
-        let checklist = task.evidence.checklist(head);
-        let deviation = match task.evidence.readiness.as_ref().map(|r| &r.deviation) {
-            Some(d) if d.declared => format!(
-                "declared, granted by @{} ({})",
-                d.granted_by.as_deref().unwrap_or("?"),
-                d.evidence.as_deref().unwrap_or("")
-            ),
-            _ => "none declared".to_owned(),
-        };
-        let approval_url = task
-            .evidence
-            .formal_approval
-            .as_ref()
-            .map(|a| a.url.clone())
-            .unwrap_or_default();
-        let posted = self.comment_on(task, "ready_comment", pr, |id| {
-            let shown: Vec<(&str, bool)> = checklist
-                .iter()
-                .filter(|(item, _)| !matches!(*item, "ready_comment" | "left_draft"))
-                .copied()
-                .collect();
-            naming::ready_comment(head, &shown, &deviation, &approval_url, id)
+/// Obtains and saves the formal approval of `head`; `None` once it is verified, else
+/// whether to keep going in this tick (a revoked approval parks, an unverified one waits).
+fn obtain_approval(
+    engine: &mut Engine<'_>,
+    task: &mut Task,
+    head: &str,
+) -> Result<Option<bool>, Halt> {
+    match approve(engine, task, head)? {
+        Approval::Verified(verified) => {
+            let (approval, posted) = *verified;
+            let url = approval.url.clone();
+            task.formally_approved(approval);
+            checkpoint::save_published(
+                engine,
+                task,
+                &posted,
+                format!("formal approval verified: {url}"),
+            )?;
+            engine.observe(
+                Some(&task.task_id),
+                format!(
+                    "formally approved {} by {}",
+                    short(head),
+                    engine.review_login
+                ),
+            );
+            Ok(None)
+        }
+        Approval::Revoked(why) => {
+            task.approval_revoked();
+            checkpoint::park(engine, task, Phase::FormalApprove, BLOCKER, why)?;
+            Ok(Some(true))
+        }
+        Approval::Unverified(why) => {
+            engine.observe(Some(&task.task_id), why);
+            Ok(Some(false))
+        }
+    }
+}
+
+/// Posts the Ready evidence comment on the pull request: the checklist for `head`, the
+/// declared deviation and the formal approval.
+fn post_ready_evidence(engine: &mut Engine<'_>, task: &mut Task, head: &str) -> Result<bool, Halt> {
+    let pr = task.pr.unwrap_or_default();
+    let checklist = task.evidence.checklist(head);
+    let deviation = match task.evidence.readiness.as_ref().map(|r| &r.deviation) {
+        Some(d) if d.declared => format!(
+            "declared, granted by @{} ({})",
+            d.granted_by.as_deref().unwrap_or("?"),
+            d.evidence.as_deref().unwrap_or("")
+        ),
+        _ => "none declared".to_owned(),
+    };
+    let approval_url = task
+        .evidence
+        .formal_approval
+        .as_ref()
+        .map(|a| a.url.clone())
+        .unwrap_or_default();
+    let posted = effects::comment_on(engine, task, "ready_comment", pr, |id| {
+        let shown: Vec<(&str, bool)> = checklist
+            .iter()
+            .filter(|(item, _)| !matches!(*item, "ready_comment" | "left_draft"))
+            .copied()
+            .collect();
+        naming::ready_comment(head, &shown, &deviation, &approval_url, id)
+    })?;
+    task.ready_commented();
+    checkpoint::save_published(
+        engine,
+        task,
+        &posted,
+        format!("Ready evidence posted: {}", posted.url),
+    )?;
+    Ok(true)
+}
+
+/// The formal APPROVE from the review account bound to `head`: discovered before the
+/// POST, verified on a fresh read after it.
+fn approve(engine: &mut Engine<'_>, task: &mut Task, head: &str) -> Result<Approval, Halt> {
+    let (activity, review) =
+        effects::review(engine, task, "approve", head, ReviewEvent::Approve, |id| {
+            naming::approval_body(head, id)
         })?;
-        task.ready_commented();
-        self.save_published(
-            task,
-            &posted,
-            format!("Ready evidence posted: {}", posted.url),
-        )?;
-        Ok(true)
-    }
-
-    /// The formal APPROVE from the review account bound to `head`: discovered before the
-    /// POST, verified on a fresh read after it.
-    fn approve(&mut self, task: &mut Task, head: &str) -> Result<Approval, Halt> {
-        let (activity, review) =
-            self.review(task, "approve", head, ReviewEvent::Approve, |id| {
-                naming::approval_body(head, id)
-            })?;
-        let id = activity.activity_id.clone();
-        let Some(fresh) = self.find_review(task, &id, true)? else {
-            return Ok(Approval::Unverified(format!(
-                "the formal approval {} is not visible yet; checking the same attempt next tick",
-                review.id
-            )));
+    let id = activity.activity_id.clone();
+    let Some(fresh) = effects::find_review(engine, task, &id, true)? else {
+        return Ok(Approval::Unverified(format!(
+            "the formal approval {} is not visible yet; checking the same attempt next tick",
+            review.id
+        )));
+    };
+    let bound = fresh.id == review.id && approves(engine, &fresh, head);
+    if bound {
+        let approval = FormalApproval {
+            head: head.to_owned(),
+            review_id: fresh.id,
+            url: fresh.html_url.clone(),
         };
-        let bound = fresh.id == review.id && self.approves(&fresh, head);
-        if bound {
-            let approval = FormalApproval {
-                head: head.to_owned(),
-                review_id: fresh.id,
-                url: fresh.html_url.clone(),
-            };
-            let posted = self.review_done(activity, &fresh);
-            return Ok(Approval::Verified(Box::new((approval, posted))));
-        }
-        let void = self.void(activity);
-        task.updated_at = self.ledger.now();
-        self.ledger.save(task, &[&void], None)?;
-        Ok(Approval::Revoked(format!(
+        let posted = effects::review_done(engine, activity, &fresh);
+        return Ok(Approval::Verified(Box::new((approval, posted))));
+    }
+    let void = effects::void(engine, activity);
+    task.updated_at = engine.ledger.now();
+    engine.ledger.save(task, &[&void], None)?;
+    Ok(Approval::Revoked(format!(
             "the formal approval (review {}) is {} on {}, not APPROVED on {}; it no longer counts, and an authorized reply allows a new approval",
             fresh.id,
             fresh.state,
             short(&fresh.commit_id),
             short(head)
         )))
-    }
+}
 
-    /// Completes an earlier Ready mutation whose answer was lost ([`Engine::reconcile_ready`]):
-    /// the task left draft and awaits the merge. `false` when there was none to complete.
-    fn reconciled_ready(&mut self, task: &mut Task) -> Result<bool, Halt> {
-        let Some(posted) = self.reconcile_ready(task)? else {
-            return Ok(false);
-        };
-        let pr = posted.id;
-        task.left_draft();
-        self.save_published(
+/// Completes an earlier Ready mutation whose answer was lost ([`Engine::reconcile_ready`]):
+/// the task left draft and awaits the merge. `false` when there was none to complete.
+fn reconciled_ready(engine: &mut Engine<'_>, task: &mut Task) -> Result<bool, Halt> {
+    let Some(posted) = effects::reconcile_ready(engine, task)? else {
+        return Ok(false);
+    };
+    let pr = posted.id;
+    task.left_draft();
+    checkpoint::save_published(
+        engine,
+        task,
+        &posted,
+        format!("pull request #{pr} had left draft (the Ready mutation's answer was lost)"),
+    )?;
+    engine.observe(
+        Some(&task.task_id),
+        format!("pull request #{pr} left draft; the lost answer is reconciled"),
+    );
+    Ok(true)
+}
+
+pub(super) fn leave_draft(
+    engine: &mut Engine<'_>,
+    task: &mut Task,
+    assigned: &BTreeSet<(String, u64)>,
+) -> Result<bool, Halt> {
+    // A lost answer to an applied Ready mutation is reconciled before the gate re-checks
+    // an open pull request: a human may have merged it meanwhile.
+    if reconciled_ready(engine, task)? {
+        return Ok(true);
+    }
+    let head = match effect_head(engine, task, assigned)? {
+        Ok(head) => head,
+        Err(keep_going) => return Ok(keep_going),
+    };
+    if !task.has_formal_approval() {
+        return checkpoint::back_to(
+            engine,
             task,
-            &posted,
-            format!("pull request #{pr} had left draft (the Ready mutation's answer was lost)"),
-        )?;
-        self.observe(
-            Some(&task.task_id),
-            format!("pull request #{pr} left draft; the lost answer is reconciled"),
+            Phase::FormalApprove,
+            "no formal approval of this head",
         );
-        Ok(true)
     }
-
-    pub(super) fn leave_draft(
-        &mut self,
-        task: &mut Task,
-        assigned: &BTreeSet<(String, u64)>,
-    ) -> Result<bool, Halt> {
-        // A lost answer to an applied Ready mutation is reconciled before the gate re-checks
-        // an open pull request: a human may have merged it meanwhile.
-        if self.reconciled_ready(task)? {
-            return Ok(true);
-        }
-        let head = match self.effect_head(task, assigned)? {
-            Ok(head) => head,
-            Err(keep_going) => return Ok(keep_going),
-        };
-        if !task.has_formal_approval() {
-            return self.back_to(
-                task,
-                Phase::FormalApprove,
-                "no formal approval of this head",
-            );
-        }
-        if let Err(keep_going) = self.ready_gate(task, &head)? {
-            return Ok(keep_going);
-        }
-        crate::coordinator::failpoint("before-leave-draft");
-        // The stored approval is not proof: a fresh read must still show it on this head.
-        let Some(approval) = task.evidence.formal_approval.clone() else {
-            return Ok(true);
-        };
-        let pr = task.pr.unwrap_or_default();
-        let reviews = self.review_gh.reviews(&task.repo, pr);
-        let reviews = reviews.map_err(|e| self.github_halt(task, "list reviews", e))?;
-        let still = reviews
+    if let Err(keep_going) = ready_gate(engine, task, &head)? {
+        return Ok(keep_going);
+    }
+    crate::coordinator::failpoint("before-leave-draft");
+    // The stored approval is not proof: a fresh read must still show it on this head.
+    let Some(approval) = task.evidence.formal_approval.clone() else {
+        return Ok(true);
+    };
+    let pr = task.pr.unwrap_or_default();
+    let reviews = engine.review_gh.reviews(&task.repo, pr);
+    let reviews = reviews.map_err(|e| effects::github_halt(engine, task, "list reviews", e))?;
+    let still = reviews
+        .iter()
+        .find(|r| r.id == approval.review_id)
+        .is_some_and(|r| approves(engine, r, &head));
+    if !still {
+        let state = reviews
             .iter()
             .find(|r| r.id == approval.review_id)
-            .is_some_and(|r| self.approves(r, &head));
-        if !still {
-            let state = reviews
-                .iter()
-                .find(|r| r.id == approval.review_id)
-                .map_or("gone".to_owned(), |r| r.state.clone());
-            let current = task.occurrence("approve");
-            let id = naming::activity_id(&task.task_id, "approve", current.max(1));
-            if let Some(a) = self.ledger.activity(&task.task_id, &id)? {
-                let void = self.void(a);
-                self.ledger.save(task, &[&void], None)?;
-            }
-            task.approval_revoked();
-            self.park(task, Phase::FormalApprove, BLOCKER, format!(
+            .map_or("gone".to_owned(), |r| r.state.clone());
+        let current = task.occurrence("approve");
+        let id = naming::activity_id(&task.task_id, "approve", current.max(1));
+        if let Some(a) = engine.ledger.activity(&task.task_id, &id)? {
+            let void = effects::void(engine, a);
+            engine.ledger.save(task, &[&void], None)?;
+        }
+        task.approval_revoked();
+        checkpoint::park(engine, task, Phase::FormalApprove, BLOCKER, format!(
                 "the formal approval (review {}) is {state} now, so the pull request stays a draft; an authorized reply allows a new approval of {}",
                 approval.review_id,
                 short(&head)
             ))?;
-            return Ok(true);
-        }
-        let posted = self.leave_draft_effect(task)?;
-        task.left_draft();
-        self.save_published(
-            task,
-            &posted,
-            format!("pull request #{pr} left draft on {head}"),
-        )?;
-        self.observe(
-            Some(&task.task_id),
-            format!("pull request #{pr} is ready for a human merge"),
-        );
-        Ok(true)
+        return Ok(true);
     }
+    let posted = effects::leave_draft_effect(engine, task)?;
+    task.left_draft();
+    checkpoint::save_published(
+        engine,
+        task,
+        &posted,
+        format!("pull request #{pr} left draft on {head}"),
+    )?;
+    engine.observe(
+        Some(&task.task_id),
+        format!("pull request #{pr} is ready for a human merge"),
+    );
+    Ok(true)
 }

@@ -1,0 +1,80 @@
+//! The model phases before publication: the implementer (`implement`) and the inner review
+//! of its patch (`inner_review`), with their follow-up rounds.
+
+use super::*;
+
+fn has_patch(engine: &Engine<'_>, task: &Task) -> Result<bool, Halt> {
+    if task.pr.is_some() {
+        return Ok(true);
+    }
+    let dir = engine.setup.worktree(task);
+    let clean = git::is_clean(&dir).map_err(|e| checkpoint::git_halt(engine, task, e))?;
+    let head = git::head(&dir).map_err(|e| checkpoint::git_halt(engine, task, e))?;
+    Ok(!clean || task.base_sha.as_deref() != Some(head.as_str()))
+}
+
+pub(super) fn implement(engine: &mut Engine<'_>, task: &mut Task) -> Result<bool, Halt> {
+    if lanes::refuse_uncertain(engine, task)? {
+        return Ok(true);
+    }
+    task.rounds += 1;
+    let prompt = protocol::implement_prompt(&ImplementPrompt {
+        repo: &task.repo,
+        issue: task.issue,
+        title: &task.title,
+        body: &task.body,
+        branch: &task.branch,
+        findings: match (&task.carry.findings, &task.carry.check_output) {
+            (Some(f), _) => Some(Findings::Review(f)),
+            (None, Some(c)) => Some(Findings::Checks(c)),
+            (None, None) => None,
+        },
+        reply: match (&task.carry.reply, &task.carry.reply_login) {
+            (Some(body), Some(login)) => Some(HumanReply { login, body }),
+            _ => None,
+        },
+        round: task.rounds,
+    });
+    let (end, stdout) = lanes::run_lane(engine, task, LaneSlot::GrokImplementer, &prompt)?;
+    let outcome = protocol::implementer(end, &engine.secrets.scrub(&stdout));
+    let has_patch = has_patch(engine, task)?;
+    let next = task.apply_implementer(&outcome, has_patch);
+    lanes::follow(engine, task, next, Phase::Implement, "implementer")
+}
+
+/// Stages the worktree and writes the base→worktree diff outside it.
+fn diff_artifact(engine: &Engine<'_>, task: &Task) -> Result<PathBuf, Halt> {
+    let dir = engine.setup.worktree(task);
+    let base = task.base_sha.clone().unwrap_or_default();
+    let diff = git::staged_diff(&dir, &base).map_err(|e| checkpoint::git_halt(engine, task, e))?;
+    let control = engine.setup.task_control(task);
+    let _ = std::fs::create_dir_all(&control);
+    let path = control.join(format!("review-{}.diff", task.rounds));
+    std::fs::write(&path, diff).map_err(|e| Halt::Retry {
+        task: task.task_id.clone(),
+        message: format!("cannot write the diff artifact: {e}"),
+    })?;
+    Ok(path)
+}
+
+pub(super) fn inner_review(engine: &mut Engine<'_>, task: &mut Task) -> Result<bool, Halt> {
+    if lanes::refuse_uncertain(engine, task)? {
+        return Ok(true);
+    }
+    let diff = diff_artifact(engine, task)?;
+    let diff_path = diff.to_string_lossy().into_owned();
+    let prompt = protocol::review_prompt(&ReviewPrompt {
+        repo: &task.repo,
+        issue: task.issue,
+        title: &task.title,
+        body: &task.body,
+        diff_path: &diff_path,
+        summary_en: task.carry.summary_en.as_deref().unwrap_or_default(),
+        summary_de: task.carry.summary_de.as_deref().unwrap_or_default(),
+        focus: ReviewFocus::Inner,
+    });
+    let (end, stdout) = lanes::run_lane(engine, task, LaneSlot::GrokReviewer, &prompt)?;
+    let outcome = protocol::reviewer(end, &engine.secrets.scrub(&stdout));
+    let next = task.apply_reviewer(&outcome);
+    lanes::follow(engine, task, next, Phase::InnerReview, "inner reviewer")
+}
