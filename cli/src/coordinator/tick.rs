@@ -10,6 +10,7 @@ use std::time::Duration;
 use std::time::Instant;
 
 use agent_coord_shared::coordinator::config::CoordinatorConfig;
+use agent_coord_shared::coordinator::config::PinnedIdentity;
 use agent_coord_shared::coordinator::config::WorkerConfig;
 use agent_coord_shared::coordinator::evidence;
 use agent_coord_shared::coordinator::naming;
@@ -376,14 +377,38 @@ fn admit(
         );
         return Ok(());
     };
-    let task_id = naming::task_id(&slug, issue.number);
+    let task = admitted_task(engine, &slug, repo, issue, evidence, &pinned);
+    let task_id = task.task_id.clone();
+    match engine.ledger.admit(&task) {
+        Ok(Admission::Admitted) => {
+            engine.observe(Some(&task_id), format!("admitted {key}"));
+        }
+        Ok(Admission::Refused(why)) => {
+            engine.observe(Some(&key), format!("skipped: {why}"));
+        }
+        Err(e) => engine.error(Some(&key), format!("not admitted: {}", e.message)),
+    }
+    Ok(())
+}
+
+/// The task record of an admitted issue: its id and branch derived, its text redacted and
+/// bounded, its assignment evidence and the execution identity it is pinned to.
+fn admitted_task(
+    engine: &Engine<'_>,
+    slug: &RepoSlug,
+    repo: &str,
+    issue: &crate::github::Issue,
+    evidence: evidence::AssignmentEvidence,
+    pinned: &PinnedIdentity,
+) -> Task {
+    let task_id = naming::task_id(slug, issue.number);
     let now = engine.ledger.now();
     let base = engine
         .setup
         .repo_config(repo)
         .map(|r| r.base.clone())
         .unwrap_or_default();
-    let task = Task::admitted(
+    Task::admitted(
         Admitted {
             task_id: task_id.clone(),
             worker: engine.setup.worker_id.clone(),
@@ -396,20 +421,10 @@ fn admit(
                 actor: evidence.actor,
                 created_at: evidence.created_at,
             },
-            pinned: serde_json::to_value(&pinned).unwrap_or(Value::Null),
+            pinned: serde_json::to_value(pinned).unwrap_or(Value::Null),
             branch: naming::branch(&task_id),
             base,
         },
         &now,
-    );
-    match engine.ledger.admit(&task) {
-        Ok(Admission::Admitted) => {
-            engine.observe(Some(&task_id), format!("admitted {key}"));
-        }
-        Ok(Admission::Refused(why)) => {
-            engine.observe(Some(&key), format!("skipped: {why}"));
-        }
-        Err(e) => engine.error(Some(&key), format!("not admitted: {}", e.message)),
-    }
-    Ok(())
+    )
 }

@@ -5,6 +5,7 @@
 use agent_coord_shared::coordinator::merge;
 use agent_coord_shared::coordinator::merge::MergeVerdict;
 use agent_coord_shared::coordinator::merge::PullEnd;
+use agent_coord_shared::coordinator::task::MergeRecord;
 
 use super::*;
 
@@ -53,46 +54,56 @@ pub(super) fn await_merge(
             )?;
             Ok(true)
         }
-        MergeVerdict::Human(record) => {
-            let (by, sha) = (record.merged_by.clone(), record.sha.clone());
-            if let Err(lacks) = task.merged(record) {
-                let why = lacks.to_string();
-                task.fail(&why);
-                checkpoint::commit(
-                    engine,
-                    task,
-                    "coordinator.failed",
-                    why,
-                    Some(Phase::AwaitMerge),
-                )?;
-                return Ok(true);
-            }
-            checkpoint::commit(
-                engine,
-                task,
-                "coordinator.merged",
-                format!("pull request #{pr} merged by {by} as {sha}"),
-                None,
-            )?;
-            if assigned.contains(&(task.repo.clone(), task.issue)) {
-                let posted = effects::comment(engine, task, "ack", |id| {
-                    naming::ack_comment(pr, &by, &sha, id)
-                })?;
-                task.finish();
-                checkpoint::save_published(engine, task, &posted, format!("done: {}", posted.url))?;
-            } else {
-                // The assignment was revoked: observation only, no acknowledgement.
-                task.finish();
-                checkpoint::commit(
-                    engine,
-                    task,
-                    "coordinator.phase",
-                    "done; the assignment was revoked, so no acknowledgement".into(),
-                    Some(Phase::AwaitMerge),
-                )?;
-            }
-            engine.observe(Some(&task.task_id), format!("done: #{pr} merged by {by}"));
-            Ok(true)
-        }
+        MergeVerdict::Human(record) => human_merge(engine, task, pr, record, assigned),
     }
+}
+
+/// Ends the task on a verified human merge: done, acknowledged on the issue while the
+/// assignment stands; a merge record the checklist refuses fails the task instead.
+fn human_merge(
+    engine: &mut Engine<'_>,
+    task: &mut Task,
+    pr: u64,
+    record: MergeRecord,
+    assigned: &BTreeSet<(String, u64)>,
+) -> Result<bool, Halt> {
+    let (by, sha) = (record.merged_by.clone(), record.sha.clone());
+    if let Err(lacks) = task.merged(record) {
+        let why = lacks.to_string();
+        task.fail(&why);
+        checkpoint::commit(
+            engine,
+            task,
+            "coordinator.failed",
+            why,
+            Some(Phase::AwaitMerge),
+        )?;
+        return Ok(true);
+    }
+    checkpoint::commit(
+        engine,
+        task,
+        "coordinator.merged",
+        format!("pull request #{pr} merged by {by} as {sha}"),
+        None,
+    )?;
+    if assigned.contains(&(task.repo.clone(), task.issue)) {
+        let posted = effects::comment(engine, task, "ack", |id| {
+            naming::ack_comment(pr, &by, &sha, id)
+        })?;
+        task.finish();
+        checkpoint::save_published(engine, task, &posted, format!("done: {}", posted.url))?;
+    } else {
+        // The assignment was revoked: observation only, no acknowledgement.
+        task.finish();
+        checkpoint::commit(
+            engine,
+            task,
+            "coordinator.phase",
+            "done; the assignment was revoked, so no acknowledgement".into(),
+            Some(Phase::AwaitMerge),
+        )?;
+    }
+    engine.observe(Some(&task.task_id), format!("done: #{pr} merged by {by}"));
+    Ok(true)
 }
