@@ -234,6 +234,35 @@ fn a_lane_timeout_kills_its_whole_process_group() {
 }
 
 #[test]
+fn a_silent_lane_is_killed_at_lane_stall_seconds_like_a_timeout() {
+    // The lane may run 5 minutes, but it may not be silent for 2 s.
+    let c = Coord::new(300);
+    let mut config = c.config_value(300);
+    config["workers"]["w1"]["lane_stall_seconds"] = serde_json::json!(2);
+    c.write_config(&config);
+    c.queue("implementer", &["hang"]);
+    let issue = c.assigned_issue("Add a feature file", HUMAN);
+    let out = c.tick(&[]);
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    assert!(
+        out.stdout
+            .contains("was killed: no output for 2 s (lane_stall_seconds)"),
+        "{}",
+        out.stdout
+    );
+    let pid: i32 = c.recorded("grandchild.pid").trim().parse().unwrap();
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    assert!(
+        stat.is_empty() || stat.split_whitespace().nth(2) == Some("Z"),
+        "the lane's grandchild survived the stall: {stat}"
+    );
+    // Handled as the spec handles a timeout: a blocker a reply resumes at implement.
+    let task = c.task(issue);
+    assert_eq!(task["state"], "waiting", "{task:#}");
+    assert_eq!(task["resume_phase"], "implement");
+}
+
+#[test]
 fn an_assignment_by_a_bot_is_not_evidence() {
     let c = Coord::new(30);
     let issue = c.assigned_issue("Add a feature file", "helper-bot");

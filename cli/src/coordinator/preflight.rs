@@ -529,6 +529,7 @@ fn run_probe(
         remove_env: Vec::new(),
         stdin,
         timeout: Duration::from_secs(30),
+        stall: None,
         max_output: 4096,
         gh_config_dir: None,
     })

@@ -16,6 +16,7 @@ use std::sync::mpsc;
 use std::time::Duration;
 use std::time::Instant;
 
+use crate::process::capture::Activity;
 use crate::process::capture::Capture;
 use crate::process::group::Group;
 use crate::process::group::GRACE;
@@ -97,7 +98,7 @@ pub(crate) fn run(spec: &Spec, on_line: &mut dyn FnMut(&str)) -> Result<Ended, R
     let stderr = child
         .stderr
         .take()
-        .map(|p| Capture::start(p, spec.max_stderr));
+        .map(|p| Capture::start(p, spec.max_stderr, Activity::start()));
     let (tx, rx) = mpsc::sync_channel::<String>(256);
     if let Some(pipe) = child.stdout.take() {
         std::thread::spawn(move || read_lines(pipe, &tx));

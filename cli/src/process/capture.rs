@@ -7,6 +7,28 @@ use std::sync::Arc;
 use std::sync::Mutex;
 use std::time::Instant;
 
+/// When a child last wrote to any of its captured streams (shared by them): what stall
+/// detection watches.
+#[derive(Clone)]
+pub(crate) struct Activity(Arc<Mutex<Instant>>);
+
+impl Activity {
+    /// Starts the clock now.
+    pub(crate) fn start() -> Activity {
+        Activity(Arc::new(Mutex::new(Instant::now())))
+    }
+
+    /// Records output now.
+    fn touch(&self) {
+        *self.0.lock().unwrap_or_else(|e| e.into_inner()) = Instant::now();
+    }
+
+    /// When the child last wrote anything (or started).
+    pub(crate) fn last(&self) -> Instant {
+        *self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
 /// A stream being read: [`Capture::finish`] returns what was kept.
 pub(crate) struct Capture {
     state: Arc<Mutex<Captured>>,
@@ -20,8 +42,12 @@ struct Captured {
 }
 
 impl Capture {
-    /// Starts reading `pipe`, keeping its first `max` bytes.
-    pub(crate) fn start(mut pipe: impl Read + Send + 'static, max: usize) -> Self {
+    /// Starts reading `pipe`, keeping its first `max` bytes; every read touches `activity`.
+    pub(crate) fn start(
+        mut pipe: impl Read + Send + 'static,
+        max: usize,
+        activity: Activity,
+    ) -> Self {
         let state = Arc::new(Mutex::new(Captured::default()));
         let (tx, done) = mpsc::channel();
         let shared = Arc::clone(&state);
@@ -31,6 +57,7 @@ impl Capture {
                 match pipe.read(&mut buf) {
                     Ok(0) => break,
                     Ok(n) => {
+                        activity.touch();
                         let mut s = shared.lock().unwrap_or_else(|e| e.into_inner());
                         let room = max.saturating_sub(s.kept.len()).min(n);
                         s.kept.extend_from_slice(&buf[..room]);

@@ -37,15 +37,22 @@ impl Group {
     /// Waits for the leader to end until `deadline`. Past it the group is killed and `None`
     /// returned; an error is a failure to wait, not the child's own failure.
     pub(crate) fn wait_until(&self, deadline: Instant) -> std::io::Result<Option<ExitStatus>> {
+        let ended = self.wait_for(deadline);
+        if let Ok(None) = ended {
+            self.kill_and_reap();
+        }
+        ended
+    }
+
+    /// Waits for the leader to end until `deadline`, leaving the group running past it
+    /// (`None`).
+    pub(crate) fn wait_for(&self, deadline: Instant) -> std::io::Result<Option<ExitStatus>> {
         match self
             .ended
             .recv_timeout(deadline.saturating_duration_since(Instant::now()))
         {
             Ok(ended) => ended.map(Some),
-            Err(_) => {
-                self.kill_and_reap();
-                Ok(None)
-            }
+            Err(_) => Ok(None),
         }
     }
 

@@ -17,6 +17,7 @@ use std::process::Stdio;
 use std::time::Duration;
 use std::time::Instant;
 
+use super::capture::Activity;
 use super::capture::Capture;
 use super::group::Group;
 use super::group::GRACE;
@@ -44,6 +45,9 @@ pub(crate) struct Spec<'a> {
     pub stdin: Option<Vec<u8>>,
     /// How long the child may run before its process group is killed.
     pub timeout: Duration,
+    /// How long the child may stay silent (nothing on stdout or stderr) before its process
+    /// group is killed (`None`: no limit but `timeout`).
+    pub stall: Option<Duration>,
     /// How many bytes of each of stdout and stderr are kept.
     pub max_output: usize,
     /// `GH_CONFIG_DIR` for the child; `None` gives it a fresh empty directory, removed afterwards.
@@ -59,6 +63,8 @@ pub(crate) enum Exit {
     Signal(i32),
     /// It ran past the timeout and its process group was killed.
     TimedOut,
+    /// It printed nothing for longer than its stall limit and its process group was killed.
+    Stalled,
 }
 
 /// A finished child: how it ended and what it printed (bounded, lossy UTF-8).
@@ -88,13 +94,18 @@ impl Finished {
     pub fn exit_code(&self) -> Option<i32> {
         match self.exit {
             Exit::Code(code) => Some(code),
-            Exit::Signal(_) | Exit::TimedOut => None,
+            Exit::Signal(_) | Exit::TimedOut | Exit::Stalled => None,
         }
     }
 
     /// Reports whether the child was killed for running past its timeout.
     pub fn timed_out(&self) -> bool {
         self.exit == Exit::TimedOut
+    }
+
+    /// Reports whether the child was killed for staying silent past its stall limit.
+    pub fn stalled(&self) -> bool {
+        self.exit == Exit::Stalled
     }
 }
 
@@ -179,21 +190,23 @@ pub(crate) fn run(spec: &Spec) -> Result<Finished, RunError> {
             let _ = pipe.write_all(&data);
         });
     }
+    let activity = Activity::start();
     let stdout = child
         .stdout
         .take()
-        .map(|p| Capture::start(p, spec.max_output));
+        .map(|p| Capture::start(p, spec.max_output, activity.clone()));
     let stderr = child
         .stderr
         .take()
-        .map(|p| Capture::start(p, spec.max_output));
+        .map(|p| Capture::start(p, spec.max_output, activity.clone()));
 
     let group = Group::watch(child);
-    let status = group
-        .wait_until(start + spec.timeout)
-        .map_err(|source| RunError::Wait {
-            program: program.clone(),
-            source,
+    let exit =
+        supervise(&group, start + spec.timeout, spec.stall, &activity).map_err(|source| {
+            RunError::Wait {
+                program: program.clone(),
+                source,
+            }
         })?;
     let elapsed = start.elapsed();
     // Whatever is left of the group dies now, so no orphan keeps running or holds the pipes.
@@ -203,13 +216,42 @@ pub(crate) fn run(spec: &Spec) -> Result<Finished, RunError> {
     let (stdout, stdout_truncated) = stdout.map_or((String::new(), false), |c| c.finish(deadline));
     let (stderr, stderr_truncated) = stderr.map_or((String::new(), false), |c| c.finish(deadline));
     Ok(Finished {
-        exit: status.map_or(Exit::TimedOut, exit_of),
+        exit,
         stdout,
         stderr,
         stdout_truncated,
         stderr_truncated,
         elapsed,
     })
+}
+
+/// Waits for the group's leader until `deadline`, or until it has been silent for `stall`,
+/// killing the group at whichever comes first.
+fn supervise(
+    group: &Group,
+    deadline: Instant,
+    stall: Option<Duration>,
+    activity: &Activity,
+) -> std::io::Result<Exit> {
+    let Some(stall) = stall else {
+        return Ok(group.wait_until(deadline)?.map_or(Exit::TimedOut, exit_of));
+    };
+    loop {
+        let silent_until = activity.last() + stall;
+        if let Some(status) = group.wait_for(deadline.min(silent_until))? {
+            return Ok(exit_of(status));
+        }
+        let now = Instant::now();
+        if now >= deadline {
+            group.kill_and_reap();
+            return Ok(Exit::TimedOut);
+        }
+        // Output may have arrived while we waited: only a silence that is still whole counts.
+        if now >= activity.last() + stall {
+            group.kill_and_reap();
+            return Ok(Exit::Stalled);
+        }
+    }
 }
 
 /// Returns the child's environment: `base` without ambient GitHub tokens, `remove_env` and the
@@ -264,6 +306,7 @@ mod tests {
             remove_env: Vec::new(),
             stdin: None,
             timeout: Duration::from_secs(30),
+            stall: None,
             max_output: 1 << 20,
             gh_config_dir: None,
         }
@@ -299,6 +342,49 @@ mod tests {
             .trim()
             .parse()
             .unwrap()
+    }
+
+    #[test]
+    fn a_silent_child_is_killed_at_its_stall_limit_with_its_group() {
+        let tmp = tempfile::tempdir().unwrap();
+        let pid_file = tmp.path().join("grandchild.pid");
+        let argv = sh(&format!(
+            "echo started; sleep 300 & echo $! > '{}'; sleep 300",
+            pid_file.display()
+        ));
+        let mut s = spec(&argv, tmp.path());
+        s.stall = Some(Duration::from_millis(400));
+        let done = run(&s).unwrap();
+        assert_eq!(done.exit, Exit::Stalled);
+        assert!(done.stalled() && !done.timed_out());
+        assert_eq!(done.stdout, "started\n", "what it printed before is kept");
+        assert!(
+            dies_soon(read_pid(&pid_file)),
+            "the group survived the stall"
+        );
+    }
+
+    #[test]
+    fn a_child_that_keeps_printing_outlives_its_stall_limit() {
+        let tmp = tempfile::tempdir().unwrap();
+        // 2 s of work, never silent for more than 0.1 s, against a 1.5 s stall limit.
+        let argv = sh("for i in $(seq 20); do echo tick >&2; sleep 0.1; done; echo done");
+        let mut s = spec(&argv, tmp.path());
+        s.stall = Some(Duration::from_millis(1500));
+        let done = run(&s).unwrap();
+        assert_eq!(done.exit, Exit::Code(0), "{}", done.stderr);
+        assert_eq!(done.stdout, "done\n");
+    }
+
+    #[test]
+    fn the_timeout_still_bounds_a_child_with_a_stall_limit() {
+        let tmp = tempfile::tempdir().unwrap();
+        let argv = sh("while true; do echo tick; sleep 0.1; done");
+        let mut s = spec(&argv, tmp.path());
+        s.timeout = Duration::from_millis(700);
+        s.stall = Some(Duration::from_secs(5));
+        let done = run(&s).unwrap();
+        assert_eq!(done.exit, Exit::TimedOut);
     }
 
     #[test]

@@ -83,6 +83,7 @@ pub(crate) fn from_argv(
         remove_env: Vec::new(),
         stdin: None,
         timeout,
+        stall: None,
         max_output: MAX_OUTPUT,
         gh_config_dir,
     };

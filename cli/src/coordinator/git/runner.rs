@@ -91,6 +91,7 @@ impl<'a> Git<'a> {
             remove_env: AMBIENT_GIT.map(String::from).to_vec(),
             stdin: self.stdin.clone(),
             timeout: self.timeout,
+            stall: None,
             max_output: self.max_output,
             gh_config_dir: None,
         };

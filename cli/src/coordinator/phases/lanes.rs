@@ -52,17 +52,36 @@ pub(super) fn run_lanes(
         dir: engine.setup.worktree(task),
         remove_env: accounts::token_variables(engine.setup.config),
         timeout: Duration::from_secs(engine.setup.worker.lane_timeout),
+        stall: engine
+            .setup
+            .worker
+            .lane_stall_seconds
+            .map(Duration::from_secs),
     };
     let results = run_parallel(&jobs, &bounds);
     let mut out = Vec::new();
-    for (job, (end, stdout, elapsed)) in jobs.iter().zip(results) {
+    for (job, ran) in jobs.iter().zip(results) {
+        let LaneRan {
+            end,
+            stdout,
+            elapsed,
+            stalled,
+        } = ran;
         let _ = std::fs::write(
             control.join(format!("{}.out", job.stem)),
             engine.secrets.scrub(&stdout),
         );
         engine.observe(
             Some(&task.task_id),
-            format!("{} ran for {} s", job.stem, elapsed.as_secs()),
+            match (stalled, bounds.stall) {
+                (true, Some(stall)) => format!(
+                    "{} ran for {} s and was killed: no output for {} s (lane_stall_seconds)",
+                    job.stem,
+                    elapsed.as_secs(),
+                    stall.as_secs()
+                ),
+                _ => format!("{} ran for {} s", job.stem, elapsed.as_secs()),
+            },
         );
         out.push((end, stdout));
     }
@@ -176,11 +195,23 @@ struct LaneBounds {
     remove_env: Vec<String>,
     /// How long a lane may run.
     timeout: Duration,
+    /// The silence after which a lane is killed like a timeout (`lane_stall_seconds`).
+    stall: Option<Duration>,
 }
 
 /// Runs `jobs` on one thread each and returns their ends in order (a panicked thread is a
 /// lane that ended without an exit code).
-fn run_parallel(jobs: &[LaneJob], bounds: &LaneBounds) -> Vec<(ProcessEnd, String, Duration)> {
+/// How one lane ran.
+struct LaneRan {
+    /// How it ended, as the protocol reads it (a stall is a timeout).
+    end: ProcessEnd,
+    stdout: String,
+    elapsed: Duration,
+    /// It was killed for printing nothing for `lane_stall_seconds`.
+    stalled: bool,
+}
+
+fn run_parallel(jobs: &[LaneJob], bounds: &LaneBounds) -> Vec<LaneRan> {
     std::thread::scope(|scope| {
         let handles: Vec<_> = jobs
             .iter()
@@ -193,6 +224,7 @@ fn run_parallel(jobs: &[LaneJob], bounds: &LaneBounds) -> Vec<(ProcessEnd, Strin
                         remove_env: bounds.remove_env.clone(),
                         stdin: Some(job.prompt.as_bytes().to_vec()),
                         timeout: bounds.timeout,
+                        stall: bounds.stall,
                         max_output: redact::LANE_BODY_MAX * 4,
                         gh_config_dir: None,
                     };
@@ -203,15 +235,14 @@ fn run_parallel(jobs: &[LaneJob], bounds: &LaneBounds) -> Vec<(ProcessEnd, Strin
         handles
             .into_iter()
             .map(|h| {
-                h.join().unwrap_or_else(|_| {
-                    (
-                        ProcessEnd {
-                            exit_code: None,
-                            timed_out: false,
-                        },
-                        "the lane's thread panicked".to_owned(),
-                        Duration::ZERO,
-                    )
+                h.join().unwrap_or_else(|_| LaneRan {
+                    end: ProcessEnd {
+                        exit_code: None,
+                        timed_out: false,
+                    },
+                    stdout: "the lane's thread panicked".to_owned(),
+                    elapsed: Duration::ZERO,
+                    stalled: false,
                 })
             })
             .collect()
@@ -219,24 +250,26 @@ fn run_parallel(jobs: &[LaneJob], bounds: &LaneBounds) -> Vec<(ProcessEnd, Strin
 }
 
 /// A lane process's end, its stdout, and how long it ran (a failure to start is a
-/// non-zero end with the reason as output: never approval).
-fn lane_end(run: Result<process::Finished, process::RunError>) -> (ProcessEnd, String, Duration) {
+/// non-zero end with the reason as output: never approval; a stall ends it like a timeout).
+fn lane_end(run: Result<process::Finished, process::RunError>) -> LaneRan {
     match run {
-        Ok(done) => (
-            ProcessEnd {
+        Ok(done) => LaneRan {
+            end: ProcessEnd {
                 exit_code: done.exit_code(),
-                timed_out: done.timed_out(),
+                timed_out: done.timed_out() || done.stalled(),
             },
-            done.stdout,
-            done.elapsed,
-        ),
-        Err(e) => (
-            ProcessEnd {
+            stalled: done.stalled(),
+            stdout: done.stdout,
+            elapsed: done.elapsed,
+        },
+        Err(e) => LaneRan {
+            end: ProcessEnd {
                 exit_code: None,
                 timed_out: false,
             },
-            format!("cannot start the lane: {e}"),
-            Duration::ZERO,
-        ),
+            stdout: format!("cannot start the lane: {e}"),
+            elapsed: Duration::ZERO,
+            stalled: false,
+        },
     }
 }

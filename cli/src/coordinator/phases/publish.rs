@@ -154,6 +154,7 @@ pub(super) fn checks(engine: &mut Engine<'_>, task: &mut Task) -> Result<bool, H
         remove_env: accounts::token_variables(engine.setup.config),
         stdin: None,
         timeout: Duration::from_secs(engine.setup.worker.check_timeout),
+        stall: None,
         max_output: CHECK_CAPTURE,
         gh_config_dir: None,
     };

@@ -125,6 +125,7 @@ fn run_readiness(
         remove_env: accounts::token_variables(engine.setup.config),
         stdin: None,
         timeout: Duration::from_secs(engine.setup.worker.check_timeout),
+        stall: None,
         max_output: redact::LANE_BODY_MAX,
         gh_config_dir: None,
     };

@@ -72,6 +72,9 @@ pub struct WorkerConfig {
     pub poll_seconds: u64,
     /// Seconds a lane may run before it is killed.
     pub lane_timeout: u64,
+    /// Seconds a lane may print nothing (stdout or stderr) before it is killed like a
+    /// timeout; `None`: only `lane_timeout` bounds it.
+    pub lane_stall_seconds: Option<u64>,
     /// Seconds `check_argv` and `readiness_argv` may run before they are killed.
     pub check_timeout: u64,
 }
@@ -433,6 +436,7 @@ fn worker(
             "reply_logins",
             "poll_seconds",
             "lane_timeout",
+            "lane_stall_seconds",
             "check_timeout",
         ],
     )?;
@@ -483,6 +487,7 @@ fn worker(
         reply_logins,
         poll_seconds: obj.seconds("poll_seconds")?,
         lane_timeout: obj.seconds("lane_timeout")?,
+        lane_stall_seconds: obj.opt_seconds("lane_stall_seconds")?,
         check_timeout: obj.seconds("check_timeout")?,
     })
 }

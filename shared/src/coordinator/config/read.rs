@@ -111,6 +111,14 @@ impl<'a> Obj<'a> {
         }
     }
 
+    /// Returns an optional positive number of seconds.
+    pub(super) fn opt_seconds(&self, key: &str) -> Result<Option<u64>, ConfigError> {
+        match self.get(key) {
+            None => Ok(None),
+            Some(_) => self.seconds(key).map(Some),
+        }
+    }
+
     /// Returns a required argv whose first element is an absolute path.
     pub(super) fn argv(&self, key: &str) -> Result<Vec<String>, ConfigError> {
         argv(&self.key(key), self.required(key)?)

@@ -126,6 +126,14 @@ fn empty_configurations_enable_no_worker() {
 }
 
 #[test]
+fn a_lane_stall_limit_is_read_when_given() {
+    let mut v = valid();
+    v["workers"]["w1"]["lane_stall_seconds"] = json!(120);
+    let config = parse_value(&v).unwrap();
+    assert_eq!(config.workers["w1"].lane_stall_seconds, Some(120));
+}
+
+#[test]
 fn a_full_configuration_parses() {
     let config = parse_value(&valid()).unwrap();
     assert_eq!(config.api_url, "http://127.0.0.1:8080");
@@ -140,6 +148,7 @@ fn a_full_configuration_parses() {
         ),
         (30, 1800, 600)
     );
+    assert_eq!(worker.lane_stall_seconds, None, "absent means unbounded");
     let repo = config.repository("w1", &slug("octo/app")).unwrap();
     assert_eq!(repo.base, "develop");
     assert_eq!(repo.publication_repo, slug("octo/app"));

@@ -164,6 +164,10 @@ rejects! {
         => "workers.w1.poll_seconds", "must be at least 1 second";
     zero_lane_timeout: |v| set(&mut v, "/workers/w1/lane_timeout", json!(0))
         => "workers.w1.lane_timeout", "must be at least 1 second";
+    zero_lane_stall_seconds: |v| set(&mut v, "/workers/w1/lane_stall_seconds", json!(0))
+        => "workers.w1.lane_stall_seconds", "must be at least 1 second";
+    fractional_lane_stall_seconds: |v| set(&mut v, "/workers/w1/lane_stall_seconds", json!(1.5))
+        => "workers.w1.lane_stall_seconds", "expected a positive whole number of seconds";
     zero_check_timeout: |v| set(&mut v, "/workers/w1/check_timeout", json!(0))
         => "workers.w1.check_timeout", "must be at least 1 second";
     negative_seconds: |v| set(&mut v, "/workers/w1/check_timeout", json!(-5))
