@@ -262,6 +262,77 @@ fn a_silent_lane_is_killed_at_lane_stall_seconds_like_a_timeout() {
     assert_eq!(task["resume_phase"], "implement");
 }
 
+/// A fake Claude Code that prints nothing but its stream-json events, one a second for 3 s,
+/// editing the feature file on the way (the adapter keeps the lane's stdout quiet until the
+/// model's final answer).
+const SLOW_CLAUDE: &str = r#"#!/bin/sh
+cat > /dev/null
+printf '%s\n' '{"type":"system","subtype":"init","session_id":"s-9","model":"claude-sonnet-4-5"}'
+sleep 1
+printf '%s\n' '{"type":"assistant","message":{"content":[{"type":"text","text":"working"}]},"session_id":"s-9"}'
+echo "change 1" > "feature-$(basename "$PWD").txt"
+sleep 1
+printf '%s\n' '{"type":"assistant","message":{"content":[{"type":"text","text":"still working"}]},"session_id":"s-9"}'
+sleep 1
+printf '%s\n' '{"type":"result","subtype":"success","is_error":false,"num_turns":2,"result":"STATUS: complete\nRESULT: done\nSUMMARY_EN: Adds the feature file.\nSUMMARY_DE: Fügt die Feature-Datei hinzu.\nDetails follow.","session_id":"s-9","total_cost_usd":0.5,"usage":{"input_tokens":10,"output_tokens":5}}'
+"#;
+
+#[test]
+fn an_adapter_lane_whose_transcript_grows_is_not_stalled() {
+    let c = Coord::new(300);
+    let claude = c.dir.join("slow-claude");
+    std::fs::write(&claude, SLOW_CLAUDE).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&claude, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let mut config = c.config_value(300);
+    config["workers"]["w1"]["lane_stall_seconds"] = serde_json::json!(2);
+    let agent_coord = agent_coord_tests::env::binary();
+    config["sessions"]["w1"]["lanes"]["grok:implementer"] = serde_json::json!([
+        agent_coord.to_str().unwrap(),
+        "lane",
+        "claude",
+        "--role",
+        "implementer"
+    ]);
+    c.write_config(&config);
+    let issue = c.assigned_issue("Add a feature file", HUMAN);
+    let out = c
+        .command(&[])
+        .env("AGENT_COORD_CLAUDE_BIN", &claude)
+        .output()
+        .unwrap();
+    let out = agent_coord_tests::env::CommandOutput::new(out, c.env.root());
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    // Its stdout was silent for 3 s, but its transcript grew every second.
+    assert!(!out.stdout.contains("was killed"), "{}", out.stdout);
+    assert_eq!(c.task(issue)["phase"], "ci", "{}", out.stdout);
+    // The coordinator named the transcript; the adapter wrote the vendor's events there.
+    let control = c.dir.join("ws").join(".coordinator-control");
+    let transcript = walk(&control)
+        .into_iter()
+        .find(|p| {
+            p.to_string_lossy()
+                .ends_with("grok-implementer.transcript.jsonl")
+        })
+        .unwrap_or_else(|| panic!("no transcript under {}", control.display()));
+    let text = std::fs::read_to_string(transcript).unwrap();
+    assert!(text.contains("still working"), "{text}");
+    assert!(text.contains(r#""agent_coord":"usage""#), "{text}");
+}
+
+fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            out.extend(walk(&path));
+        } else {
+            out.push(path);
+        }
+    }
+    out
+}
+
 #[test]
 fn an_assignment_by_a_bot_is_not_evidence() {
     let c = Coord::new(30);

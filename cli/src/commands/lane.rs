@@ -58,8 +58,9 @@ pub(crate) struct LaneArgs {
     /// --reasoning-effort; gemini has none)
     #[arg(long)]
     effort: Option<String>,
-    /// Write the vendor's events here as JSONL (redacted, bounded); keep it outside the worktree
-    #[arg(long, value_name = "PATH")]
+    /// Write the vendor's events here as JSONL (redacted, bounded); keep it outside the worktree.
+    /// The coordinator names one for every lane it starts
+    #[arg(long, value_name = "PATH", env = crate::lanes::TRANSCRIPT_ENV)]
     transcript: Option<PathBuf>,
     /// Bound of the transcript in bytes
     #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_BYTES)]

@@ -530,6 +530,7 @@ fn run_probe(
         stdin,
         timeout: Duration::from_secs(30),
         stall: None,
+        watch: None,
         max_output: 4096,
         gh_config_dir: None,
     })

@@ -19,7 +19,7 @@ impl Activity {
     }
 
     /// Records output now.
-    fn touch(&self) {
+    pub(crate) fn touch(&self) {
         *self.0.lock().unwrap_or_else(|e| e.into_inner()) = Instant::now();
     }
 

@@ -48,6 +48,8 @@ pub(crate) struct Spec<'a> {
     /// How long the child may stay silent (nothing on stdout or stderr) before its process
     /// group is killed (`None`: no limit but `timeout`).
     pub stall: Option<Duration>,
+    /// A file whose growth counts as output for `stall` (a lane's transcript).
+    pub watch: Option<PathBuf>,
     /// How many bytes of each of stdout and stderr are kept.
     pub max_output: usize,
     /// `GH_CONFIG_DIR` for the child; `None` gives it a fresh empty directory, removed afterwards.
@@ -201,12 +203,15 @@ pub(crate) fn run(spec: &Spec) -> Result<Finished, RunError> {
         .map(|p| Capture::start(p, spec.max_output, activity.clone()));
 
     let group = Group::watch(child);
+    let silence = Silence {
+        stall: spec.stall,
+        activity: &activity,
+        watch: spec.watch.as_deref(),
+    };
     let exit =
-        supervise(&group, start + spec.timeout, spec.stall, &activity).map_err(|source| {
-            RunError::Wait {
-                program: program.clone(),
-                source,
-            }
+        supervise(&group, start + spec.timeout, &silence).map_err(|source| RunError::Wait {
+            program: program.clone(),
+            source,
         })?;
     let elapsed = start.elapsed();
     // Whatever is left of the group dies now, so no orphan keeps running or holds the pipes.
@@ -225,19 +230,29 @@ pub(crate) fn run(spec: &Spec) -> Result<Finished, RunError> {
     })
 }
 
+/// What counts as the child being silent: nothing on its streams and no growth of the
+/// watched file for `stall`.
+struct Silence<'a> {
+    stall: Option<Duration>,
+    activity: &'a Activity,
+    watch: Option<&'a Path>,
+}
+
 /// Waits for the group's leader until `deadline`, or until it has been silent for `stall`,
 /// killing the group at whichever comes first.
-fn supervise(
-    group: &Group,
-    deadline: Instant,
-    stall: Option<Duration>,
-    activity: &Activity,
-) -> std::io::Result<Exit> {
-    let Some(stall) = stall else {
+fn supervise(group: &Group, deadline: Instant, silence: &Silence) -> std::io::Result<Exit> {
+    let Some(stall) = silence.stall else {
         return Ok(group.wait_until(deadline)?.map_or(Exit::TimedOut, exit_of));
     };
+    let watched_len = || {
+        silence
+            .watch
+            .and_then(|p| std::fs::metadata(p).ok())
+            .map_or(0, |m| m.len())
+    };
+    let mut seen = watched_len();
     loop {
-        let silent_until = activity.last() + stall;
+        let silent_until = silence.activity.last() + stall;
         if let Some(status) = group.wait_for(deadline.min(silent_until))? {
             return Ok(exit_of(status));
         }
@@ -246,8 +261,13 @@ fn supervise(
             group.kill_and_reap();
             return Ok(Exit::TimedOut);
         }
+        let len = watched_len();
+        if len != seen {
+            seen = len;
+            silence.activity.touch();
+        }
         // Output may have arrived while we waited: only a silence that is still whole counts.
-        if now >= activity.last() + stall {
+        if now >= silence.activity.last() + stall {
             group.kill_and_reap();
             return Ok(Exit::Stalled);
         }
@@ -307,6 +327,7 @@ mod tests {
             stdin: None,
             timeout: Duration::from_secs(30),
             stall: None,
+            watch: None,
             max_output: 1 << 20,
             gh_config_dir: None,
         }
@@ -374,6 +395,27 @@ mod tests {
         let done = run(&s).unwrap();
         assert_eq!(done.exit, Exit::Code(0), "{}", done.stderr);
         assert_eq!(done.stdout, "done\n");
+    }
+
+    #[test]
+    fn a_growing_watched_file_counts_as_output() {
+        let tmp = tempfile::tempdir().unwrap();
+        let transcript = tmp.path().join("t.jsonl");
+        // Silent on its streams for 2 s, but its transcript grows every 0.1 s.
+        let argv = sh(&format!(
+            "for i in $(seq 20); do echo '{{}}' >> '{}'; sleep 0.1; done; echo done",
+            transcript.display()
+        ));
+        let mut s = spec(&argv, tmp.path());
+        s.stall = Some(Duration::from_millis(1500));
+        s.watch = Some(transcript.clone());
+        let done = run(&s).unwrap();
+        assert_eq!(done.exit, Exit::Code(0), "{}", done.stderr);
+
+        // The same child without the watched file stalls.
+        std::fs::remove_file(&transcript).unwrap();
+        s.watch = None;
+        assert_eq!(run(&s).unwrap().exit, Exit::Stalled);
     }
 
     #[test]

@@ -84,6 +84,7 @@ pub(crate) fn from_argv(
         stdin: None,
         timeout,
         stall: None,
+        watch: None,
         max_output: MAX_OUTPUT,
         gh_config_dir,
     };

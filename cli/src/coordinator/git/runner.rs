@@ -92,6 +92,7 @@ impl<'a> Git<'a> {
             stdin: self.stdin.clone(),
             timeout: self.timeout,
             stall: None,
+            watch: None,
             max_output: self.max_output,
             gh_config_dir: None,
         };

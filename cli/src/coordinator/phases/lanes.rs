@@ -42,6 +42,7 @@ pub(super) fn run_lanes(
             );
             let _ = std::fs::write(control.join(format!("{stem}.prompt")), &prompt);
             LaneJob {
+                transcript: control.join(format!("{stem}.transcript.jsonl")),
                 stem,
                 argv: engine.setup.lane_argv(slot),
                 prompt,
@@ -183,6 +184,9 @@ pub(super) fn follow(
 /// One lane to run: the stem of its files in the control directory, its argv, its prompt.
 struct LaneJob {
     stem: String,
+    /// Where `agent-coord lane` writes the lane's transcript (named to it through
+    /// `AGENT_COORD_LANE_TRANSCRIPT`); its growth is output for the stall limit.
+    transcript: PathBuf,
     argv: Vec<String>,
     prompt: String,
 }
@@ -220,11 +224,15 @@ fn run_parallel(jobs: &[LaneJob], bounds: &LaneBounds) -> Vec<LaneRan> {
                     let spec = process::Spec {
                         argv: &job.argv,
                         cwd: &bounds.dir,
-                        env: Vec::new(),
+                        env: vec![(
+                            crate::lanes::TRANSCRIPT_ENV.to_owned(),
+                            job.transcript.to_string_lossy().into_owned(),
+                        )],
                         remove_env: bounds.remove_env.clone(),
                         stdin: Some(job.prompt.as_bytes().to_vec()),
                         timeout: bounds.timeout,
                         stall: bounds.stall,
+                        watch: Some(job.transcript.clone()),
                         max_output: redact::LANE_BODY_MAX * 4,
                         gh_config_dir: None,
                     };

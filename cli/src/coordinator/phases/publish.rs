@@ -155,6 +155,7 @@ pub(super) fn checks(engine: &mut Engine<'_>, task: &mut Task) -> Result<bool, H
         stdin: None,
         timeout: Duration::from_secs(engine.setup.worker.check_timeout),
         stall: None,
+        watch: None,
         max_output: CHECK_CAPTURE,
         gh_config_dir: None,
     };

@@ -126,6 +126,7 @@ fn run_readiness(
         stdin: None,
         timeout: Duration::from_secs(engine.setup.worker.check_timeout),
         stall: None,
+        watch: None,
         max_output: redact::LANE_BODY_MAX,
         gh_config_dir: None,
     };
