@@ -4,7 +4,7 @@
 CARGO ?= cargo
 BIN := target/release/agent-coord
 
-.PHONY: run demo-coordinator test bench soak tools web browser-tools lint fmt clean man fuzz fuzz-tools
+.PHONY: run demo-coordinator test bench soak tools web browser-tools vendor-tools lint fmt clean man fuzz fuzz-tools
 
 TRUNK_VERSION := 0.21.14
 # wasm-bindgen-cli must equal the wasm-bindgen crate the lock file pins.
@@ -27,6 +27,12 @@ tools:
 browser-tools:
 	@command -v chromium >/dev/null || ($(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium chromium-driver)
 	@test -d tests/browser/node_modules/playwright-core || (cd tests/browser && npm ci --no-audit --no-fund)
+
+## The real vendor model CLIs the lane adapters' contract tests run (tests/vendors/package.json
+## pins Claude Code, Codex and Gemini CLI; tests/tests/test_vendors_real.rs runs them offline,
+## inside `unshare -n`, against a fake model API). Their postinstall places native binaries.
+vendor-tools:
+	@test -x tests/vendors/node_modules/.bin/claude -a -x tests/vendors/node_modules/.bin/codex -a -x tests/vendors/node_modules/.bin/gemini || (cd tests/vendors && npm ci --no-audit --no-fund)
 
 ## The dashboard front end (web/ → web/dist), embedded into the binary by cli/build.rs.
 web: tools
@@ -54,7 +60,7 @@ demo-coordinator: web
 ## run target/debug/agent-coord, built first), clippy --all-targets checks the rest (benches,
 ## examples), and one wasm32 clippy pass checks both crates the browser runs (trunk has
 ## already built them for wasm32 in `web`).
-test: tools browser-tools web
+test: tools browser-tools vendor-tools web
 	$(CARGO) build -p agent-coord --bins
 	$(CARGO) test --workspace
 	$(CARGO) fmt --all -- --check
