@@ -55,7 +55,17 @@ struct Run {
 /// Runs `agent-coord lane VENDOR --role implementer` under `strace`, with the fake model API,
 /// all inside one `unshare -n` (loopback only). `{url}` in `lane_args` and `vars` is the fake's.
 fn run_real(vendor: &str, lane_args: &[&str], vars: &[(&str, String)]) -> Run {
-    let program = vendor_bin(vendor);
+    run_as(vendor, "implementer", &vendor_bin(vendor), lane_args, vars)
+}
+
+/// [`run_real`] with a role and the vendor program given.
+fn run_as(
+    vendor: &str,
+    role: &str,
+    program: &Path,
+    lane_args: &[&str],
+    vars: &[(&str, String)],
+) -> Run {
     let root = tempfile::tempdir().unwrap();
     let worktree = root.path().join("wt");
     let home = root.path().join("home");
@@ -68,6 +78,7 @@ fn run_real(vendor: &str, lane_args: &[&str], vars: &[(&str, String)]) -> Run {
         .unwrap();
     assert!(git.success());
     if vendor == "gemini" {
+        // API-key auth; usage statistics off (without it Gemini CLI 0.61.0 sends DNS queries).
         std::fs::create_dir_all(home.join(".gemini")).unwrap();
         std::fs::write(
             home.join(".gemini/settings.json"),
@@ -94,7 +105,7 @@ fn run_real(vendor: &str, lane_args: &[&str], vars: &[(&str, String)]) -> Run {
         ])
         .arg(&strace)
         .arg(agent_coord_tests::env::binary())
-        .args(["lane", vendor, "--role", "implementer", "--transcript"])
+        .args(["lane", vendor, "--role", role, "--transcript"])
         .arg(&transcript)
         .args(lane_args)
         .current_dir(&worktree)
@@ -216,20 +227,20 @@ fn assert_contract(run: &Run, model_paths: &[&str]) -> Value {
     usage
 }
 
+fn claude_vars() -> Vec<(&'static str, String)> {
+    vec![
+        ("ANTHROPIC_BASE_URL", "{url}".into()),
+        ("ANTHROPIC_API_KEY", "sk-ant-fake-0123456789".into()),
+        ("DISABLE_TELEMETRY", "1".into()),
+        ("DISABLE_AUTOUPDATER", "1".into()),
+        ("DISABLE_ERROR_REPORTING", "1".into()),
+        ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1".into()),
+    ]
+}
+
 #[test]
 fn real_claude_code_implementer_edits_through_its_write_tool_and_reports_usage() {
-    let run = run_real(
-        "claude",
-        &["--model", "claude-sonnet-4-5"],
-        &[
-            ("ANTHROPIC_BASE_URL", "{url}".into()),
-            ("ANTHROPIC_API_KEY", "sk-ant-fake-0123456789".into()),
-            ("DISABLE_TELEMETRY", "1".into()),
-            ("DISABLE_AUTOUPDATER", "1".into()),
-            ("DISABLE_ERROR_REPORTING", "1".into()),
-            ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1".into()),
-        ],
-    );
+    let run = run_real("claude", &["--model", "claude-sonnet-4-5"], &claude_vars());
     let usage = assert_contract(&run, &["/v1/messages?beta=true", "/v1/messages?beta=true"]);
     assert_eq!(usage["vendor"], "claude");
     assert_eq!(usage["model"], "claude-sonnet-4-5");
@@ -260,34 +271,48 @@ fn real_claude_code_implementer_edits_through_its_write_tool_and_reports_usage()
     );
 }
 
+/// Codex's lane arguments and variables for the fake model provider.
+fn codex_setup(codex_home: &Path) -> (Vec<&'static str>, Vec<(&'static str, String)>) {
+    let args = vec![
+        "--model",
+        "gpt-5.5",
+        // A custom model provider needs -c, which the adapter refuses without this flag.
+        "--allow-unsafe-flag",
+        "--",
+        "-c",
+        "model_provider=\"fake\"",
+        "-c",
+        "model_providers.fake.name=\"fake\"",
+        "-c",
+        "model_providers.fake.base_url=\"{url}/v1\"",
+        "-c",
+        "model_providers.fake.wire_api=\"responses\"",
+    ];
+    let vars = vec![
+        ("CODEX_HOME", codex_home.to_string_lossy().into_owned()),
+        ("OPENAI_API_KEY", "sk-fake-0123456789".into()),
+    ];
+    (args, vars)
+}
+
+#[test]
+fn real_codex_reviewer_cannot_apply_a_patch() {
+    let codex_home = tempfile::tempdir().unwrap();
+    let (args, vars) = codex_setup(codex_home.path());
+    let run = run_as("codex", "reviewer", &vendor_bin("codex"), &args, &vars);
+    assert!(run.out.status.success(), "{run}");
+    // The fake still sends apply_patch; the read-only sandbox refuses it.
+    // The tool call was answered (refused) and the final turn followed.
+    assert_eq!(run.requests.len(), 2, "{run}");
+    assert!(!run.worktree.join(FILE_NAME).exists(), "{run}");
+    assert!(outbound(&run.strace).is_empty(), "{}", run.strace);
+}
+
 #[test]
 fn real_codex_implementer_edits_through_apply_patch_and_reports_usage() {
     let codex_home = tempfile::tempdir().unwrap();
-    let run = run_real(
-        "codex",
-        &[
-            "--model",
-            "gpt-5.5",
-            // A custom model provider needs -c, which the adapter refuses without this flag.
-            "--allow-unsafe-flag",
-            "--",
-            "-c",
-            "model_provider=\"fake\"",
-            "-c",
-            "model_providers.fake.name=\"fake\"",
-            "-c",
-            "model_providers.fake.base_url=\"{url}/v1\"",
-            "-c",
-            "model_providers.fake.wire_api=\"responses\"",
-        ],
-        &[
-            (
-                "CODEX_HOME",
-                codex_home.path().to_string_lossy().into_owned(),
-            ),
-            ("OPENAI_API_KEY", "sk-fake-0123456789".into()),
-        ],
-    );
+    let (args, vars) = codex_setup(codex_home.path());
+    let run = run_real("codex", &args, &vars);
     let usage = assert_contract(&run, &["/v1/responses", "/v1/responses"]);
     assert_eq!(usage["vendor"], "codex");
     assert_eq!(usage["model"], "gpt-5.5");
@@ -328,6 +353,73 @@ fn real_gemini_cli_implementer_edits_through_write_file_and_reports_usage() {
     ] {
         assert!(run.transcript.contains(event), "no {event}: {run}");
     }
+}
+
+#[test]
+fn real_claude_code_reviewer_has_no_write_tool() {
+    let run = run_as(
+        "claude",
+        "reviewer",
+        &vendor_bin("claude"),
+        &["--model", "claude-sonnet-4-5"],
+        &claude_vars(),
+    );
+    assert!(run.out.status.success(), "{run}");
+    // The fake still asks for Write; the reviewer's session has no such tool.
+    // The tool call was answered (refused) and the final turn followed.
+    assert_eq!(run.requests.len(), 2, "{run}");
+    assert!(!run.worktree.join(FILE_NAME).exists(), "{run}");
+    assert!(
+        run.transcript.contains(r#""tools":["Glob","Grep","Read"]"#),
+        "{run}"
+    );
+    assert!(
+        run.transcript.contains(r#""is_error":true"#),
+        "the Write call was not refused: {run}"
+    );
+    assert!(outbound(&run.strace).is_empty(), "{}", run.strace);
+}
+
+#[test]
+fn real_gemini_cli_reviewer_is_refused_write_file() {
+    let run = run_as(
+        "gemini",
+        "reviewer",
+        &vendor_bin("gemini"),
+        &["--model", "gemini-2.5-pro"],
+        &[
+            ("GEMINI_API_KEY", "fake-gemini-key-0123456789".into()),
+            ("GOOGLE_GEMINI_BASE_URL", "{url}".into()),
+        ],
+    );
+    assert!(run.out.status.success(), "{run}");
+    // Plan mode refuses write_file; the refusal goes back and the final turn follows.
+    assert_eq!(run.requests.len(), 2, "{run}");
+    assert!(!run.worktree.join(FILE_NAME).exists(), "{run}");
+    assert!(outbound(&run.strace).is_empty(), "{}", run.strace);
+}
+
+/// The harness itself: a stand-in vendor that resolves a name is caught by the strace check
+/// (the namespace makes the attempt fail; the check makes the test fail).
+#[test]
+fn a_vendor_that_tries_the_network_is_caught() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("claude");
+    std::fs::write(
+        &script,
+        "#!/bin/sh\ngetent hosts api.anthropic.com >/dev/null 2>&1\ncat >/dev/null\necho '{\"type\":\"result\",\"is_error\":false,\"result\":\"STATUS: done\"}'\n",
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let run = run_as("claude", "implementer", &script, &[], &[]);
+    assert!(run.out.status.success(), "{run}");
+    let tried = outbound(&run.strace);
+    assert!(
+        tried.iter().any(|l| l.contains("htons(53)")),
+        "the DNS query was not seen:\n{}",
+        run.strace
+    );
 }
 
 #[test]
