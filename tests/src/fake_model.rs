@@ -393,7 +393,7 @@ fn write_answer(mut stream: TcpStream, answer: &Answer) -> std::io::Result<()> {
             )?;
             for (name, data) in events {
                 if let Some(name) = name {
-                    write!(stream, "event: {name}\n")?;
+                    writeln!(stream, "event: {name}")?;
                 }
                 write!(stream, "data: {data}\n\n")?;
                 stream.flush()?;

@@ -114,7 +114,7 @@ fn run_as(
         .env("HOME", &home)
         .env(
             format!("AGENT_COORD_{}_BIN", vendor.to_uppercase()),
-            &program,
+            program,
         )
         .envs(vars.iter().map(|(k, v)| (*k, v.as_str())))
         .stdin(Stdio::piped())
