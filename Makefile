@@ -30,8 +30,10 @@ browser-tools:
 
 ## The real vendor model CLIs the lane adapters' contract tests run (tests/vendors/package.json
 ## pins Claude Code, Codex and Gemini CLI; tests/tests/test_vendors_real.rs runs them offline,
-## inside `unshare -n`, against a fake model API). Their postinstall places native binaries.
+## inside `unshare -n` under strace, against a fake model API). Their postinstall places native
+## binaries. Also strace, ip and unshare, which those tests use.
 vendor-tools:
+	@command -v strace >/dev/null && command -v ip >/dev/null && command -v unshare >/dev/null || ($(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq strace iproute2 util-linux)
 	@test -x tests/vendors/node_modules/.bin/claude -a -x tests/vendors/node_modules/.bin/codex -a -x tests/vendors/node_modules/.bin/gemini || (cd tests/vendors && npm ci --no-audit --no-fund)
 
 ## The dashboard front end (web/ → web/dist), embedded into the binary by cli/build.rs.
@@ -55,7 +57,8 @@ demo-coordinator: web
 	target/release/coordinator-demo $(DEMO_ARGS)
 
 ## Every test: unit tests, end-to-end tests against real git repositories, the dashboard
-## server over real sockets and in headless Chromium, the wasm32 builds, formatting, lints.
+## server over real sockets and in headless Chromium, the lane adapters against the real vendor
+## CLIs (offline, in a loopback-only namespace), the wasm32 builds, formatting, lints.
 ## Every target compiles: `cargo test` builds the libraries and tests (the end-to-end tests
 ## run target/debug/agent-coord, built first), clippy --all-targets checks the rest (benches,
 ## examples), and one wasm32 clippy pass checks both crates the browser runs (trunk has
