@@ -4,7 +4,7 @@
 CARGO ?= cargo
 BIN := target/release/agent-coord
 
-.PHONY: run demo-coordinator test bench soak tools web browser-tools lint fmt clean man fuzz fuzz-tools
+.PHONY: run demo-coordinator test bench soak tools web browser-tools vendor-tools lint fmt clean man fuzz fuzz-tools
 
 TRUNK_VERSION := 0.21.14
 # wasm-bindgen-cli must equal the wasm-bindgen crate the lock file pins.
@@ -28,6 +28,14 @@ browser-tools:
 	@command -v chromium >/dev/null || ($(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium chromium-driver)
 	@test -d tests/browser/node_modules/playwright-core || (cd tests/browser && npm ci --no-audit --no-fund)
 
+## The real vendor model CLIs the lane adapters' contract tests run (tests/vendors/package.json
+## pins Claude Code, Codex and Gemini CLI; tests/tests/test_vendors_real.rs runs them offline,
+## inside `unshare -n` under strace, against a fake model API). Their postinstall places native
+## binaries. Also strace, ip and unshare, which those tests use.
+vendor-tools:
+	@command -v strace >/dev/null && command -v ip >/dev/null && command -v unshare >/dev/null || ($(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq strace iproute2 util-linux)
+	@test -x tests/vendors/node_modules/.bin/claude -a -x tests/vendors/node_modules/.bin/codex -a -x tests/vendors/node_modules/.bin/gemini || (cd tests/vendors && npm ci --no-audit --no-fund)
+
 ## The dashboard front end (web/ → web/dist), embedded into the binary by cli/build.rs.
 web: tools
 	trunk build --release
@@ -49,12 +57,13 @@ demo-coordinator: web
 	target/release/coordinator-demo $(DEMO_ARGS)
 
 ## Every test: unit tests, end-to-end tests against real git repositories, the dashboard
-## server over real sockets and in headless Chromium, the wasm32 builds, formatting, lints.
+## server over real sockets and in headless Chromium, the lane adapters against the real vendor
+## CLIs (offline, in a loopback-only namespace), the wasm32 builds, formatting, lints.
 ## Every target compiles: `cargo test` builds the libraries and tests (the end-to-end tests
 ## run target/debug/agent-coord, built first), clippy --all-targets checks the rest (benches,
 ## examples), and one wasm32 clippy pass checks both crates the browser runs (trunk has
 ## already built them for wasm32 in `web`).
-test: tools browser-tools web
+test: tools browser-tools vendor-tools web
 	$(CARGO) build -p agent-coord --bins
 	$(CARGO) test --workspace
 	$(CARGO) fmt --all -- --check

@@ -5,6 +5,7 @@ pub mod call;
 pub mod coord;
 pub mod env;
 pub mod fake_github;
+pub mod fake_model;
 pub mod fleet;
 pub mod modgraph;
 pub mod remote;

@@ -37,6 +37,7 @@ mod test_serve_views;
 mod test_status;
 mod test_sync;
 mod test_transfer;
+mod test_vendors_real;
 
 #[test]
 fn every_test_file_is_a_module() {

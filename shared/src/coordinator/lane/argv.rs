@@ -157,8 +157,11 @@ const CLAUDE_REVIEWER: [&str; 14] = [
     "--disable-slash-commands",
 ];
 /// Codex implementer: the workspace-write sandbox (writes in the worktree only, no network),
-/// never asks, no web search.
-const CODEX_IMPLEMENTER: [&str; 10] = [
+/// never asks, no web search; and its quiet switches (found running Codex 0.171.0 under strace
+/// in a loopback-only namespace): `analytics.enabled=false` stops the metrics export to
+/// ab.chatgpt.com and chatgpt.com, `features.plugins=false` the plugin marketplace sync that
+/// resolves api.github.com, `check_for_update_on_startup=false` the release check.
+const CODEX_IMPLEMENTER: [&str; 16] = [
     "exec",
     "--json",
     "--sandbox",
@@ -169,9 +172,15 @@ const CODEX_IMPLEMENTER: [&str; 10] = [
     "sandbox_workspace_write.network_access=false",
     "-c",
     "web_search=\"disabled\"",
+    "-c",
+    "analytics.enabled=false",
+    "-c",
+    "features.plugins=false",
+    "-c",
+    "check_for_update_on_startup=false",
 ];
 /// Codex reviewer: the read-only sandbox.
-const CODEX_REVIEWER: [&str; 8] = [
+const CODEX_REVIEWER: [&str; 14] = [
     "exec",
     "--json",
     "--sandbox",
@@ -180,6 +189,12 @@ const CODEX_REVIEWER: [&str; 8] = [
     "approval_policy=\"never\"",
     "-c",
     "web_search=\"disabled\"",
+    "-c",
+    "analytics.enabled=false",
+    "-c",
+    "features.plugins=false",
+    "-c",
+    "check_for_update_on_startup=false",
 ];
 /// Gemini implementer: edits auto-approved; in headless mode every tool that would ask (the
 /// shell, web fetch) is refused. No extensions, no MCP servers.
@@ -349,8 +364,8 @@ mod tests {
         let table = [
             (Vendor::Claude, Role::Implementer, "/bin/v -p --output-format stream-json --verbose --permission-mode acceptEdits --tools Read,Edit,Write,Glob,Grep --disallowedTools Bash,WebFetch,WebSearch,Task,NotebookEdit --strict-mcp-config --setting-sources user --disable-slash-commands --model m1 --effort high --x"),
             (Vendor::Claude, Role::Reviewer, "/bin/v -p --output-format stream-json --verbose --permission-mode dontAsk --tools Read,Glob,Grep --disallowedTools Bash,Edit,Write,WebFetch,WebSearch,Task,NotebookEdit --strict-mcp-config --setting-sources user --disable-slash-commands --model m1 --effort high --x"),
-            (Vendor::Codex, Role::Implementer, "/bin/v exec --json --sandbox workspace-write -c approval_policy=\"never\" -c sandbox_workspace_write.network_access=false -c web_search=\"disabled\" -m m1 -c model_reasoning_effort=\"high\" --x -"),
-            (Vendor::Codex, Role::Reviewer, "/bin/v exec --json --sandbox read-only -c approval_policy=\"never\" -c web_search=\"disabled\" -m m1 -c model_reasoning_effort=\"high\" --x -"),
+            (Vendor::Codex, Role::Implementer, "/bin/v exec --json --sandbox workspace-write -c approval_policy=\"never\" -c sandbox_workspace_write.network_access=false -c web_search=\"disabled\" -c analytics.enabled=false -c features.plugins=false -c check_for_update_on_startup=false -m m1 -c model_reasoning_effort=\"high\" --x -"),
+            (Vendor::Codex, Role::Reviewer, "/bin/v exec --json --sandbox read-only -c approval_policy=\"never\" -c web_search=\"disabled\" -c analytics.enabled=false -c features.plugins=false -c check_for_update_on_startup=false -m m1 -c model_reasoning_effort=\"high\" --x -"),
             (Vendor::Gemini, Role::Implementer, "/bin/v --output-format stream-json --approval-mode auto_edit --skip-trust --extensions none --allowed-mcp-server-names none --model m1 --x --prompt "),
             (Vendor::Gemini, Role::Reviewer, "/bin/v --output-format stream-json --approval-mode plan --skip-trust --extensions none --allowed-mcp-server-names none --model m1 --x --prompt "),
             (Vendor::Grok, Role::Implementer, "/bin/v --output-format json --deny Bash --no-subagents --disable-web-search --no-memory --no-auto-update --verbatim --tools read_file,grep,list_dir,search_replace --model m1 --reasoning-effort high --x --prompt-file /tmp/p.txt"),
