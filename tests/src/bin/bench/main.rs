@@ -3,7 +3,7 @@
 //! Usage: `bench [--scales 1,10] [--runs N] [--no-day]` (the Makefile's `make bench`),
 //! `bench dashboard 10,100`, `bench enrich [SCALE]` (requests per cold and per unchanged
 //! GitHub enrichment refresh against the fake GitHub), `bench coordinator [--ticks N]` (idle coordinator ticks against
-//! the fake GitHub), `bench packing [SCALE]` (`status --json` on an unpacked store and once a
+//! the fake GitHub), `bench lanes [RUNS]` (what `agent-coord lane` adds to a vendor run), `bench packing [SCALE]` (`status --json` on an unpacked store and once a
 //! write has packed it), `bench serve-memory [CYCLES]` (the server's memory across cycles of
 //! one claim and one dashboard request), `bench serve-load [--clients N] [--streams N]
 //! [--seconds N]` (concurrent dashboard clients and event streams while the CLI writes), or
@@ -16,6 +16,7 @@ mod cli;
 mod coordinator;
 mod dashboard;
 mod enrich;
+mod lanes;
 mod packing;
 mod scale;
 mod serve_load;
@@ -31,6 +32,7 @@ use crate::cli::NOW_UNIX;
 use crate::coordinator::bench_coordinator;
 use crate::dashboard::bench_dashboard;
 use crate::enrich::bench_enrich;
+use crate::lanes::bench_lanes;
 use crate::packing::bench_packing;
 use crate::scale::bench_concurrency;
 use crate::scale::bench_scale;
@@ -66,6 +68,10 @@ fn main() {
             std::process::exit(1);
         }
         bench_coordinator(ticks);
+        return;
+    }
+    if args.first().map(String::as_str) == Some("lanes") {
+        bench_lanes(args.get(1).and_then(|n| n.parse().ok()).unwrap_or(30));
         return;
     }
     if args.first().map(String::as_str) == Some("packing") {
