@@ -127,3 +127,38 @@ pub(super) fn git_halt(engine: &Engine<'_>, task: &Task, e: git::GitError) -> Ha
         message: engine.secrets.scrub(&e.to_string()),
     }
 }
+
+/// The exact clean signed head whose checks passed, or `None` after sending the task back
+/// (to publish what the worktree holds, or to run the checks on this head).
+pub(super) fn checked_head(
+    engine: &mut Engine<'_>,
+    task: &mut Task,
+) -> Result<Option<String>, Halt> {
+    let Some(head) = current_head(engine, task)? else {
+        return Ok(None);
+    };
+    if task.evidence.checks_passed.as_deref() != Some(head.as_str()) {
+        back_to(
+            engine,
+            task,
+            Phase::Checks,
+            "no passing checks on this head",
+        )?;
+        return Ok(None);
+    }
+    Ok(Some(head))
+}
+
+/// Fails the task for good with `reason` and saves it with a `coordinator.failed` event
+/// saying `message`; `true` to keep going (a failed task publishes its final comment).
+pub(super) fn fail(
+    engine: &mut Engine<'_>,
+    task: &mut Task,
+    reason: &str,
+    message: String,
+    from: Phase,
+) -> Result<bool, Halt> {
+    task.fail(reason);
+    commit(engine, task, "coordinator.failed", message, Some(from))?;
+    Ok(true)
+}

@@ -20,17 +20,9 @@ pub(super) fn pr_gates(
     if let Some(rejection) = task.carry.rejection.clone() {
         return post_rejection(engine, task, rejection);
     }
-    let Some(head) = checkpoint::current_head(engine, task)? else {
+    let Some(head) = checkpoint::checked_head(engine, task)? else {
         return Ok(true);
     };
-    if task.evidence.checks_passed.as_deref() != Some(head.as_str()) {
-        return checkpoint::back_to(
-            engine,
-            task,
-            Phase::Checks,
-            "no passing checks on this head",
-        );
-    }
     if stage == Phase::PrGatesCodex && !task.codex_allowed() {
         return checkpoint::back_to(
             engine,
@@ -47,19 +39,7 @@ pub(super) fn pr_gates(
         let diff_path = diff.to_string_lossy().into_owned();
         let lanes: Vec<(LaneSlot, String)> = gates
             .iter()
-            .map(|g| {
-                let prompt = protocol::review_prompt(&ReviewPrompt {
-                    repo: &task.repo,
-                    issue: task.issue,
-                    title: &task.title,
-                    body: &task.body,
-                    diff_path: &diff_path,
-                    summary_en: task.carry.summary_en.as_deref().unwrap_or_default(),
-                    summary_de: task.carry.summary_de.as_deref().unwrap_or_default(),
-                    focus: g.focus(),
-                });
-                (g.slot(), prompt)
-            })
+            .map(|g| (g.slot(), lanes::review_prompt(task, &diff_path, g.focus())))
             .collect();
         let ends = lanes::run_lanes(engine, task, lanes)?;
         gates

@@ -63,16 +63,7 @@ pub(super) fn inner_review(engine: &mut Engine<'_>, task: &mut Task) -> Result<b
     }
     let diff = diff_artifact(engine, task)?;
     let diff_path = diff.to_string_lossy().into_owned();
-    let prompt = protocol::review_prompt(&ReviewPrompt {
-        repo: &task.repo,
-        issue: task.issue,
-        title: &task.title,
-        body: &task.body,
-        diff_path: &diff_path,
-        summary_en: task.carry.summary_en.as_deref().unwrap_or_default(),
-        summary_de: task.carry.summary_de.as_deref().unwrap_or_default(),
-        focus: ReviewFocus::Inner,
-    });
+    let prompt = lanes::review_prompt(task, &diff_path, ReviewFocus::Inner);
     let (end, stdout) = lanes::run_lane(engine, task, LaneSlot::GrokReviewer, &prompt)?;
     let outcome = protocol::reviewer(end, &engine.secrets.scrub(&stdout));
     let next = task.apply_reviewer(&outcome);

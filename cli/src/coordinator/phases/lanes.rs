@@ -168,15 +168,13 @@ pub(super) fn follow(
         }
         Next::Fail { reason } => {
             let reason = engine.secrets.clean(&reason, redact::COMMENT_MAX);
-            task.fail(&format!("{who} reported blocked: {reason}"));
-            checkpoint::commit(
+            checkpoint::fail(
                 engine,
                 task,
-                "coordinator.failed",
+                &format!("{who} reported blocked: {reason}"),
                 format!("{who} blocked: {reason}"),
-                Some(phase),
-            )?;
-            Ok(true)
+                phase,
+            )
         }
     }
 }
@@ -280,4 +278,19 @@ fn lane_end(run: Result<process::Finished, process::RunError>) -> LaneRan {
             stalled: false,
         },
     }
+}
+
+/// The prompt of a reviewer of the task's patch (`diff_path`) with `focus`: the inner
+/// reviewer or one of the PR gates.
+pub(super) fn review_prompt(task: &Task, diff_path: &str, focus: ReviewFocus) -> String {
+    protocol::review_prompt(&ReviewPrompt {
+        repo: &task.repo,
+        issue: task.issue,
+        title: &task.title,
+        body: &task.body,
+        diff_path,
+        summary_en: task.carry.summary_en.as_deref().unwrap_or_default(),
+        summary_de: task.carry.summary_de.as_deref().unwrap_or_default(),
+        focus,
+    })
 }

@@ -44,15 +44,7 @@ pub(super) fn await_merge(
             Ok(false)
         }
         MergeVerdict::Refused(why) => {
-            task.fail(&why);
-            checkpoint::commit(
-                engine,
-                task,
-                "coordinator.failed",
-                why,
-                Some(Phase::AwaitMerge),
-            )?;
-            Ok(true)
+            checkpoint::fail(engine, task, &why, why.clone(), Phase::AwaitMerge)
         }
         MergeVerdict::Human(record) => human_merge(engine, task, pr, record, assigned),
     }
@@ -70,15 +62,7 @@ fn human_merge(
     let (by, sha) = (record.merged_by.clone(), record.sha.clone());
     if let Err(lacks) = task.merged(record) {
         let why = lacks.to_string();
-        task.fail(&why);
-        checkpoint::commit(
-            engine,
-            task,
-            "coordinator.failed",
-            why,
-            Some(Phase::AwaitMerge),
-        )?;
-        return Ok(true);
+        return checkpoint::fail(engine, task, &why, why.clone(), Phase::AwaitMerge);
     }
     checkpoint::commit(
         engine,
