@@ -206,13 +206,7 @@ pub(crate) fn cmd_lane(cx: &Context, args: &LaneArgs) -> Result<Report, CommandE
 
 /// Returns the vendor binary: `AGENT_COORD_<VENDOR>_BIN`, else the vendor's name on `PATH`.
 fn find_program(vendor: Vendor) -> Result<String, CommandError> {
-    if let Some(bin) = std::env::var_os(vendor.bin_variable()).filter(|b| !b.is_empty()) {
-        return Ok(bin.to_string_lossy().into_owned());
-    }
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    std::env::split_paths(&path)
-        .map(|dir| dir.join(vendor.program()))
-        .find(|candidate| is_executable(candidate))
+    crate::lanes::find_vendor(vendor)
         .map(|p| p.to_string_lossy().into_owned())
         .ok_or_else(|| {
             CommandError::operational(format!(
@@ -221,12 +215,6 @@ fn find_program(vendor: Vendor) -> Result<String, CommandError> {
                 vendor.bin_variable()
             ))
         })
-}
-
-fn is_executable(path: &Path) -> bool {
-    use std::os::unix::fs::PermissionsExt;
-    path.metadata()
-        .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
 
 fn write_prompt_file(prompt: &[u8]) -> Result<tempfile::NamedTempFile, CommandError> {

@@ -2,7 +2,12 @@
 
 use std::io::Write;
 
+use agent_coord_shared::coordinator::naming;
+use agent_coord_shared::coordinator::spend::CostTotals;
+use agent_coord_shared::coordinator::task::Task;
+use agent_coord_shared::coordinator::task::TASKS_DIR;
 use agent_coord_shared::output::status::StatusDocument;
+use agent_coord_shared::snapshot::Snapshot;
 use agent_coord_shared::rules::status;
 use agent_coord_shared::rules::status::Scope;
 
@@ -56,7 +61,8 @@ pub(crate) fn cmd_status(cx: &Context, args: &StatusArgs) -> Result<Report, Comm
         // one without collecting it.
         let mut stdout = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
         let written = if let Scope::All { include_archived } = scope {
-            let mut stream = JsonStream::new(stdout, VERSION, include_archived, sync);
+            let mut stream = JsonStream::new(stdout, VERSION, include_archived, sync)
+                .with_costs(costs(&snap, &scope)?);
             status::stream_all(
                 &snap,
                 include_archived,
@@ -67,7 +73,9 @@ pub(crate) fn cmd_status(cx: &Context, args: &StatusArgs) -> Result<Report, Comm
             stream.finish()
         } else {
             let report = status::status(&snap, &scope, cx.now())?;
-            let doc = StatusDocument::new(&report, VERSION, sync.as_ref());
+            let costs = costs(&snap, &scope)?;
+            let mut doc = StatusDocument::new(&report, VERSION, sync.as_ref());
+            doc.head.costs = costs.as_ref();
             serde_json::to_writer_pretty(&mut stdout, &doc)
                 .map_err(std::io::Error::from)
                 .and_then(|()| stdout.write_all(b"\n"))
@@ -84,4 +92,27 @@ pub(crate) fn cmd_status(cx: &Context, args: &StatusArgs) -> Result<Report, Comm
         text.push('\n');
     }
     Ok(Report::text(text).with_stderr(notices))
+}
+
+/// The coordinator's lane spend in `scope` (the tasks of the scope's repository and issue,
+/// or of the batch's worker), `None` when the scope holds no coordinator task.
+fn costs(snap: &dyn Snapshot, scope: &Scope) -> Result<Option<CostTotals>, CommandError> {
+    let records = snap
+        .list(TASKS_DIR)
+        .map_err(|e| CommandError::operational(format!("cannot read the coordinator tasks: {e}")))?;
+    let tasks: Vec<Task> = records
+        .into_iter()
+        .filter_map(|(_, record)| {
+            serde_json::from_value::<Task>(serde_json::Value::Object(record)).ok()
+        })
+        .filter(|task| match scope {
+            Scope::All { .. } => true,
+            Scope::Target { repo, target } => {
+                task.repo.eq_ignore_ascii_case(&repo.to_string())
+                    && task.issue.to_string() == target.as_str()
+            }
+            Scope::Batch { batch } => naming::batch_id(&task.worker) == batch.as_str(),
+        })
+        .collect();
+    Ok((!tasks.is_empty()).then(|| CostTotals::of(&tasks)))
 }

@@ -5,6 +5,7 @@
 use std::io::Write;
 
 use agent_coord_shared::output::status::StatusHead;
+use agent_coord_shared::coordinator::spend::CostTotals;
 use agent_coord_shared::output::sync::SyncInfo;
 use agent_coord_shared::record::Record;
 use agent_coord_shared::rules::status::Part;
@@ -24,6 +25,8 @@ pub(crate) struct JsonStream<W: Write> {
     events: Vec<((String, String), Vec<u8>)>,
     /// The `sync` summary of the head, when there is a default remote.
     sync: Option<SyncInfo>,
+    /// The coordinator's lane spend, when the state holds coordinator tasks.
+    costs: Option<CostTotals>,
     error: Option<std::io::Error>,
 }
 
@@ -154,8 +157,15 @@ impl<W: Write> JsonStream<W> {
             rows_in_open: 0,
             events: Vec::new(),
             sync,
+            costs: None,
             error: None,
         }
+    }
+
+    /// The stream with `costs` in its head.
+    pub(crate) fn with_costs(mut self, costs: Option<CostTotals>) -> Self {
+        self.costs = costs;
+        self
     }
 
     fn write(&mut self, bytes: &[u8]) {
@@ -218,7 +228,8 @@ impl<W: Write> JsonStream<W> {
     pub(crate) fn part(&mut self, part: Part<Vec<u8>>) {
         match part {
             Part::Head(head) => {
-                let head = StatusHead::new(&head, self.version, self.sync.as_ref());
+                let mut head = StatusHead::new(&head, self.version, self.sync.as_ref());
+                head.costs = self.costs.as_ref();
                 // The head's object stays open: the sections follow as its next keys.
                 let bytes = pretty(&head, 0, true);
                 self.write(&bytes);

@@ -8,6 +8,7 @@
 //! - `effects`: GitHub effects as activity records, discovered before they are posted;
 //! - `ledger`: the coordination-state writes (claims, checkpoints, manifest, events);
 //! - `preflight`, `accounts`: the checks before any work, tokens and secrets;
+//! - `pauses`: the worker's vendor pauses after a usage limit (a file on its machine);
 //! - `git`: the worktree operations.
 //!
 //! Every process it starts runs through `crate::process`'s bounded runner.
@@ -17,6 +18,7 @@ mod effects;
 mod engine;
 pub(crate) mod git;
 mod ledger;
+mod pauses;
 mod phases;
 pub(crate) mod preflight;
 mod setup;

@@ -16,8 +16,10 @@ use std::time::Instant;
 use agent_coord_shared::coordinator::config::CoordinatorConfig;
 use agent_coord_shared::coordinator::config::GitIdentity;
 use agent_coord_shared::coordinator::config::GithubAccount;
+use agent_coord_shared::coordinator::config::LaneSpec;
 use agent_coord_shared::coordinator::config::SigningFormat;
 use agent_coord_shared::coordinator::config::WorkerConfig;
+use agent_coord_shared::coordinator::lane::Vendor;
 use agent_coord_shared::output::coordinate::PreflightCheck;
 use agent_coord_shared::serde_name::WireName;
 
@@ -95,6 +97,14 @@ pub(crate) enum CheckError {
     Missing {
         /// `argv[0]`.
         program: String,
+    },
+    /// An adapter lane's vendor CLI is neither named by its variable nor on `PATH`.
+    #[error("the {vendor} CLI is not on PATH and {variable} is not set")]
+    VendorMissing {
+        /// The vendor.
+        vendor: String,
+        /// Its `AGENT_COORD_<VENDOR>_BIN` variable.
+        variable: &'static str,
     },
     /// A configured program is not an executable file.
     #[error("{program} is not an executable file")]
@@ -275,10 +285,13 @@ pub(crate) fn run(config: &CoordinatorConfig, worker_id: &str, verified: &mut Ve
 fn local_checks(config: &CoordinatorConfig, worker_id: &str, worker: &WorkerConfig) -> Vec<Check> {
     let mut checks = vec![Check::new("workspace root", workspace_writable(worker))];
     let binding = config.sessions.get(worker_id);
-    for (slot, argv) in binding.map(|b| b.lanes.iter()).into_iter().flatten() {
+    for (slot, spec) in binding.map(|b| b.lanes.iter()).into_iter().flatten() {
         checks.push(Check::new(
             format!("lane {}", slot.wire_name()),
-            executable(argv),
+            match spec {
+                LaneSpec::Argv(argv) => executable(argv),
+                LaneSpec::Adapter(a) => vendor_found(a.adapter),
+            },
         ));
     }
     for (repo, rc) in &worker.repositories {
@@ -424,6 +437,17 @@ fn executable(argv: &[String]) -> Result<String, CheckError> {
         });
     }
     Ok(format!("{program} is executable"))
+}
+
+/// The check of an adapter lane: its vendor CLI can be found as `agent-coord lane` finds it.
+fn vendor_found(vendor: Vendor) -> Result<String, CheckError> {
+    match crate::lanes::find_vendor(vendor) {
+        Some(path) => Ok(format!("the {vendor} CLI is {}", path.display())),
+        None => Err(CheckError::VendorMissing {
+            vendor: vendor.to_string(),
+            variable: vendor.bin_variable(),
+        }),
+    }
 }
 
 /// Signs a probe with the configured key and verifies it against the allowed signers: the

@@ -7,7 +7,9 @@ use std::path::PathBuf;
 
 use agent_coord_shared::coordinator::config;
 use agent_coord_shared::coordinator::config::CoordinatorConfig;
+use agent_coord_shared::coordinator::config::LaneInvocation;
 use agent_coord_shared::coordinator::config::LaneSlot;
+use agent_coord_shared::coordinator::config::LaneSpec;
 use agent_coord_shared::coordinator::config::PinnedIdentity;
 use agent_coord_shared::coordinator::config::SigningFormat;
 use agent_coord_shared::coordinator::config::WorkerConfig;
@@ -89,13 +91,26 @@ impl Setup<'_> {
         })
     }
 
-    /// Returns the configured argv of a lane slot (empty when none is configured).
-    pub(super) fn lane_argv(&self, slot: LaneSlot) -> Vec<String> {
+    /// Returns how a lane slot is configured, if it is.
+    pub(super) fn lane_spec(&self, slot: LaneSlot) -> Option<&LaneSpec> {
         self.config
             .sessions
             .get(&self.worker_id)
             .and_then(|s| s.lanes.get(&slot))
-            .cloned()
+    }
+
+    /// Returns the argv of a lane slot (empty when none is configured): a raw argv as
+    /// written, an adapter lane as `agent-coord lane VENDOR --role ROLE …` of this binary.
+    pub(super) fn lane_argv(&self, slot: LaneSlot) -> Vec<String> {
+        let exe = std::env::current_exe()
+            .map(|p| p.to_string_lossy().into_owned())
+            .unwrap_or_else(|_| "agent-coord".to_owned());
+        let inv = LaneInvocation {
+            self_exe: &exe,
+            timeout_seconds: self.worker.lane_timeout,
+        };
+        self.lane_spec(slot)
+            .map(|spec| spec.argv(slot, &inv))
             .unwrap_or_default()
     }
 

@@ -22,6 +22,7 @@ use agent_coord_shared::coordinator::task::TaskState;
 use agent_coord_shared::ids::RepoSlug;
 use agent_coord_shared::output::coordinate::PreflightCheck;
 use serde::Serialize;
+use agent_coord_shared::coordinator::spend::CostTotals;
 use serde_json::Value;
 
 use super::engine::Engine;
@@ -44,6 +45,8 @@ pub(crate) struct TickReport {
     pub(crate) not_modified: u64,
     /// The preflight failed: nothing started.
     pub(crate) preflight_failed: bool,
+    /// The lane spend of the worker's tasks after the tick.
+    pub(crate) costs: CostTotals,
 }
 
 impl TickReport {
@@ -63,6 +66,7 @@ impl TickReport {
             observations: &self.observations,
             github_requests: self.requests,
             github_not_modified: self.not_modified,
+            costs: &self.costs,
         };
         crate::output::to_json_value(&doc)
     }
@@ -87,6 +91,21 @@ impl TickReport {
         if out.is_empty() {
             out.push(format!("worker {}: nothing to do", self.worker));
         }
+        let total = &self.costs.total;
+        if total.runs > 0 {
+            out.push(format!(
+                "worker {}: lane spend: {} run{}, {} tokens, ${:.4}{}",
+                self.worker,
+                total.runs,
+                if total.runs == 1 { "" } else { "s" },
+                total.tokens(),
+                total.cost_usd,
+                match total.unpriced_runs {
+                    0 => String::new(),
+                    n => format!(" (+{n} of unknown cost)"),
+                }
+            ));
+        }
         out
     }
 }
@@ -99,6 +118,7 @@ struct TickDocument<'a> {
     observations: &'a [Observation],
     github_requests: u64,
     github_not_modified: u64,
+    costs: &'a CostTotals,
 }
 
 /// The preflight in a tick's document: `"ok"`, or every check when one failed.
@@ -169,6 +189,7 @@ pub(crate) fn tick(
             requests: 0,
             not_modified: 0,
             preflight_failed: true,
+            costs: CostTotals::default(),
         });
     };
     let ledger = Ledger::open(
@@ -194,6 +215,13 @@ pub(crate) fn tick(
         not_modified,
         "tick timings"
     );
+    let costs = match engine.ledger.tasks() {
+        Ok(tasks) => CostTotals::of(&tasks),
+        Err(e) => {
+            engine.error(None, format!("cannot total the lane spend: {}", e.message));
+            CostTotals::default()
+        }
+    };
     Ok(TickReport {
         worker: worker_id.to_owned(),
         checks: pre.checks,
@@ -201,6 +229,7 @@ pub(crate) fn tick(
         requests,
         not_modified,
         preflight_failed: false,
+        costs,
     })
 }
 

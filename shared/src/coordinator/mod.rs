@@ -1,7 +1,7 @@
 //! The issue coordinator's pure rules (`spec/issue-coordinator.md`, DESIGN §6): its
 //! configuration, the lane output protocol, redaction and bounding of everything stored or
 //! published, deterministic names and markers, reply selection and human evidence from issue
-//! events, and the task state machine.
+//! events, the task state machine and what its lanes cost.
 //!
 //! No I/O here: `cli/src/coordinate/` runs processes, git and GitHub and commits what these
 //! functions decide.
@@ -16,5 +16,6 @@ pub mod protocol;
 pub mod readiness;
 pub mod redact;
 pub mod reply;
+pub mod spend;
 pub mod task;
 pub mod telemetry;

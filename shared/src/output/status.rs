@@ -7,6 +7,7 @@
 use serde::Serialize;
 
 use super::sync::SyncInfo;
+use crate::coordinator::spend::CostTotals;
 use super::OrderedMap;
 use crate::record::Record;
 use crate::rules::status::Scope;
@@ -64,6 +65,10 @@ pub struct StatusHead<'a> {
     /// How the state stands against the default remote, left out without one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sync: Option<&'a SyncInfo>,
+    /// The coordinator's lane spend in the scope (`coordinator/tasks/…` checkpoints), left
+    /// out when the scope holds no coordinator task.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub costs: Option<&'a CostTotals>,
 }
 
 impl<'a> StatusHead<'a> {
@@ -85,6 +90,7 @@ impl<'a> StatusHead<'a> {
                     .collect(),
             ),
             sync,
+            costs: None,
         }
     }
 }

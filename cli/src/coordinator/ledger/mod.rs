@@ -101,6 +101,16 @@ impl<'a> Ledger<'a> {
         ctx
     }
 
+    /// Returns the current time (pinned by `AGENT_COORD_NOW` like [`Ledger::now`]).
+    pub(crate) fn now_time(&self) -> chrono::DateTime<chrono::Utc> {
+        self.ctx().now
+    }
+
+    /// Returns this machine's id (where lane transcripts stay).
+    pub(crate) fn machine(&self) -> String {
+        self.store.machine.to_string()
+    }
+
     /// Returns the current time as stored in records.
     pub(crate) fn now(&self) -> String {
         time::format(self.ctx().now)

@@ -41,7 +41,10 @@ pub(super) fn pr_gates(
             .iter()
             .map(|g| (g.slot(), lanes::review_prompt(task, &diff_path, g.focus())))
             .collect();
-        let ends = lanes::run_lanes(engine, task, lanes)?;
+        let ends = match lanes::run_lanes(engine, task, lanes::Answers::Reviewer, lanes)? {
+            Ok(ends) => ends,
+            Err(held) => return Ok(held.go_on()),
+        };
         gates
             .iter()
             .zip(ends)

@@ -17,6 +17,10 @@ pub(super) fn implement(engine: &mut Engine<'_>, task: &mut Task) -> Result<bool
     if lanes::refuse_uncertain(engine, task)? {
         return Ok(true);
     }
+    // A held implementer is no round: check before counting it.
+    if let Some(held) = lanes::held(engine, task, &[LaneSlot::GrokImplementer])? {
+        return Ok(held.go_on());
+    }
     task.rounds += 1;
     let prompt = protocol::implement_prompt(&ImplementPrompt {
         repo: &task.repo,
@@ -35,7 +39,17 @@ pub(super) fn implement(engine: &mut Engine<'_>, task: &mut Task) -> Result<bool
         },
         round: task.rounds,
     });
-    let (end, stdout) = lanes::run_lane(engine, task, LaneSlot::GrokImplementer, &prompt)?;
+    let ran = lanes::run_lane(
+        engine,
+        task,
+        LaneSlot::GrokImplementer,
+        lanes::Answers::Implementer,
+        &prompt,
+    )?;
+    let (end, stdout) = match ran {
+        Ok(ran) => ran,
+        Err(held) => return Ok(held.go_on()),
+    };
     let outcome = protocol::implementer(end, &engine.secrets.scrub(&stdout));
     let has_patch = has_patch(engine, task)?;
     let next = task.apply_implementer(&outcome, has_patch);
@@ -64,7 +78,17 @@ pub(super) fn inner_review(engine: &mut Engine<'_>, task: &mut Task) -> Result<b
     let diff = diff_artifact(engine, task)?;
     let diff_path = diff.to_string_lossy().into_owned();
     let prompt = lanes::review_prompt(task, &diff_path, ReviewFocus::Inner);
-    let (end, stdout) = lanes::run_lane(engine, task, LaneSlot::GrokReviewer, &prompt)?;
+    let ran = lanes::run_lane(
+        engine,
+        task,
+        LaneSlot::GrokReviewer,
+        lanes::Answers::Reviewer,
+        &prompt,
+    )?;
+    let (end, stdout) = match ran {
+        Ok(ran) => ran,
+        Err(held) => return Ok(held.go_on()),
+    };
     let outcome = protocol::reviewer(end, &engine.secrets.scrub(&stdout));
     let next = task.apply_reviewer(&outcome);
     lanes::follow(engine, task, next, Phase::InnerReview, "inner reviewer")

@@ -75,6 +75,8 @@ const BLOCKER: &str = "blocker";
 const FAILED: &str = "failed";
 /// Set while the task waits on an identity-change blocker: a reply to it rebinds.
 const REPIN: &str = "pending:repin";
+/// Set while the task waits on a budget question: a reply to it restarts the budget.
+const BUDGET: &str = "pending:budget";
 
 /// Advances `task` until it waits, ends, or the tick is interrupted.
 pub(super) fn advance(

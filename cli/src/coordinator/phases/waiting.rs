@@ -105,6 +105,9 @@ fn resume_on(
     if !task.resume(&author, &text) {
         return Ok(false);
     }
+    if task.occurrences.remove(BUDGET).is_some() {
+        task.continue_budget();
+    }
     // Only a reply to the identity-change blocker rebinds the task, never any other.
     if task.occurrences.remove(REPIN).is_some() && engine.setup.pin_changes(task).is_some() {
         if let Some(current) = engine.setup.pin_of(&task.repo) {

@@ -6,6 +6,7 @@
 //! problem; an empty file enables no worker. [`pin`] extracts what a task's execution depends
 //! on, so a changed configuration blocks that task instead of silently changing it.
 
+mod lanes;
 mod pin;
 mod read;
 
@@ -18,6 +19,9 @@ use serde::Deserialize;
 use serde::Serialize;
 use serde_json::Value;
 
+pub use self::lanes::AdapterLane;
+pub use self::lanes::LaneInvocation;
+pub use self::lanes::LaneSpec;
 pub use self::pin::pin;
 pub use self::pin::upgrade_stored;
 pub use self::pin::PinnedGit;
@@ -26,6 +30,9 @@ use self::read::entries;
 use self::read::err;
 use self::read::join;
 use self::read::Obj;
+use crate::coordinator::lane::usage::Price;
+use crate::coordinator::lane::usage::PriceTable;
+use crate::coordinator::lane::usage::Rates;
 use crate::coordinator::naming::is_valid_branch_name;
 use crate::ids::is_segment;
 use crate::ids::RepoSlug;
@@ -45,7 +52,7 @@ pub struct ConfigError {
 }
 
 /// The whole configuration file.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CoordinatorConfig {
     /// The GitHub REST API base URL.
     pub api_url: String,
@@ -55,10 +62,13 @@ pub struct CoordinatorConfig {
     pub sessions: BTreeMap<String, SessionBinding>,
     /// For each target repository, the other repositories its branches may be pushed to.
     pub authorized_publication: BTreeMap<RepoSlug, Vec<RepoSlug>>,
+    /// The price table for computed lane costs: the defaults (`lane::usage::DEFAULT_PRICES`)
+    /// with the `prices` entries in place of the same prefix.
+    pub prices: PriceTable,
 }
 
 /// One worker, keyed by its session id (the spec's schema verbatim).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct WorkerConfig {
     /// The session that gives the formal pull request approval.
     pub review_session: String,
@@ -77,6 +87,18 @@ pub struct WorkerConfig {
     pub lane_stall_seconds: Option<u64>,
     /// Seconds `check_argv` and `readiness_argv` may run before they are killed.
     pub check_timeout: u64,
+    /// A per-task budget (opt-in): reaching it asks a human whether to go on.
+    pub budget: Option<Budget>,
+}
+
+/// A per-task budget: lane spend since acceptance (or the last reply to a budget question)
+/// that, once reached, publishes a question checkpoint; it never fails the task.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Budget {
+    /// US dollars of known lane cost.
+    pub max_cost_usd: Option<f64>,
+    /// Tokens of every kind.
+    pub max_tokens: Option<u64>,
 }
 
 /// One repository a worker serves.
@@ -99,8 +121,8 @@ pub struct SessionBinding {
     pub github: GithubAccount,
     /// The git identity that signs commits (required for workers).
     pub git: Option<GitIdentity>,
-    /// The lane argv for each AI slot (all six required for workers).
-    pub lanes: BTreeMap<LaneSlot, Vec<String>>,
+    /// How each AI slot runs (all six required for workers).
+    pub lanes: BTreeMap<LaneSlot, LaneSpec>,
 }
 
 /// A GitHub account and where its token comes from (never the token itself).
@@ -234,7 +256,13 @@ pub fn parse(text: &str) -> Result<CoordinatorConfig, ConfigError> {
     let root = Obj::new(
         "",
         &value,
-        &["api_url", "workers", "sessions", "authorized_publication"],
+        &[
+            "api_url",
+            "workers",
+            "sessions",
+            "authorized_publication",
+            "prices",
+        ],
     )
     .map_err(|e| {
         if e.key.is_empty() {
@@ -261,6 +289,7 @@ pub fn parse(text: &str) -> Result<CoordinatorConfig, ConfigError> {
         workers: BTreeMap::new(),
         sessions,
         authorized_publication,
+        prices: prices(root.get("prices"))?,
     };
     for (id, value) in entries("workers", root.get("workers"))? {
         let worker = worker(&config, id, value)?;
@@ -278,7 +307,51 @@ fn empty() -> CoordinatorConfig {
         workers: BTreeMap::new(),
         sessions: BTreeMap::new(),
         authorized_publication: BTreeMap::new(),
+        prices: PriceTable::default(),
     }
+}
+
+/// Reads `prices`: `{"<model prefix>": {"input": …, "output": …, "cache_read": …,
+/// "cache_write": …}}` in US dollars per million tokens.
+fn prices(value: Option<&Value>) -> Result<PriceTable, ConfigError> {
+    let mut overrides = Vec::new();
+    for (prefix, value) in entries("prices", value)? {
+        let key = join("prices", prefix);
+        if prefix.trim().is_empty() {
+            return Err(err(key, "a model prefix must not be empty"));
+        }
+        let obj = Obj::new(
+            &key,
+            value,
+            &["input", "output", "cache_read", "cache_write"],
+        )?;
+        let rate = |k: &str| -> Result<f64, ConfigError> {
+            read::amount(&obj.key(k), obj.required(k)?)
+        };
+        overrides.push(Price {
+            prefix: prefix.clone(),
+            rates: Rates {
+                input: rate("input")?,
+                output: rate("output")?,
+                cache_read: rate("cache_read")?,
+                cache_write: rate("cache_write")?,
+            },
+        });
+    }
+    Ok(PriceTable::with(overrides))
+}
+
+/// Reads a worker's `budget`: `max_cost_usd` and/or `max_tokens`.
+fn budget(key: &str, value: &Value) -> Result<Budget, ConfigError> {
+    let obj = Obj::new(key, value, &["max_cost_usd", "max_tokens"])?;
+    let budget = Budget {
+        max_cost_usd: obj.opt_amount("max_cost_usd")?,
+        max_tokens: obj.opt_count("max_tokens")?,
+    };
+    if budget.max_cost_usd.is_none() && budget.max_tokens.is_none() {
+        return Err(err(key, "give max_cost_usd, max_tokens or both"));
+    }
+    Ok(budget)
 }
 
 fn api_url(url: String) -> Result<String, ConfigError> {
@@ -326,7 +399,7 @@ fn session(key: &str, value: &Value) -> Result<SessionBinding, ConfigError> {
         let slot: LaneSlot = slot
             .parse()
             .map_err(|e: UnknownLaneSlot| err(&lane_key, e.to_string()))?;
-        lanes.insert(slot, read::argv(&lane_key, argv)?);
+        lanes.insert(slot, self::lanes::lane_spec(&lane_key, argv)?);
     }
     Ok(SessionBinding { github, git, lanes })
 }
@@ -438,6 +511,7 @@ fn worker(
             "lane_timeout",
             "lane_stall_seconds",
             "check_timeout",
+            "budget",
         ],
     )?;
     let review_session = obj.string("review_session")?;
@@ -489,6 +563,10 @@ fn worker(
         lane_timeout: obj.seconds("lane_timeout")?,
         lane_stall_seconds: obj.opt_seconds("lane_stall_seconds")?,
         check_timeout: obj.seconds("check_timeout")?,
+        budget: obj
+            .get("budget")
+            .map(|v| budget(&obj.key("budget"), v))
+            .transpose()?,
     })
 }
 

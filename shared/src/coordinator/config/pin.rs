@@ -22,6 +22,7 @@ use sha2::Sha256;
 use super::CoordinatorConfig;
 use super::GitIdentity;
 use super::LaneSlot;
+use super::LaneSpec;
 use super::SigningFormat;
 use crate::ids::RepoSlug;
 
@@ -47,7 +48,7 @@ pub struct PinnedIdentity {
     /// The review session's GitHub login.
     pub review_login: String,
     /// The worker's six lane argv.
-    pub lanes: BTreeMap<LaneSlot, Vec<String>>,
+    pub lanes: BTreeMap<LaneSlot, LaneSpec>,
     /// The git identity that signs the task's commits.
     pub git: PinnedGit,
 }

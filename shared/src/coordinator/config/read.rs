@@ -192,3 +192,29 @@ fn absolute(key: &str, path: String) -> Result<PathBuf, ConfigError> {
         Err(err(key, "must be an absolute path"))
     }
 }
+
+/// Returns a non-negative, finite number (US dollars, prices per million tokens).
+pub(super) fn amount(key: &str, value: &Value) -> Result<f64, ConfigError> {
+    match value.as_f64() {
+        Some(n) if n.is_finite() && n >= 0.0 => Ok(n),
+        _ => Err(err(key, "expected a non-negative number")),
+    }
+}
+
+impl Obj<'_> {
+    /// Returns an optional non-negative amount.
+    pub(super) fn opt_amount(&self, key: &str) -> Result<Option<f64>, ConfigError> {
+        self.get(key).map(|v| amount(&self.key(key), v)).transpose()
+    }
+
+    /// Returns an optional positive whole number (a token count).
+    pub(super) fn opt_count(&self, key: &str) -> Result<Option<u64>, ConfigError> {
+        match self.get(key) {
+            None => Ok(None),
+            Some(v) => match v.as_u64() {
+                Some(n) if n > 0 => Ok(Some(n)),
+                _ => Err(err(self.key(key), "expected a positive whole number")),
+            },
+        }
+    }
+}

@@ -3,7 +3,8 @@
 //! environment allowlist per vendor ([`env`]), the parsing of each vendor's event stream into a
 //! final message, usage, session id, errors and usage-limit information ([`events`] and one
 //! module per vendor), the `USAGE:` document and its price table ([`usage`]), `RETRY_AFTER`
-//! times from vendor messages ([`retry`]) and the adapter's answer on stdout ([`answer`]).
+//! times from vendor messages ([`retry`]), the adapter's answer on stdout ([`answer`]) and how
+//! the coordinator reads it back ([`reading`]).
 //!
 //! No I/O: `cli/src/commands/lane.rs` spawns the vendor, tees its events into the transcript
 //! and prints what [`answer::compose`] returns.
@@ -16,6 +17,7 @@ pub mod env;
 pub mod events;
 mod gemini;
 mod grok;
+pub mod reading;
 pub mod retry;
 mod stream;
 pub mod usage;

@@ -65,11 +65,9 @@ pub struct Tokens {
     pub cache_write: u64,
 }
 
-/// US dollars per million tokens of one model family.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Price {
-    /// The model-name prefix this price applies to (the longest matching prefix wins).
-    pub prefix: &'static str,
+/// US dollars per million tokens, by kind of token.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Rates {
     /// Uncached input.
     pub input: f64,
     /// Output.
@@ -80,19 +78,41 @@ pub struct Price {
     pub cache_write: f64,
 }
 
-const fn price(prefix: &'static str, io: (f64, f64), cache: (f64, f64)) -> Price {
-    Price {
-        prefix,
-        input: io.0,
-        output: io.1,
-        cache_read: cache.0,
-        cache_write: cache.1,
+impl Rates {
+    /// Returns the cost of `tokens` at these rates.
+    pub fn cost(&self, tokens: Tokens) -> f64 {
+        let per_million = |count: u64, usd: f64| count as f64 * usd / 1_000_000.0;
+        per_million(tokens.input, self.input)
+            + per_million(tokens.output, self.output)
+            + per_million(tokens.cache_read, self.cache_read)
+            + per_million(tokens.cache_write, self.cache_write)
     }
+}
+
+/// The price of one model family.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Price {
+    /// The model-name prefix this price applies to (the longest matching prefix wins).
+    pub prefix: String,
+    /// Its rates.
+    pub rates: Rates,
+}
+
+const fn price(prefix: &'static str, io: (f64, f64), cache: (f64, f64)) -> (&'static str, Rates) {
+    (
+        prefix,
+        Rates {
+            input: io.0,
+            output: io.1,
+            cache_read: cache.0,
+            cache_write: cache.1,
+        },
+    )
 }
 
 /// The default price table (list prices as of [`PRICES_DATE`], standard tier, short context);
 /// docs/lanes.md repeats it.
-pub const DEFAULT_PRICES: [Price; 16] = [
+pub const DEFAULT_PRICES: [(&str, Rates); 16] = [
     price("claude-opus-4-5", (5.0, 25.0), (0.5, 6.25)),
     price("claude-opus-4", (15.0, 75.0), (1.5, 18.75)),
     price("claude-sonnet-4", (3.0, 15.0), (0.3, 3.75)),
@@ -111,39 +131,74 @@ pub const DEFAULT_PRICES: [Price; 16] = [
     price("grok-3", (3.0, 15.0), (0.75, 0.0)),
 ];
 
-/// Returns the price of `model` in `table`: the entry with the longest prefix of the model name.
-pub fn price_of<'a>(table: &'a [Price], model: &str) -> Option<&'a Price> {
-    table
-        .iter()
-        .filter(|p| model.starts_with(p.prefix))
-        .max_by_key(|p| p.prefix.len())
+/// A price table: the defaults, with the configuration's `prices` entries in place of (or
+/// beside) the default of the same prefix.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PriceTable {
+    prices: Vec<Price>,
 }
 
-/// Returns the cost of `tokens` on `model` from `table`, if the model is in it.
-pub fn computed_cost(table: &[Price], model: &str, tokens: Tokens) -> Option<f64> {
-    let p = price_of(table, model)?;
-    let per_million = |count: u64, usd: f64| count as f64 * usd / 1_000_000.0;
-    Some(
-        per_million(tokens.input, p.input)
-            + per_million(tokens.output, p.output)
-            + per_million(tokens.cache_read, p.cache_read)
-            + per_million(tokens.cache_write, p.cache_write),
-    )
-}
-
-/// Returns the cost and its source: the vendor's own figure when there is one, else computed
-/// from the table, else unknown.
-pub fn cost(
-    vendor_cost: Option<f64>,
-    model: Option<&str>,
-    tokens: Tokens,
-) -> (Option<f64>, CostSource) {
-    if let Some(usd) = vendor_cost.filter(|c| c.is_finite() && *c >= 0.0) {
-        return (Some(usd), CostSource::Vendor);
+impl Default for PriceTable {
+    fn default() -> Self {
+        Self::with(Vec::new())
     }
-    match model.and_then(|m| computed_cost(&DEFAULT_PRICES, m, tokens)) {
-        Some(usd) => (Some(usd), CostSource::Computed),
-        None => (None, CostSource::Unknown),
+}
+
+impl PriceTable {
+    /// Returns the defaults with `overrides` applied.
+    pub fn with(overrides: Vec<Price>) -> Self {
+        let mut prices: Vec<Price> = DEFAULT_PRICES
+            .iter()
+            .filter(|(prefix, _)| !overrides.iter().any(|o| o.prefix == *prefix))
+            .map(|(prefix, rates)| Price {
+                prefix: (*prefix).to_owned(),
+                rates: *rates,
+            })
+            .collect();
+        prices.extend(overrides);
+        Self { prices }
+    }
+
+    /// Returns the price of `model`: the entry with the longest prefix of the model name.
+    pub fn price_of(&self, model: &str) -> Option<&Price> {
+        self.prices
+            .iter()
+            .filter(|p| model.starts_with(p.prefix.as_str()))
+            .max_by_key(|p| p.prefix.len())
+    }
+
+    /// Returns the cost of `tokens` on `model`, if the model is in the table.
+    pub fn computed_cost(&self, model: &str, tokens: Tokens) -> Option<f64> {
+        self.price_of(model).map(|p| p.rates.cost(tokens))
+    }
+
+    /// Returns the cost and its source: the vendor's own figure when there is one, else
+    /// computed from the table, else unknown.
+    pub fn cost(
+        &self,
+        vendor_cost: Option<f64>,
+        model: Option<&str>,
+        tokens: Tokens,
+    ) -> (Option<f64>, CostSource) {
+        if let Some(usd) = vendor_cost.filter(|c| c.is_finite() && *c >= 0.0) {
+            return (Some(usd), CostSource::Vendor);
+        }
+        match model.and_then(|m| self.computed_cost(m, tokens)) {
+            Some(usd) => (Some(usd), CostSource::Computed),
+            None => (None, CostSource::Unknown),
+        }
+    }
+}
+
+impl Tokens {
+    /// The tokens of a usage document.
+    pub fn of(usage: &LaneUsage) -> Tokens {
+        Tokens {
+            input: usage.input_tokens,
+            output: usage.output_tokens,
+            cache_read: usage.cache_read_tokens,
+            cache_write: usage.cache_write_tokens,
+        }
     }
 }
 
@@ -153,19 +208,58 @@ mod tests {
 
     #[test]
     fn longest_prefix_wins() {
+        let table = PriceTable::default();
+        let prefix = |m: &str| table.price_of(m).map(|p| p.prefix.clone());
+        assert_eq!(prefix("gpt-5-mini-2025").as_deref(), Some("gpt-5-mini"));
+        assert_eq!(prefix("gpt-5-codex").as_deref(), Some("gpt-5"));
         assert_eq!(
-            price_of(&DEFAULT_PRICES, "gpt-5-mini-2025").map(|p| p.prefix),
-            Some("gpt-5-mini")
-        );
-        assert_eq!(
-            price_of(&DEFAULT_PRICES, "gpt-5-codex").map(|p| p.prefix),
-            Some("gpt-5")
-        );
-        assert_eq!(
-            price_of(&DEFAULT_PRICES, "gemini-2.5-flash-lite").map(|p| p.prefix),
+            prefix("gemini-2.5-flash-lite").as_deref(),
             Some("gemini-2.5-flash-lite")
         );
-        assert!(price_of(&DEFAULT_PRICES, "llama-3").is_none());
+        assert!(prefix("llama-3").is_none());
+    }
+
+    #[test]
+    fn configured_prices_replace_the_default_of_their_prefix_and_add_new_ones() {
+        let rates = |input: f64| Rates {
+            input,
+            output: 0.0,
+            cache_read: 0.0,
+            cache_write: 0.0,
+        };
+        let table = PriceTable::with(vec![
+            Price {
+                prefix: "gpt-5".into(),
+                rates: rates(2.0),
+            },
+            Price {
+                prefix: "llama-3".into(),
+                rates: rates(0.5),
+            },
+        ]);
+        let million = Tokens {
+            input: 1_000_000,
+            ..Tokens::default()
+        };
+        assert_eq!(table.computed_cost("gpt-5", million), Some(2.0));
+        assert_eq!(table.computed_cost("llama-3-70b", million), Some(0.5));
+        assert_eq!(
+            table.computed_cost("gpt-5-mini", million),
+            Some(0.25),
+            "an untouched default stays"
+        );
+        let cache_only = Tokens {
+            cache_read: 1_000_000,
+            cache_write: 1_000_000,
+            ..Tokens::default()
+        };
+        let claude = PriceTable::default()
+            .computed_cost("claude-sonnet-4-5", cache_only)
+            .expect("priced");
+        assert!(
+            (claude - (0.3 + 3.75)).abs() < 1e-9,
+            "cache reads and writes are priced separately: {claude}"
+        );
     }
 
     #[test]
@@ -176,6 +270,8 @@ mod tests {
             cache_read: 2_000_000,
             cache_write: 0,
         };
+        let table = PriceTable::default();
+        let cost = |v, m, t| table.cost(v, m, t);
         assert_eq!(
             cost(Some(0.42), Some("gpt-5"), tokens),
             (Some(0.42), CostSource::Vendor)

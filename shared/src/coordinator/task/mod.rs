@@ -18,12 +18,20 @@ use super::protocol::ReviewerOutcome;
 use crate::serde_name::WireName;
 
 mod evidence;
+mod lane_run;
 mod stages;
 
 pub use self::evidence::Evidence;
 pub use self::evidence::FormalApproval;
 pub use self::evidence::Gate;
 pub use self::evidence::MergeRecord;
+pub use self::lane_run::LanePause;
+pub use self::lane_run::LaneRun;
+pub use self::lane_run::LaneVerdict;
+pub use self::lane_run::RunFacts;
+pub use self::lane_run::Spend;
+pub use self::lane_run::TranscriptRef;
+pub use self::lane_run::LANE_RUNS_MAX;
 pub use self::stages::ChecklistError;
 pub use self::stages::DoneItem;
 pub use self::stages::Rejection;
@@ -191,7 +199,7 @@ pub struct Carry {
 }
 
 /// A task checkpoint.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Task {
     /// Always 1 for now.
     pub schema_version: u32,
@@ -263,10 +271,30 @@ pub struct Task {
     /// How many times each activity kind was started (a new occurrence gets a new id).
     #[serde(default)]
     pub occurrences: BTreeMap<String, u32>,
+    /// Every lane run, oldest first (bounded by [`LANE_RUNS_MAX`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub lane_runs: Vec<LaneRun>,
+    /// The totals of runs folded out of `lane_runs` by its bound.
+    #[serde(default, skip_serializing_if = "spend_is_empty")]
+    pub earlier_runs: Spend,
+    /// The first run of `lane_runs` the budget counts (see [`Task::budgeted_runs`]).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub budget_from: usize,
+    /// A vendor's usage limit holding the next lane (no GitHub blocker for it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub paused: Option<LanePause>,
     /// When the task was admitted.
     pub created_at: String,
     /// When the checkpoint last changed.
     pub updated_at: String,
+}
+
+fn spend_is_empty(spend: &Spend) -> bool {
+    spend.runs == 0
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// What the I/O side must do after a transition.
@@ -345,6 +373,10 @@ impl Task {
             evidence: Evidence::default(),
             merge: None,
             occurrences: BTreeMap::new(),
+            lane_runs: Vec::new(),
+            earlier_runs: Spend::default(),
+            budget_from: 0,
+            paused: None,
             created_at: now.to_owned(),
             updated_at: now.to_owned(),
         }
@@ -572,4 +604,4 @@ pub struct Activity {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

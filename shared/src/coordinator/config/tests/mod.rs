@@ -214,3 +214,40 @@ fn invalid_json_is_reported_at_the_root() {
     assert_eq!(e.key, "config");
     assert!(e.message.starts_with("invalid json: "), "{e}");
 }
+
+#[test]
+fn adapter_lanes_budgets_and_prices_parse() {
+    let mut v = valid();
+    set(
+        &mut v,
+        "/sessions/w1/lanes/grok:implementer",
+        json!({"adapter": "claude", "model": "claude-sonnet-4-5", "args": ["--max-turns", "40"]}),
+    );
+    set(
+        &mut v,
+        "/workers/w1/budget",
+        json!({"max_cost_usd": 12.5, "max_tokens": 2000000}),
+    );
+    set(
+        &mut v,
+        "/prices",
+        json!({"gpt-5": {"input": 2, "output": 20, "cache_read": 0.2, "cache_write": 0}}),
+    );
+    let config = parse_value(&v).unwrap();
+    let spec = &config.sessions["w1"].lanes[&LaneSlot::GrokImplementer];
+    assert_eq!(spec.vendor(), Some(crate::coordinator::lane::Vendor::Claude));
+    let budget = config.workers["w1"].budget.unwrap();
+    assert_eq!(budget.max_cost_usd, Some(12.5));
+    assert_eq!(budget.max_tokens, Some(2_000_000));
+    let million = crate::coordinator::lane::usage::Tokens {
+        input: 1_000_000,
+        ..Default::default()
+    };
+    assert_eq!(config.prices.computed_cost("gpt-5", million), Some(2.0));
+    assert_eq!(
+        parse_value(&valid()).unwrap().prices.computed_cost("gpt-5", million),
+        Some(1.25),
+        "without `prices` the defaults apply"
+    );
+    assert!(parse_value(&valid()).unwrap().workers["w1"].budget.is_none());
+}

@@ -157,3 +157,30 @@ fn a_changed_allowed_signers_path_is_named() {
         .unwrap()
         .contains("other_signers"));
 }
+
+#[test]
+fn an_adapter_lane_is_pinned_with_its_adapter_model_and_args() {
+    let adapter = |model: &str| {
+        let mut v = valid();
+        set(
+            &mut v,
+            "/sessions/w1/lanes/grok:implementer",
+            json!({"adapter": "claude", "model": model, "args": ["--max-turns", "9"]}),
+        );
+        pin(&parse_value(&v).unwrap(), "w1", &slug("octo/app")).unwrap()
+    };
+    let before = adapter("claude-sonnet-4-5");
+    let json = serde_json::to_string(&before).unwrap();
+    assert!(
+        json.contains(r#""grok:implementer":{"adapter":"claude","model":"claude-sonnet-4-5","args":["--max-turns","9"]}"#),
+        "{json}"
+    );
+    let back: PinnedIdentity = serde_json::from_str(&json).unwrap();
+    assert_eq!(back, before);
+    assert_eq!(
+        before.changes(&adapter("claude-opus-4-5")),
+        ["lanes.grok:implementer"]
+    );
+    let argv = pin(&parse_value(&valid()).unwrap(), "w1", &slug("octo/app")).unwrap();
+    assert_eq!(before.changes(&argv), ["lanes.grok:implementer"]);
+}

@@ -34,7 +34,7 @@ macro_rules! rejects {
 rejects! {
     // Unknown keys at every level.
     unknown_root_key: |v| set(&mut v, "/api_ur", json!("x"))
-        => "api_ur", "unknown key (expected one of: api_url, workers, sessions, authorized_publication)";
+        => "api_ur", "unknown key (expected one of: api_url, workers, sessions, authorized_publication, prices)";
     unknown_worker_key: |v| set(&mut v, "/workers/w1/poll", json!(1))
         => "workers.w1.poll", "unknown key";
     unknown_repository_key: |v| set(&mut v, &format!("{REPO}/chek_argv"), json!([]))
@@ -103,6 +103,20 @@ rejects! {
         => "workers.w1.repositories.octo/app.check_argv[1]", "expected a string";
     empty_lane_argv: |v| set(&mut v, "/sessions/w1/lanes/grok:reviewer", json!([]))
         => "sessions.w1.lanes.grok:reviewer", "argv must not be empty";
+    unknown_adapter: |v| set(&mut v, "/sessions/w1/lanes/grok:reviewer", json!({"adapter": "llama"}))
+        => "sessions.w1.lanes.grok:reviewer.adapter", "unknown adapter llama";
+    adapter_lane_with_unknown_key: |v| set(&mut v, "/sessions/w1/lanes/grok:reviewer", json!({"adapter": "claude", "yolo": true}))
+        => "sessions.w1.lanes.grok:reviewer.yolo", "unknown key";
+    empty_budget: |v| set(&mut v, "/workers/w1/budget", json!({}))
+        => "workers.w1.budget", "give max_cost_usd, max_tokens or both";
+    negative_budget: |v| set(&mut v, "/workers/w1/budget", json!({"max_cost_usd": -1}))
+        => "workers.w1.budget.max_cost_usd", "expected a non-negative number";
+    zero_token_budget: |v| set(&mut v, "/workers/w1/budget", json!({"max_tokens": 0}))
+        => "workers.w1.budget.max_tokens", "expected a positive whole number";
+    price_without_cache_write: |v| set(&mut v, "/prices", json!({"gpt-5": {"input": 1, "output": 2, "cache_read": 0.1}}))
+        => "prices.gpt-5.cache_write", "missing required key";
+    price_as_text: |v| set(&mut v, "/prices", json!({"gpt-5": {"input": "1", "output": 2, "cache_read": 0.1, "cache_write": 0}}))
+        => "prices.gpt-5.input", "expected a non-negative number";
     relative_lane_program: |v| set(&mut v, "/sessions/w1/lanes/codex:pr-reviewer-logic", json!(["codex"]))
         => "sessions.w1.lanes.codex:pr-reviewer-logic", "argv[0] must be an absolute path";
     relative_token_program: |v| set(&mut v, "/sessions/r1/github/token_argv", json!(["gh", "auth", "token"]))
