@@ -89,9 +89,13 @@ pub(super) fn run_lanes(
     let started_at = engine.ledger.now();
     let control = engine.setup.task_control(task);
     let _ = std::fs::create_dir_all(&control);
+    // Every run gets a transcript of its own (a rerun after a pause or a reply never
+    // overwrites the one an earlier run's record points to).
+    let runs_before = task.earlier_runs.runs + task.lane_runs.len() as u64;
     let jobs: Vec<LaneJob> = lanes
         .into_iter()
-        .map(|(slot, prompt)| {
+        .enumerate()
+        .map(|(i, (slot, prompt))| {
             let stem = format!(
                 "{}-{}-{}",
                 task.phase,
@@ -99,9 +103,8 @@ pub(super) fn run_lanes(
                 slot.wire_name().replace(':', "-")
             );
             let _ = std::fs::write(control.join(format!("{stem}.prompt")), &prompt);
-            let transcript = control.join(format!("{stem}.transcript.jsonl"));
-            // A rerun (after a pause, a reply) starts its own transcript.
-            let _ = std::fs::remove_file(&transcript);
+            let run = runs_before + i as u64 + 1;
+            let transcript = control.join(format!("run{run}-{stem}.transcript.jsonl"));
             LaneJob {
                 transcript,
                 stem,
@@ -156,7 +159,18 @@ pub(super) fn run_lanes(
             }
             None => verdict(answers, end, &engine.secrets.scrub(&answer.protocol)),
         };
-        let run = lane_run(engine, task, job, RunTimes { started_at: &started_at, ended_at: &ended_at }, end, verdict, &answer);
+        let run = lane_run(
+            engine,
+            task,
+            job,
+            RunTimes {
+                started_at: &started_at,
+                ended_at: &ended_at,
+            },
+            end,
+            verdict,
+            &answer,
+        );
         task.record_lane_run(run);
         out.push((end, answer.protocol));
     }
@@ -188,7 +202,11 @@ fn lane_run(
     let usage = answer.usage.as_ref();
     let cost = match usage {
         Some(u) if u.cost_source == CostSource::Vendor => (u.cost_usd, CostSource::Vendor),
-        Some(u) => engine.setup.config.prices.cost(None, u.model.as_deref(), Tokens::of(u)),
+        Some(u) => engine
+            .setup
+            .config
+            .prices
+            .cost(None, u.model.as_deref(), Tokens::of(u)),
         None => (None, CostSource::Unknown),
     };
     LaneRun::of(
@@ -212,7 +230,9 @@ fn lane_run(
 fn transcript_ref(engine: &Engine<'_>, path: &Path) -> Option<TranscriptRef> {
     use sha2::Digest;
     let bytes = std::fs::read(path).ok()?;
-    let relative = path.strip_prefix(&engine.setup.worker.workspace_root).ok()?;
+    let relative = path
+        .strip_prefix(&engine.setup.worker.workspace_root)
+        .ok()?;
     let relative = relative.to_string_lossy().into_owned();
     if !TranscriptRef::safe_path(&relative) {
         return None;
@@ -323,7 +343,10 @@ fn pause(
         if let Err(e) = pauses::pause(&control, key, *until, now) {
             engine.error(
                 Some(&task.task_id),
-                format!("cannot record the {key} pause in {}: {e}", control.display()),
+                format!(
+                    "cannot record the {key} pause in {}: {e}",
+                    control.display()
+                ),
             );
         }
     }
@@ -346,7 +369,13 @@ fn pause(
         time::format(until),
         task.phase
     );
-    checkpoint::commit(engine, task, "coordinator.lane_paused", message.clone(), None)?;
+    checkpoint::commit(
+        engine,
+        task,
+        "coordinator.lane_paused",
+        message.clone(),
+        None,
+    )?;
     engine.observe(Some(&task.task_id), message);
     Ok(())
 }
