@@ -142,6 +142,10 @@ fn adapter_lanes_record_every_run_with_usage_cost_and_a_redacted_transcript() {
     assert_eq!(implementer["session_id"], "s-7");
     assert_eq!(implementer["verdict"], "done");
     assert_eq!(implementer["exit_code"], 0);
+    assert!(
+        implementer["duration_ms"].as_u64().is_some(),
+        "{implementer:#}"
+    );
     assert_eq!(implementer["input_tokens"], 1000);
     assert_eq!(implementer["cache_read_tokens"], 5000);
     assert_eq!(implementer["output_tokens"], 200);

@@ -114,6 +114,7 @@ mod tests {
             session_id: None,
             started_at: ended_at.into(),
             ended_at: ended_at.into(),
+            duration_ms: 1,
             verdict: LaneVerdict::Done,
             exit_code: Some(0),
             timed_out: false,

@@ -86,7 +86,8 @@ pub(super) fn run_lanes(
         return Ok(Err(held));
     }
     record_started(engine, task, &lanes)?;
-    let started_at = engine.ledger.now();
+    let started = engine.ledger.now_time();
+    let started_at = time::format(started);
     let control = engine.setup.task_control(task);
     let _ = std::fs::create_dir_all(&control);
     // Every run gets a transcript of its own (a rerun after a pause or a reply never
@@ -125,7 +126,6 @@ pub(super) fn run_lanes(
             .map(Duration::from_secs),
     };
     let results = run_parallel(&jobs, &bounds);
-    let ended_at = engine.ledger.now();
     let mut out = Vec::new();
     let mut pauses = Vec::new();
     for (job, ran) in jobs.iter().zip(results) {
@@ -165,7 +165,11 @@ pub(super) fn run_lanes(
             job,
             RunTimes {
                 started_at: &started_at,
-                ended_at: &ended_at,
+                // Lanes of one call start together and end each on its own.
+                ended_at: &time::format(
+                    started + chrono::Duration::from_std(elapsed).unwrap_or_default(),
+                ),
+                duration_ms: u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX),
             },
             end,
             verdict,
@@ -186,6 +190,7 @@ pub(super) fn run_lanes(
 struct RunTimes<'a> {
     started_at: &'a str,
     ended_at: &'a str,
+    duration_ms: u64,
 }
 
 /// What is recorded of one lane run: its usage, its cost by the configured price table
@@ -216,6 +221,7 @@ fn lane_run(
             round: task.rounds,
             started_at: times.started_at.to_owned(),
             ended_at: times.ended_at.to_owned(),
+            duration_ms: times.duration_ms,
             end,
             verdict,
             transcript: transcript_ref(engine, &job.transcript),

@@ -107,6 +107,9 @@ pub struct LaneRun {
     pub started_at: String,
     /// When it ended.
     pub ended_at: String,
+    /// How long the lane process ran, as the coordinator measured it.
+    #[serde(default)]
+    pub duration_ms: u64,
     /// What its answer meant.
     pub verdict: LaneVerdict,
     /// Its exit code (`None`: a signal, or it did not start).
@@ -149,6 +152,8 @@ pub struct RunFacts {
     pub started_at: String,
     /// End time.
     pub ended_at: String,
+    /// How long it ran.
+    pub duration_ms: u64,
     /// How the process ended.
     pub end: ProcessEnd,
     /// What the answer meant.
@@ -171,6 +176,7 @@ impl LaneRun {
             session_id: usage.and_then(|u| u.session_id.clone()),
             started_at: facts.started_at,
             ended_at: facts.ended_at,
+            duration_ms: facts.duration_ms,
             verdict: facts.verdict,
             exit_code: facts.end.exit_code,
             timed_out: facts.end.timed_out,
@@ -299,6 +305,7 @@ mod tests {
             session_id: None,
             started_at: "2026-01-01T00:00:00Z".into(),
             ended_at: "2026-01-01T00:01:00Z".into(),
+            duration_ms: 60_000,
             verdict: LaneVerdict::Done,
             exit_code: Some(0),
             timed_out: false,
