@@ -47,13 +47,14 @@ run: web
 	$(BIN) serve --demo
 
 ## Build the front end, agent-coord and the demo driver, then run the issue coordinator
-## against a fake GitHub with scripted lanes: three assigned issues go through checks, PR gates,
-## CI, readiness and approval to Ready pull requests a scripted human merges, while the
-## dashboard at http://127.0.0.1:4320 shows them move
+## against a fake GitHub, its lanes the built-in adapters (`agent-coord lane VENDOR`) driving
+## fake vendor CLIs: three assigned issues go through checks, PR gates, CI, readiness and
+## approval to Ready pull requests a scripted human merges, while the dashboard at
+## http://127.0.0.1:4320 shows them move; at the end it prints each task's lane runs and spend
 ## (DEMO_ARGS="--port 0 --delay 2", "--exit-when-done"). Needs git and ssh-keygen.
 demo-coordinator: web
 	$(CARGO) build --release -p agent-coord
-	$(CARGO) build --release -p agent-coord-tests --bin coordinator-demo
+	$(CARGO) build --release -p agent-coord-tests --bin coordinator-demo --bin fake-vendor
 	target/release/coordinator-demo $(DEMO_ARGS)
 
 ## Every test: unit tests, end-to-end tests against real git repositories, the dashboard

@@ -8,6 +8,11 @@
 //! the lane protocol. A task's own `<script>.<task-id>.modes` (the task id is the name of the
 //! worktree the lane runs in) goes before the shared file, so one fixture scripts several
 //! issues; the `coordinator-demo` binary builds its scenario that way, with slower lanes.
+//!
+//! With [`Options::adapters`] the six lane slots are adapter objects instead (`agent-coord lane
+//! claude|codex|gemini|grok`), whose vendor CLIs are the `fake-vendor` stand-ins
+//! ([`crate::fake_vendor`]) named by `AGENT_COORD_<VENDOR>_BIN` in [`Coord::command`]: the same
+//! behaviours from the same mode files, but through the adapter, with transcripts and usage.
 
 use std::path::Path;
 use std::path::PathBuf;
@@ -50,6 +55,10 @@ pub struct Coord {
     pub bare: PathBuf,
     /// The target repositories, all configured for the worker.
     pub repos: Vec<String>,
+    /// The lanes are adapter objects driving the fake vendor CLIs.
+    pub adapters: bool,
+    /// `AGENT_COORD_<VENDOR>_BIN` for every vendor (empty without [`Options::adapters`]).
+    pub vendor_bins: Vec<(String, PathBuf)>,
 }
 
 fn write_script(path: &Path, body: &str) {
@@ -96,6 +105,9 @@ pub struct Options {
     pub real_clock: bool,
     /// The target repositories (at least one), each with a protected `main`.
     pub repos: Vec<String>,
+    /// Configures the lane slots as adapter objects (`{"adapter": "claude", …}`) whose vendor
+    /// CLIs are the fake vendors, instead of the scripted lane argv.
+    pub adapters: bool,
 }
 
 impl Default for Options {
@@ -105,6 +117,7 @@ impl Default for Options {
             lane_delay: 0,
             real_clock: false,
             repos: vec![REPO.to_owned()],
+            adapters: false,
         }
     }
 }
@@ -282,6 +295,16 @@ impl Coord {
             ),
         );
 
+        let vendor_bins = if options.adapters {
+            crate::fake_vendor::write_wrappers(
+                &dir.join("vendors"),
+                &crate::env::sibling_binary("fake-vendor"),
+                &dir,
+                options.lane_delay,
+            )
+        } else {
+            Vec::new()
+        };
         let coord = Coord {
             config: dir.join("coordinator.json"),
             env,
@@ -289,6 +312,8 @@ impl Coord {
             dir,
             bare,
             repos: repos.iter().map(|r| (*r).to_owned()).collect(),
+            adapters: options.adapters,
+            vendor_bins,
         };
         coord.write_config(&coord.config_value(lane_timeout));
         coord
@@ -297,14 +322,18 @@ impl Coord {
     /// The configuration as JSON (tests change it and write it back).
     pub fn config_value(&self, lane_timeout: u64) -> Value {
         let d = |name: &str| self.dir.join(name).to_string_lossy().into_owned();
-        let lanes = json!({
-            "grok:implementer": [d("implementer.sh")],
-            "grok:reviewer": [d("reviewer.sh")],
-            "grok:pr-reviewer-quality": [d("gate.sh"), "grok-quality"],
-            "grok:pr-reviewer-logic": [d("gate.sh"), "grok-logic"],
-            "codex:pr-reviewer-quality": [d("gate.sh"), "codex-quality"],
-            "codex:pr-reviewer-logic": [d("gate.sh"), "codex-logic"],
-        });
+        let lanes = if self.adapters {
+            Coord::adapter_lanes()
+        } else {
+            json!({
+                "grok:implementer": [d("implementer.sh")],
+                "grok:reviewer": [d("reviewer.sh")],
+                "grok:pr-reviewer-quality": [d("gate.sh"), "grok-quality"],
+                "grok:pr-reviewer-logic": [d("gate.sh"), "grok-logic"],
+                "codex:pr-reviewer-quality": [d("gate.sh"), "codex-quality"],
+                "codex:pr-reviewer-logic": [d("gate.sh"), "codex-logic"],
+            })
+        };
         let repositories: serde_json::Map<String, Value> = self
             .repos
             .iter()
@@ -345,6 +374,19 @@ impl Coord {
                 },
                 "r1": {"github": {"login": REVIEWER, "token_env": "R1_TOKEN"}},
             }
+        })
+    }
+
+    /// The six lane slots as adapter objects, one mix of all four vendors: Claude Code
+    /// implements, Gemini CLI reviews inside, Grok and Codex are the PR gates of their names.
+    pub fn adapter_lanes() -> Value {
+        json!({
+            "grok:implementer": {"adapter": "claude", "model": "claude-sonnet-4-5", "effort": "high"},
+            "grok:reviewer": {"adapter": "gemini", "model": "gemini-2.5-pro"},
+            "grok:pr-reviewer-quality": {"adapter": "grok", "model": "grok-code-fast-1"},
+            "grok:pr-reviewer-logic": {"adapter": "grok", "model": "grok-code-fast-1", "effort": "high"},
+            "codex:pr-reviewer-quality": {"adapter": "codex", "model": "gpt-5-codex", "effort": "medium"},
+            "codex:pr-reviewer-logic": {"adapter": "codex", "model": "gpt-5-codex", "effort": "high"},
         })
     }
 
@@ -410,6 +452,9 @@ impl Coord {
         let mut cmd = self.env.command(&args);
         cmd.env("W1_TOKEN", WORKER_TOKEN)
             .env("R1_TOKEN", REVIEW_TOKEN);
+        for (name, path) in &self.vendor_bins {
+            cmd.env(name, path);
+        }
         cmd
     }
 

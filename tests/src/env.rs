@@ -39,6 +39,23 @@ pub fn binary() -> PathBuf {
     bin
 }
 
+/// Returns another binary of this package (`fake-vendor`, …) next to the running executable
+/// (a test's `deps/` folder counts as its parent).
+pub fn sibling_binary(name: &str) -> PathBuf {
+    let exe = std::env::current_exe().expect("executable path");
+    let mut dir = exe.parent().expect("executable has a folder").to_path_buf();
+    if dir.ends_with("deps") {
+        dir.pop();
+    }
+    let bin = dir.join(name);
+    assert!(
+        bin.exists(),
+        "{} is missing: build it with `cargo build -p agent-coord-tests --bin {name}`",
+        bin.display()
+    );
+    bin
+}
+
 /// Runs `git` with an isolated configuration.
 pub fn git(dir: &Path, args: &[&str]) -> Output {
     Command::new("git")

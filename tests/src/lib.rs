@@ -6,6 +6,7 @@ pub mod coord;
 pub mod env;
 pub mod fake_github;
 pub mod fake_model;
+pub mod fake_vendor;
 pub mod fleet;
 pub mod modgraph;
 pub mod remote;

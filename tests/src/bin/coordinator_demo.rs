@@ -1,14 +1,19 @@
 //! `coordinator-demo [--port N] [--delay SECONDS] [--exit-when-done]` (`make demo-coordinator`):
-//! the real `agent-coord coordinate --follow` against the tests' fake GitHub, with scripted
-//! lanes, while `agent-coord serve` shows the coordination repository on the dashboard.
+//! the real `agent-coord coordinate --follow` against the tests' fake GitHub, its lanes the
+//! built-in adapters (`agent-coord lane claude|codex|gemini|grok`) driving fake vendor CLIs
+//! that replay each vendor's event stream (`fake-vendor`), while `agent-coord serve` shows the
+//! coordination repository on the dashboard.
 //!
 //! Three issues are assigned to the worker by a human: one goes straight through, one's
 //! implementer first asks a question (a stranger's answer is ignored, then the authorized
 //! human's reply resumes it), and one's checks fail once (a fresh implementer gets their
 //! output). Each becomes a signed draft pull request whose checks, four PR gates and GitHub
 //! CI pass on its head; the review account approves it, the coordinator marks it ready, and
-//! the human merges it, after which the task is done. Everything lives in a temporary
-//! directory removed on exit, and every server listens on 127.0.0.1 only.
+//! the human merges it, after which the task is done. At the end the demo prints every task's
+//! lane runs (vendor, model, tokens, cost, and whether the transcript they point at is on disk
+//! with the recorded digest) and the spend totals of `coordinate --json` and `status --json`.
+//! Everything lives in a temporary directory removed on exit, and every server listens on
+//! 127.0.0.1 only.
 #![forbid(unsafe_code)]
 
 use std::collections::BTreeMap;
@@ -217,6 +222,7 @@ fn run(args: &Args, tx: &mpsc::Sender<Event>, rx: &mpsc::Receiver<Event>) -> Res
         lane_timeout: 60 + args.delay,
         lane_delay: args.delay,
         real_clock: true,
+        adapters: true,
         ..coord::Options::default()
     });
     c.gh.ci_plan(REPO, &[], "success");
@@ -235,6 +241,26 @@ fn run(args: &Args, tx: &mpsc::Sender<Event>, rx: &mpsc::Receiver<Event>) -> Res
     println!("dashboard:    {dashboard}/batches/coordinator-w1   (overview: {dashboard}/)");
     println!("fake GitHub:  {}   (REST API and /_control)", c.gh.url());
     println!("state:        {}   (temporary)", c.env.repo.display());
+    println!();
+    println!(
+        "lanes (adapter objects in coordinator.json; the vendor CLIs are fake-vendor stand-ins):"
+    );
+    if let Some(lanes) = Coord::adapter_lanes().as_object() {
+        for (slot, lane) in lanes {
+            println!(
+                "  {slot:<26} agent-coord lane {} --model {}{}",
+                text(&lane["adapter"]),
+                text(&lane["model"]),
+                lane["effort"]
+                    .as_str()
+                    .map(|e| format!(" --effort {e}"))
+                    .unwrap_or_default()
+            );
+        }
+    }
+    for (name, path) in &c.vendor_bins {
+        println!("  {name}={}", path.display());
+    }
     println!();
     println!("{HUMAN} assigned {REPO} issues to {WORKER}:");
     for (issue, n) in ISSUES.iter().zip(&numbers) {
@@ -269,10 +295,11 @@ fn run(args: &Args, tx: &mpsc::Sender<Event>, rx: &mpsc::Receiver<Event>) -> Res
     });
 
     let deadline = DEADLINE + Duration::from_secs(14 * args.delay);
-    if !drive(&c, &numbers, rx, deadline)? {
+    let Some(last_tick) = drive(&c, &numbers, rx, deadline)? else {
         return Ok(());
-    }
+    };
     report(&c, &numbers, &dashboard);
+    report_spend(&c, &numbers, &last_tick);
 
     if args.exit_when_done {
         let status = coordinate.interrupt();
@@ -358,16 +385,18 @@ fn task_id(n: u64) -> String {
 }
 
 /// Follows the coordinator until every task is done, playing the humans on the way (the
-/// replies, and the merge of each ready pull request). `Ok(false)` when the operator interrupted the demo.
+/// replies, and the merge of each ready pull request), and returns the last tick's report
+/// (`Ok(None)` when the operator interrupted the demo).
 fn drive(
     c: &Coord,
     numbers: &[u64],
     rx: &mpsc::Receiver<Event>,
     deadline: Duration,
-) -> Result<bool, String> {
+) -> Result<Option<Value>, String> {
     let started = Instant::now();
     let mut ticks = 0u64;
     let mut last_tick = None;
+    let mut last_doc = Value::Null;
     let mut phases: BTreeMap<u64, String> = BTreeMap::new();
     let mut asked_at: BTreeMap<u64, u64> = BTreeMap::new();
     let mut stranger_done = false;
@@ -378,11 +407,12 @@ fn drive(
             Ok(Event::Tick(doc)) => {
                 ticks += 1;
                 print_tick(&doc, &mut last_tick);
+                last_doc = doc;
             }
             Ok(Event::CoordinatorGone) => {
                 return Err("the coordinator stopped before every task was done".into())
             }
-            Ok(Event::Interrupted) => return Ok(false),
+            Ok(Event::Interrupted) => return Ok(None),
             Err(mpsc::RecvTimeoutError::Timeout) => {}
             Err(mpsc::RecvTimeoutError::Disconnected) => return Err("lost the coordinator".into()),
         }
@@ -439,12 +469,13 @@ fn drive(
             // wait for that report, so the demo shows everything that tick saw.
             if let Ok(Event::Tick(doc)) = rx.recv_timeout(Duration::from_secs(30)) {
                 print_tick(&doc, &mut last_tick);
+                last_doc = doc;
             }
             println!(
                 "  [{:>5.1} s] every task is done",
                 started.elapsed().as_secs_f64()
             );
-            return Ok(true);
+            return Ok(Some(last_doc));
         }
         if started.elapsed() > deadline {
             return Err(format!(
@@ -579,4 +610,103 @@ fn report(c: &Coord, numbers: &[u64], dashboard: &str) {
         "Audit trail: git --git-dir {} log --oneline agent-coord",
         c.env.repo.display()
     );
+}
+
+/// Prints every task's lane runs from its checkpoint, checking that each transcript pointer
+/// names a file on this machine with the recorded size and digest, then the spend totals of
+/// the last tick's `coordinate --json` and of `status --json`.
+fn report_spend(c: &Coord, numbers: &[u64], last_tick: &Value) {
+    use sha2::Digest;
+    let root = c.dir.join("ws");
+    println!(
+        "Lane runs (lane_runs of each task checkpoint; transcripts under the workspace root):"
+    );
+    for &n in numbers {
+        let task = c.task(n);
+        for run in task["lane_runs"].as_array().into_iter().flatten() {
+            let tokens: u64 = [
+                "input_tokens",
+                "output_tokens",
+                "cache_read_tokens",
+                "cache_write_tokens",
+            ]
+            .iter()
+            .filter_map(|k| run[*k].as_u64())
+            .sum();
+            let cost = run["cost_usd"]
+                .as_f64()
+                .map_or_else(|| "cost unknown".to_owned(), |usd| format!("${usd:.4}"));
+            let transcript = match run["transcript"]["path"].as_str() {
+                None => "no transcript".to_owned(),
+                Some(path) => {
+                    let state = match std::fs::read(root.join(path)) {
+                        Err(_) => "MISSING".to_owned(),
+                        Ok(bytes) => {
+                            let digest: String = sha2::Sha256::digest(&bytes)
+                                .iter()
+                                .map(|b| format!("{b:02x}"))
+                                .collect();
+                            let same_size =
+                                run["transcript"]["bytes"].as_u64() == Some(bytes.len() as u64);
+                            let same_digest =
+                                text(&run["transcript"]["sha256"]) == format!("sha256:{digest}");
+                            match (same_size, same_digest) {
+                                (true, true) => "on disk, sha256 matches".to_owned(),
+                                _ => "on disk, CHANGED since the run".to_owned(),
+                            }
+                        }
+                    };
+                    format!(
+                        "transcript {path} ({} bytes, {state})",
+                        run["transcript"]["bytes"]
+                    )
+                }
+            };
+            println!(
+                "  run {} {} round {} {}: vendor {}, model {}, verdict {}, {tokens} tokens, {cost} ({}), {transcript}",
+                task_id(n),
+                text(&run["phase"]),
+                run["round"],
+                text(&run["slot"]),
+                run["vendor"].as_str().unwrap_or("-"),
+                run["model"].as_str().unwrap_or("-"),
+                text(&run["verdict"]),
+                text(&run["cost_source"]),
+            );
+        }
+    }
+    let spend = |s: &Value| {
+        let tokens: u64 = [
+            "input_tokens",
+            "output_tokens",
+            "cache_read_tokens",
+            "cache_write_tokens",
+        ]
+        .iter()
+        .filter_map(|k| s[*k].as_u64())
+        .sum();
+        format!(
+            "{} lane runs, {tokens} tokens, ${:.4}, {} of unknown cost",
+            s["runs"],
+            s["cost_usd"].as_f64().unwrap_or_default(),
+            s["unpriced_runs"]
+        )
+    };
+    let costs = &last_tick["costs"];
+    println!("Spend (the last tick's coordinate --json \"costs\"):");
+    println!("  spend total: {}", spend(&costs["total"]));
+    for group in ["tasks", "workers", "repositories", "batches", "days"] {
+        for (key, value) in costs[group].as_object().into_iter().flatten() {
+            println!("  spend {group} {key}: {}", spend(value));
+        }
+    }
+    let status = c.env.command(["status", "--json"]).output();
+    match status.map(|o| serde_json::from_slice::<Value>(&o.stdout)) {
+        Ok(Ok(doc)) => println!(
+            "  status --json costs total: {}",
+            spend(&doc["costs"]["total"])
+        ),
+        Ok(Err(e)) => println!("  status --json is not JSON: {e}"),
+        Err(e) => println!("  cannot run agent-coord status --json: {e}"),
+    }
 }
