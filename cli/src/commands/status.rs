@@ -7,9 +7,9 @@ use agent_coord_shared::coordinator::spend::CostTotals;
 use agent_coord_shared::coordinator::task::Task;
 use agent_coord_shared::coordinator::task::TASKS_DIR;
 use agent_coord_shared::output::status::StatusDocument;
-use agent_coord_shared::snapshot::Snapshot;
 use agent_coord_shared::rules::status;
 use agent_coord_shared::rules::status::Scope;
+use agent_coord_shared::snapshot::Snapshot;
 
 use super::status_stream::render_row;
 use super::status_stream::JsonStream;
@@ -97,9 +97,9 @@ pub(crate) fn cmd_status(cx: &Context, args: &StatusArgs) -> Result<Report, Comm
 /// The coordinator's lane spend in `scope` (the tasks of the scope's repository and issue,
 /// or of the batch's worker), `None` when the scope holds no coordinator task.
 fn costs(snap: &dyn Snapshot, scope: &Scope) -> Result<Option<CostTotals>, CommandError> {
-    let records = snap
-        .list(TASKS_DIR)
-        .map_err(|e| CommandError::operational(format!("cannot read the coordinator tasks: {e}")))?;
+    let records = snap.list(TASKS_DIR).map_err(|e| {
+        CommandError::operational(format!("cannot read the coordinator tasks: {e}"))
+    })?;
     let tasks: Vec<Task> = records
         .into_iter()
         .filter_map(|(_, record)| {

@@ -4,8 +4,8 @@
 
 use std::io::Write;
 
-use agent_coord_shared::output::status::StatusHead;
 use agent_coord_shared::coordinator::spend::CostTotals;
+use agent_coord_shared::output::status::StatusHead;
 use agent_coord_shared::output::sync::SyncInfo;
 use agent_coord_shared::record::Record;
 use agent_coord_shared::rules::status::Part;

@@ -78,8 +78,16 @@ mod tests {
             None,
             "the reset time itself is free"
         );
-        pause(dir.path(), "codex", at("2026-01-02T00:00:00Z"), at("2026-01-01T06:00:00Z"))
-            .expect("written");
-        assert!(!read(dir.path()).contains_key("claude"), "ended pauses are dropped");
+        pause(
+            dir.path(),
+            "codex",
+            at("2026-01-02T00:00:00Z"),
+            at("2026-01-01T06:00:00Z"),
+        )
+        .expect("written");
+        assert!(
+            !read(dir.path()).contains_key("claude"),
+            "ended pauses are dropped"
+        );
     }
 }

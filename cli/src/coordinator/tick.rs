@@ -15,6 +15,7 @@ use agent_coord_shared::coordinator::config::WorkerConfig;
 use agent_coord_shared::coordinator::evidence;
 use agent_coord_shared::coordinator::naming;
 use agent_coord_shared::coordinator::redact;
+use agent_coord_shared::coordinator::spend::CostTotals;
 use agent_coord_shared::coordinator::task::Admitted;
 use agent_coord_shared::coordinator::task::Assignment;
 use agent_coord_shared::coordinator::task::Task;
@@ -22,7 +23,6 @@ use agent_coord_shared::coordinator::task::TaskState;
 use agent_coord_shared::ids::RepoSlug;
 use agent_coord_shared::output::coordinate::PreflightCheck;
 use serde::Serialize;
-use agent_coord_shared::coordinator::spend::CostTotals;
 use serde_json::Value;
 
 use super::engine::Engine;

@@ -150,7 +150,12 @@ mod tests {
                     run("2026-01-02T10:00:00Z", 50, None),
                 ],
             ),
-            task("b", "w2", "o/r", vec![run("2026-01-02T11:00:00Z", 10, Some(0.5))]),
+            task(
+                "b",
+                "w2",
+                "o/r",
+                vec![run("2026-01-02T11:00:00Z", 10, Some(0.5))],
+            ),
             task("idle", "w3", "o/s", vec![]),
         ];
         let totals = CostTotals::of(&tasks);
@@ -158,7 +163,10 @@ mod tests {
         assert!((totals.total.cost_usd - 1.5).abs() < 1e-12);
         assert_eq!(totals.total.unpriced_runs, 1);
         assert_eq!(totals.tasks["a"].input_tokens, 150);
-        assert!(!totals.tasks.contains_key("idle"), "a task without runs adds no row");
+        assert!(
+            !totals.tasks.contains_key("idle"),
+            "a task without runs adds no row"
+        );
         assert_eq!(totals.workers["w2"].runs, 1);
         assert_eq!(totals.repositories["o/r"].runs, 3);
         assert!(!totals.repositories.contains_key("o/s"));
@@ -169,7 +177,12 @@ mod tests {
 
     #[test]
     fn a_budget_is_reached_by_cost_or_tokens_and_says_so() {
-        let mut t = task("a", "w", "o/r", vec![run("2026-01-01T10:00:00Z", 100, Some(2.5))]);
+        let mut t = task(
+            "a",
+            "w",
+            "o/r",
+            vec![run("2026-01-01T10:00:00Z", 100, Some(2.5))],
+        );
         t.rounds = 2;
         let cost = Budget {
             max_cost_usd: Some(2.0),
@@ -191,6 +204,10 @@ mod tests {
         };
         assert_eq!(budget_reached(&under, &t), None);
         t.continue_budget();
-        assert_eq!(budget_reached(&cost, &t), None, "a reply restarts the budget");
+        assert_eq!(
+            budget_reached(&cost, &t),
+            None,
+            "a reply restarts the budget"
+        );
     }
 }

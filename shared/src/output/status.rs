@@ -7,8 +7,8 @@
 use serde::Serialize;
 
 use super::sync::SyncInfo;
-use crate::coordinator::spend::CostTotals;
 use super::OrderedMap;
+use crate::coordinator::spend::CostTotals;
 use crate::record::Record;
 use crate::rules::status::Scope;
 use crate::rules::status::StatusReport;

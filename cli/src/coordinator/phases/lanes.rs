@@ -156,7 +156,18 @@ pub(super) fn run_lanes(
             }
             None => verdict(answers, end, &engine.secrets.scrub(&answer.protocol)),
         };
-        let run = lane_run(engine, task, job, RunTimes { started_at: &started_at, ended_at: &ended_at }, end, verdict, &answer);
+        let run = lane_run(
+            engine,
+            task,
+            job,
+            RunTimes {
+                started_at: &started_at,
+                ended_at: &ended_at,
+            },
+            end,
+            verdict,
+            &answer,
+        );
         task.record_lane_run(run);
         out.push((end, answer.protocol));
     }
@@ -188,7 +199,11 @@ fn lane_run(
     let usage = answer.usage.as_ref();
     let cost = match usage {
         Some(u) if u.cost_source == CostSource::Vendor => (u.cost_usd, CostSource::Vendor),
-        Some(u) => engine.setup.config.prices.cost(None, u.model.as_deref(), Tokens::of(u)),
+        Some(u) => engine
+            .setup
+            .config
+            .prices
+            .cost(None, u.model.as_deref(), Tokens::of(u)),
         None => (None, CostSource::Unknown),
     };
     LaneRun::of(
@@ -212,7 +227,9 @@ fn lane_run(
 fn transcript_ref(engine: &Engine<'_>, path: &Path) -> Option<TranscriptRef> {
     use sha2::Digest;
     let bytes = std::fs::read(path).ok()?;
-    let relative = path.strip_prefix(&engine.setup.worker.workspace_root).ok()?;
+    let relative = path
+        .strip_prefix(&engine.setup.worker.workspace_root)
+        .ok()?;
     let relative = relative.to_string_lossy().into_owned();
     if !TranscriptRef::safe_path(&relative) {
         return None;
@@ -323,7 +340,10 @@ fn pause(
         if let Err(e) = pauses::pause(&control, key, *until, now) {
             engine.error(
                 Some(&task.task_id),
-                format!("cannot record the {key} pause in {}: {e}", control.display()),
+                format!(
+                    "cannot record the {key} pause in {}: {e}",
+                    control.display()
+                ),
             );
         }
     }
@@ -346,7 +366,13 @@ fn pause(
         time::format(until),
         task.phase
     );
-    checkpoint::commit(engine, task, "coordinator.lane_paused", message.clone(), None)?;
+    checkpoint::commit(
+        engine,
+        task,
+        "coordinator.lane_paused",
+        message.clone(),
+        None,
+    )?;
     engine.observe(Some(&task.task_id), message);
     Ok(())
 }

@@ -118,7 +118,10 @@ pub(super) fn lane_spec(key: &str, value: &Value) -> Result<LaneSpec, ConfigErro
         let known: Vec<&str> = Vendor::ALL.iter().map(WireName::wire_name).collect();
         return Err(err(
             obj.key("adapter"),
-            format!("unknown adapter {name} (expected one of: {})", known.join(", ")),
+            format!(
+                "unknown adapter {name} (expected one of: {})",
+                known.join(", ")
+            ),
         ));
     };
     let args = match obj.get("args") {
@@ -156,7 +159,9 @@ mod tests {
         );
         let reviewer = lane_spec("k", &serde_json::json!({"adapter": "codex"})).expect("valid");
         assert_eq!(
-            reviewer.argv(LaneSlot::CodexPrReviewerLogic, &INV).join(" "),
+            reviewer
+                .argv(LaneSlot::CodexPrReviewerLogic, &INV)
+                .join(" "),
             "/usr/bin/agent-coord lane codex --role reviewer --timeout-seconds 900"
         );
     }
@@ -165,26 +170,40 @@ mod tests {
     fn a_raw_argv_stays_as_written_and_pins_as_an_array() {
         let spec = lane_spec("k", &serde_json::json!(["/bin/lane", "--x"])).expect("valid");
         assert_eq!(spec.vendor(), None);
-        assert_eq!(spec.argv(LaneSlot::GrokReviewer, &INV), ["/bin/lane", "--x"]);
+        assert_eq!(
+            spec.argv(LaneSlot::GrokReviewer, &INV),
+            ["/bin/lane", "--x"]
+        );
         assert_eq!(
             serde_json::to_string(&spec).expect("serializes"),
             r#"["/bin/lane","--x"]"#
         );
-        let adapter = lane_spec("k", &serde_json::json!({"adapter": "gemini", "model": "gemini-2.5-pro"}))
-            .expect("valid");
+        let adapter = lane_spec(
+            "k",
+            &serde_json::json!({"adapter": "gemini", "model": "gemini-2.5-pro"}),
+        )
+        .expect("valid");
         let text = serde_json::to_string(&adapter).expect("serializes");
         assert_eq!(text, r#"{"adapter":"gemini","model":"gemini-2.5-pro"}"#);
-        assert_eq!(serde_json::from_str::<LaneSpec>(&text).expect("parses"), adapter);
+        assert_eq!(
+            serde_json::from_str::<LaneSpec>(&text).expect("parses"),
+            adapter
+        );
     }
 
     #[test]
     fn bad_adapter_objects_name_the_key() {
         let bad = |v: Value| lane_spec("lanes.s", &v).expect_err("refused").to_string();
-        assert!(bad(serde_json::json!({"adapter": "llama"})).starts_with("lanes.s.adapter: unknown adapter llama"));
-        assert!(bad(serde_json::json!({"model": "x"})).starts_with("lanes.s.adapter: missing required key"));
-        assert!(bad(serde_json::json!({"adapter": "claude", "flags": []})).starts_with("lanes.s.flags: unknown key"));
-        assert!(bad(serde_json::json!({"adapter": "claude", "args": "--x"})).starts_with("lanes.s.args:"));
-        assert!(bad(serde_json::json!("claude")).starts_with("lanes.s: expected an argv array or an adapter object"));
+        assert!(bad(serde_json::json!({"adapter": "llama"}))
+            .starts_with("lanes.s.adapter: unknown adapter llama"));
+        assert!(bad(serde_json::json!({"model": "x"}))
+            .starts_with("lanes.s.adapter: missing required key"));
+        assert!(bad(serde_json::json!({"adapter": "claude", "flags": []}))
+            .starts_with("lanes.s.flags: unknown key"));
+        assert!(bad(serde_json::json!({"adapter": "claude", "args": "--x"}))
+            .starts_with("lanes.s.args:"));
+        assert!(bad(serde_json::json!("claude"))
+            .starts_with("lanes.s: expected an argv array or an adapter object"));
         assert!(bad(serde_json::json!(["relative"])).contains("absolute"));
     }
 }

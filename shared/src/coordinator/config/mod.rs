@@ -325,9 +325,8 @@ fn prices(value: Option<&Value>) -> Result<PriceTable, ConfigError> {
             value,
             &["input", "output", "cache_read", "cache_write"],
         )?;
-        let rate = |k: &str| -> Result<f64, ConfigError> {
-            read::amount(&obj.key(k), obj.required(k)?)
-        };
+        let rate =
+            |k: &str| -> Result<f64, ConfigError> { read::amount(&obj.key(k), obj.required(k)?) };
         overrides.push(Price {
             prefix: prefix.clone(),
             rates: Rates {

@@ -136,7 +136,8 @@ fn usage_of(parsed: &Parsed, end: VendorEnd, cx: &Context) -> LaneUsage {
         .clone()
         .filter(|m| m != "auto" && !m.starts_with('<'))
         .or_else(|| cx.model.map(str::to_owned));
-    let (cost_usd, cost_source) = usage::PriceTable::default().cost(parsed.vendor_cost, model.as_deref(), parsed.tokens);
+    let (cost_usd, cost_source) =
+        usage::PriceTable::default().cost(parsed.vendor_cost, model.as_deref(), parsed.tokens);
     LaneUsage {
         vendor: cx.vendor,
         model,

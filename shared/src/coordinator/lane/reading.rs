@@ -98,7 +98,10 @@ mod tests {
             Some("2026-01-01T05:00:00+00:00".to_owned())
         );
         let complete = read("STATUS: complete\nRETRY_AFTER: 2026-01-01T05:00:00Z\n");
-        assert_eq!(complete.retry_after, None, "a model cannot pause its vendor");
+        assert_eq!(
+            complete.retry_after, None,
+            "a model cannot pause its vendor"
+        );
         let garbled = read("STATUS: unavailable\nRETRY_AFTER: soon\n");
         assert_eq!(garbled.retry_after, None);
     }

@@ -358,7 +358,15 @@ mod tests {
         assert!(TranscriptRef::safe_path(
             ".coordinator-control/o-r-1/implement-1-grok-implementer.transcript.jsonl"
         ));
-        for bad in ["", "/etc/passwd", "../x", "a/../../x", "a//b", "a/./b", ".."] {
+        for bad in [
+            "",
+            "/etc/passwd",
+            "../x",
+            "a/../../x",
+            "a//b",
+            "a/./b",
+            "..",
+        ] {
             assert!(!TranscriptRef::safe_path(bad), "{bad}");
         }
     }

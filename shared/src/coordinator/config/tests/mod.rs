@@ -235,7 +235,10 @@ fn adapter_lanes_budgets_and_prices_parse() {
     );
     let config = parse_value(&v).unwrap();
     let spec = &config.sessions["w1"].lanes[&LaneSlot::GrokImplementer];
-    assert_eq!(spec.vendor(), Some(crate::coordinator::lane::Vendor::Claude));
+    assert_eq!(
+        spec.vendor(),
+        Some(crate::coordinator::lane::Vendor::Claude)
+    );
     let budget = config.workers["w1"].budget.unwrap();
     assert_eq!(budget.max_cost_usd, Some(12.5));
     assert_eq!(budget.max_tokens, Some(2_000_000));
@@ -245,9 +248,14 @@ fn adapter_lanes_budgets_and_prices_parse() {
     };
     assert_eq!(config.prices.computed_cost("gpt-5", million), Some(2.0));
     assert_eq!(
-        parse_value(&valid()).unwrap().prices.computed_cost("gpt-5", million),
+        parse_value(&valid())
+            .unwrap()
+            .prices
+            .computed_cost("gpt-5", million),
         Some(1.25),
         "without `prices` the defaults apply"
     );
-    assert!(parse_value(&valid()).unwrap().workers["w1"].budget.is_none());
+    assert!(parse_value(&valid()).unwrap().workers["w1"]
+        .budget
+        .is_none());
 }
