@@ -43,6 +43,9 @@ pub enum EntryKind {
     Usage,
 }
 
+/// The wire name (`tool_call`, …).
+impl crate::serde_name::WireName for EntryKind {}
+
 /// One entry of a rendered transcript.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
