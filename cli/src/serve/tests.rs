@@ -753,6 +753,11 @@ async fn transcripts_are_served_to_loopback_only_and_never_from_outside_the_root
     ] {
         assert_eq!(h.get(&path).await.0, StatusCode::NOT_FOUND, "{path}");
     }
+    // A configuration the server cannot read is its own trouble, and no path is shown.
+    h.state.coordinator_config = Some(dir.path().join("missing.json"));
+    let (s, v) = h.get(&url(1)).await;
+    assert_eq!(s, StatusCode::SERVICE_UNAVAILABLE);
+    assert!(!v.to_string().contains("missing.json"), "{v}");
 }
 
 #[test]

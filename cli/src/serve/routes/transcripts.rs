@@ -116,11 +116,16 @@ async fn transcripts_show(
     .await
 }
 
-/// The workspace root this machine's configuration gives `worker`.
+/// The workspace root this machine's configuration gives `worker`. A configuration that
+/// cannot be found or read is the server's trouble (503, the details in its log), not the
+/// request's.
 fn workspace_root(config: Option<&Path>, worker: &str) -> ApiResult<PathBuf> {
-    let at = config_file::config_path(config)?;
+    let unusable = |e: crate::command_error::CommandError| {
+        ApiError::new(StatusCode::SERVICE_UNAVAILABLE, e.message)
+    };
+    let at = config_file::config_path(config).map_err(unusable)?;
     let missing = |why: String| ApiError::new(StatusCode::NOT_FOUND, why);
-    let config = config_file::load(&at)?.ok_or_else(|| {
+    let config = config_file::load(&at).map_err(unusable)?.ok_or_else(|| {
         missing(format!(
             "No coordinator configuration on this machine ({}): the workspace root of worker {worker} is unknown.",
             at.path.display()
