@@ -34,6 +34,7 @@ mod test_scope;
 mod test_serve;
 mod test_serve_abuse;
 mod test_serve_sync;
+mod test_serve_transcripts;
 mod test_serve_views;
 mod test_status;
 mod test_sync;

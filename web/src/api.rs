@@ -7,6 +7,8 @@
 use agent_coord_shared::dashboard::model::ErrorAnswer;
 use agent_coord_shared::dashboard::model::ImportBody;
 use agent_coord_shared::dashboard::model::Imported;
+use agent_coord_shared::dashboard::model::LaneTranscript;
+use agent_coord_shared::dashboard::model::TranscriptElsewhere;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use wasm_bindgen::JsCast;
@@ -86,6 +88,35 @@ pub async fn get_json<T: DeserializeOwned>(url: &str) -> Result<T, ApiError> {
     init.set_method("GET");
     let (status, body) = send(url, &init).await?;
     decode(status, &body)
+}
+
+/// What asking for a lane run's transcript answered.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TranscriptAnswer {
+    /// The transcript, rendered.
+    Here(LaneTranscript),
+    /// Another machine holds it (409): the page names that machine.
+    Elsewhere(TranscriptElsewhere),
+}
+
+/// `GET /api/items/{owner}/{repo}/{issue}/lane-runs/{n}/transcript`.
+pub async fn transcript(repo: &str, issue: &str, n: u64) -> Result<TranscriptAnswer, ApiError> {
+    let (owner, name) = repo.split_once('/').unwrap_or((repo, ""));
+    let url = format!(
+        "/api/items/{}/{}/{}/lane-runs/{n}/transcript",
+        crate::format::encode_segment(owner),
+        crate::format::encode_segment(name),
+        crate::format::encode_segment(issue)
+    );
+    let init = RequestInit::new();
+    init.set_method("GET");
+    let (status, body) = send(&url, &init).await?;
+    if status == 409 {
+        if let Ok(elsewhere) = serde_json::from_str::<TranscriptElsewhere>(&body) {
+            return Ok(TranscriptAnswer::Elsewhere(elsewhere));
+        }
+    }
+    decode(status, &body).map(TranscriptAnswer::Here)
 }
 
 /// `POST /api/batches/import` with `body` (a launch prompt, or a draft); answers the saved

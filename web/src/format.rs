@@ -1,10 +1,12 @@
-//! Pure presentation helpers: ages, labels, fallbacks, URL paths and pagination.
+//! Pure presentation helpers: ages, labels, fallbacks, URL paths, pagination, costs, token
+//! counts and durations.
 //!
 //! Nothing here touches the browser, so it compiles (and is tested) on every target.
 
 use agent_coord_shared::coordinator::task::TaskState;
 use agent_coord_shared::dashboard::model::ChecklistRow;
 use agent_coord_shared::dashboard::model::Row;
+use agent_coord_shared::dashboard::model::SpendView;
 
 pub use agent_coord_shared::dashboard::view::slice::page_count;
 pub use agent_coord_shared::dashboard::view::slice::page_number;
@@ -177,6 +179,49 @@ pub fn query_string(pairs: &[(&str, &str)]) -> String {
     }
 }
 
+/// A cost in US dollars (`$0.0123`, `$12.30`), `unknown` without one.
+pub fn cost(usd: Option<f64>) -> String {
+    match usd {
+        Some(v) if v.is_finite() && v.abs() < 1.0 => format!("${v:.4}"),
+        Some(v) if v.is_finite() => format!("${v:.2}"),
+        _ => "unknown".to_owned(),
+    }
+}
+
+/// A token count, shortened past a thousand (`950`, `12.3k`, `4.5M`).
+pub fn tokens(n: u64) -> String {
+    match n {
+        0..1_000 => n.to_string(),
+        1_000..1_000_000 => format!("{:.1}k", n as f64 / 1e3),
+        _ => format!("{:.1}M", n as f64 / 1e6),
+    }
+}
+
+/// A duration in seconds as minutes and seconds (`45s`, `2m 05s`, `1h 03m`), `—` without one.
+pub fn duration(secs: Option<i64>) -> String {
+    match secs {
+        None => DASH.to_owned(),
+        Some(s) if s < 60 => format!("{s}s"),
+        Some(s) if s < 3600 => format!("{}m {:02}s", s / 60, s % 60),
+        Some(s) => format!("{}h {:02}m", s / 3600, s % 3600 / 60),
+    }
+}
+
+/// A spend total in one line: runs, tokens, known cost, and how many runs cost unknown.
+pub fn spend(s: &SpendView) -> String {
+    let runs = if s.runs == 1 { "run" } else { "runs" };
+    let mut text = format!(
+        "{} lane {runs} · {} tokens · {}",
+        s.runs,
+        tokens(s.tokens),
+        cost(Some(s.cost_usd))
+    );
+    if s.unpriced_runs > 0 {
+        text.push_str(&format!(" (+{} of unknown cost)", s.unpriced_runs));
+    }
+    text
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -262,5 +307,30 @@ mod tests {
         assert_eq!(check_state(&row(true, None)), "passed on this head");
         assert!(check_state(&row(false, Some("0dead00"))).contains("another head"));
         assert_eq!(check_state(&row(false, None)), "not passed yet");
+    }
+
+    #[test]
+    fn costs_tokens_durations_and_spend_read_short() {
+        assert_eq!(cost(Some(0.01234)), "$0.0123");
+        assert_eq!(cost(Some(12.3)), "$12.30");
+        assert_eq!(cost(None), "unknown");
+        assert_eq!(tokens(950), "950");
+        assert_eq!(tokens(12_345), "12.3k");
+        assert_eq!(tokens(4_500_000), "4.5M");
+        assert_eq!(duration(Some(45)), "45s");
+        assert_eq!(duration(Some(125)), "2m 05s");
+        assert_eq!(duration(Some(3_780)), "1h 03m");
+        assert_eq!(duration(None), "—");
+        let s = SpendView {
+            runs: 3,
+            tokens: 1_500,
+            cost_usd: 0.5,
+            unpriced_runs: 1,
+            ..SpendView::default()
+        };
+        assert_eq!(
+            spend(&s),
+            "3 lane runs · 1.5k tokens · $0.5000 (+1 of unknown cost)"
+        );
     }
 }

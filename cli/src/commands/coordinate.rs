@@ -7,7 +7,6 @@ use std::sync::Arc;
 use std::time::Duration;
 use std::time::Instant;
 
-use agent_coord_shared::coordinator::config;
 use agent_coord_shared::coordinator::config::CoordinatorConfig;
 use agent_coord_shared::output::coordinate::CoordinateReport;
 use agent_coord_shared::output::coordinate::WorkerCheck;
@@ -15,6 +14,8 @@ use agent_coord_shared::output::coordinate::WorkerCheck;
 use crate::command_error::CommandError;
 use crate::command_error::ErrorKind;
 use crate::context::Context;
+use crate::coordinator::config_file::config_path;
+use crate::coordinator::config_file::load;
 use crate::coordinator::preflight;
 use crate::coordinator::tick;
 use crate::output::Report;
@@ -58,64 +59,8 @@ pub(crate) struct CoordinateArgs {
     json: bool,
 }
 
-/// Where the configuration is read from.
-struct ConfigPath {
-    path: PathBuf,
-    /// Named by `--config` or `AGENT_COORD_COORDINATOR_CONFIG`: it must exist. Only the
-    /// default location may be absent (no worker).
-    explicit: bool,
-}
-
-fn config_path(args: &CoordinateArgs) -> Result<ConfigPath, CommandError> {
-    if let Some(p) = &args.config {
-        return Ok(ConfigPath {
-            path: p.clone(),
-            explicit: true,
-        });
-    }
-    let var = |n: &str| std::env::var(n).ok().filter(|v| v.starts_with('/'));
-    let base = match (var("XDG_CONFIG_HOME"), var("HOME")) {
-        (Some(x), _) => PathBuf::from(x),
-        (None, Some(h)) => PathBuf::from(h).join(".config"),
-        _ => {
-            return Err(CommandError::usage(
-                "cannot find the coordinator configuration; pass --config PATH",
-            ))
-        }
-    };
-    Ok(ConfigPath {
-        path: base.join("agent-coord").join("coordinator.json"),
-        explicit: false,
-    })
-}
-
-/// Reads the configuration; `None` when the default file is absent. An explicitly named
-/// file that does not exist is a usage error naming it, never a silent "no worker".
-fn load(at: &ConfigPath) -> Result<Option<CoordinatorConfig>, CommandError> {
-    let path = &at.path;
-    let text = match std::fs::read_to_string(path) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound && at.explicit => {
-            return Err(CommandError::usage(format!(
-                "the coordinator configuration {} does not exist (named by --config or AGENT_COORD_COORDINATOR_CONFIG)",
-                path.display()
-            )))
-        }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => {
-            return Err(CommandError::operational(format!(
-                "cannot read {}: {e}",
-                path.display()
-            )))
-        }
-    };
-    config::parse(&text)
-        .map(Some)
-        .map_err(|e| CommandError::usage(format!("{}: {e}", path.display())))
-}
-
 pub(crate) fn cmd_coordinate(cx: &Context, args: &CoordinateArgs) -> Result<Report, CommandError> {
-    let at = config_path(args)?;
+    let at = config_path(args.config.as_deref())?;
     let path = &at.path;
     let config = match load(&at)? {
         Some(c) if !c.workers.is_empty() => c,

@@ -63,6 +63,10 @@ pub(crate) struct ServeArgs {
     /// repositories saved on this machine [default: the saved ones, else every repository]
     #[arg(long, value_name = "OWNER/REPO,...")]
     repos: Option<String>,
+    /// The coordinator configuration whose workers' workspace roots hold the lane
+    /// transcripts this machine serves [default: $XDG_CONFIG_HOME/agent-coord/coordinator.json]
+    #[arg(long, value_name = "PATH", env = "AGENT_COORD_COORDINATOR_CONFIG")]
+    coordinator_config: Option<std::path::PathBuf>,
 }
 
 /// Runs `serve`.
@@ -86,7 +90,8 @@ pub(crate) fn cmd_serve(cx: &Context, args: &ServeArgs) -> Result<Report, Comman
         None
     };
     let limits = Limits::for_fd_limit(start::raise_fd_limit());
-    let state = AppState::with_limits(globals, env, allowed, limits);
+    let mut state = AppState::with_limits(globals, env, allowed, limits);
+    state.coordinator_config = args.coordinator_config.clone();
     // The demo's repository is temporary and has no remote to sync with.
     let sync_every = if args.demo { 0 } else { args.sync_every };
     if let Some(text) = &args.repos {

@@ -7,6 +7,7 @@
 //! - `phases`: advancing one task through every phase, from acceptance to the human merge;
 //! - `effects`: GitHub effects as activity records, discovered before they are posted;
 //! - `ledger`: the coordination-state writes (claims, checkpoints, manifest, events);
+//! - `config_file`: where the configuration file is and how it is read (also the server's);
 //! - `preflight`, `accounts`: the checks before any work, tokens and secrets;
 //! - `pauses`: the worker's vendor pauses after a usage limit (a file on its machine);
 //! - `git`: the worktree operations.
@@ -14,6 +15,7 @@
 //! Every process it starts runs through `crate::process`'s bounded runner.
 
 pub(crate) mod accounts;
+pub(crate) mod config_file;
 mod effects;
 mod engine;
 pub(crate) mod git;

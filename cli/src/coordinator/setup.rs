@@ -107,7 +107,9 @@ impl Setup<'_> {
             .unwrap_or_else(|_| "agent-coord".to_owned());
         let inv = LaneInvocation {
             self_exe: &exe,
-            timeout_seconds: self.worker.lane_timeout,
+            // A little below the coordinator's own limit, so the adapter ends the vendor's
+            // process group itself and answers `STATUS: timeout` before it is killed.
+            timeout_seconds: self.worker.lane_timeout.saturating_sub(5).max(1),
         };
         self.lane_spec(slot)
             .map(|spec| spec.argv(slot, &inv))

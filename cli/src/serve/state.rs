@@ -2,6 +2,7 @@
 //! handles they use; middleware, extractors and background tasks take theirs through
 //! axum's `FromRef` (or are handed them at start), never this whole state.
 
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use agent_coord_shared::dashboard::derive::freshness::SyncView;
@@ -32,6 +33,9 @@ pub(crate) struct AppState {
     pub(crate) github: Arc<Enrichment>,
     /// The server's own syncing with the remote (`--sync-every`), as last observed.
     pub(crate) sync: watch::Sender<SyncView>,
+    /// The coordinator configuration `--coordinator-config` (or its variable) named, where
+    /// lane transcripts' workspace roots are read (`None`: the default location).
+    pub(crate) coordinator_config: Option<PathBuf>,
 }
 
 impl AppState {
@@ -55,6 +59,7 @@ impl AppState {
             streams: OpenStreams::default(),
             github: Arc::default(),
             sync: watch::channel(sync_loop::initial(0)).0,
+            coordinator_config: None,
         }
     }
 }

@@ -593,3 +593,194 @@ async fn doctor_answers_this_machine_only_and_never_a_token() {
     // No refresher runs in process: GitHub has not been asked yet.
     assert_eq!(v["github"]["status"]["status"], json!("pending"));
 }
+
+/// Writes a task checkpoint of acme/app#7 with `runs` lane runs into the harness's state.
+fn put_task(h: &Harness, runs: Value) {
+    let task = json!({
+        "schema_version": 1, "task_id": "acme-app-7", "worker": "w1", "repo": "acme/app",
+        "issue": 7, "title": "Fix the parser", "body": "", "state": "active", "phase": "implement",
+        "assignment": {"event_id": 1, "actor": "octo", "created_at": "2026-11-29T10:00:00Z"},
+        "pinned": {}, "branch": "agent/7", "base": "main", "rounds": 1,
+        "created_at": "2026-11-29T10:00:00Z", "updated_at": "2026-11-29T11:00:00Z",
+        "lane_runs": runs,
+        "paused": {"vendor": "claude", "until": "2026-11-29T15:00:00Z"}
+    });
+    let Value::Object(record) = task else {
+        panic!("an object")
+    };
+    let store = h.state.models.store().expect("store");
+    store
+        .transact(&[], |_| {
+            let mut plan = agent_coord_shared::rules::Plan::nothing("test", ());
+            plan.state
+                .push(("coordinator/tasks/acme/app/7.json".into(), record.clone()));
+            plan.summary = "test: a task".into();
+            Ok::<_, crate::store::StoreError>(plan)
+        })
+        .expect("committed");
+}
+
+fn lane_run(machine: &str, path: &str) -> Value {
+    json!({"slot": "grok:implementer", "phase": "implement", "round": 1, "vendor": "codex",
+        "started_at": "2026-11-29T10:00:00Z", "ended_at": "2026-11-29T10:01:00Z",
+        "verdict": "done", "exit_code": 0, "input_tokens": 5, "output_tokens": 2,
+        "cost_usd": 0.5, "cost_source": "computed",
+        "transcript": {"machine": machine, "path": path, "bytes": 10, "sha256": "sha256:00"}})
+}
+
+/// A coordinator configuration whose worker `w1` works under `root`.
+fn coordinator_config(dir: &std::path::Path, root: &std::path::Path) -> std::path::PathBuf {
+    let lanes: serde_json::Map<String, Value> = [
+        "grok:implementer",
+        "grok:reviewer",
+        "grok:pr-reviewer-quality",
+        "grok:pr-reviewer-logic",
+        "codex:pr-reviewer-quality",
+        "codex:pr-reviewer-logic",
+    ]
+    .iter()
+    .map(|s| ((*s).to_owned(), json!(["/opt/lanes/run", s])))
+    .collect();
+    let config = json!({
+        "api_url": "http://127.0.0.1:8080",
+        "workers": {"w1": {
+            "review_session": "r1", "workspace_root": root,
+            "repositories": {"acme/app": {"base": "main", "publication_repo": "acme/app",
+                "check_argv": ["/bin/true"], "readiness_argv": ["/bin/true"]}},
+            "reply_logins": ["Human"], "poll_seconds": 30, "lane_timeout": 1800, "check_timeout": 600}},
+        "sessions": {
+            "w1": {"github": {"login": "bot-worker", "token_env": "WORKER_GH_TOKEN"},
+                   "git": {"name": "Worker Bot", "email": "w@example.com", "signing_format": "ssh",
+                           "signing_key": "/keys/worker", "allowed_signers": "/keys/allowed_signers"},
+                   "lanes": lanes},
+            "r1": {"github": {"login": "bot-reviewer", "token_env": "REVIEW_GH_TOKEN"}}
+        },
+        "authorized_publication": {}
+    });
+    let path = dir.join("coordinator.json");
+    std::fs::write(&path, config.to_string()).expect("config");
+    path
+}
+
+#[tokio::test]
+async fn transcripts_are_served_to_loopback_only_and_never_from_outside_the_root() {
+    let mut h = harness();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path().join("work");
+    std::fs::create_dir_all(root.join(".coordinator-control/acme-app-7")).expect("root");
+    let secret = dir.path().join("secret.jsonl");
+    std::fs::write(
+        &secret,
+        r#"{"type":"item.completed","item":{"type":"agent_message","text":"secret-beyond-the-root"}}"#,
+    )
+    .expect("outside file");
+    // A link inside the root that leads out of it.
+    std::os::unix::fs::symlink(&secret, root.join("escape.jsonl")).expect("symlink");
+    let inside = ".coordinator-control/acme-app-7/implement-1.transcript.jsonl";
+    std::fs::write(
+        root.join(inside),
+        concat!(
+            r#"{"agent_coord":"lane","vendor":"codex","role":"implementer","argv":["codex","exec","--json"]}"#,
+            "\n",
+            r#"{"type":"item.completed","item":{"id":"i0","type":"agent_message","text":"STATUS: complete"}}"#,
+            "\n",
+        ),
+    )
+    .expect("transcript");
+    h.state.coordinator_config = Some(coordinator_config(dir.path(), &root));
+    put_task(
+        &h,
+        json!([
+            lane_run("box-1", inside),
+            lane_run("box-2", inside),
+            lane_run("box-1", "escape.jsonl"),
+            lane_run("box-1", "../secret.jsonl"),
+        ]),
+    );
+    let url = |n: u32| format!("/api/items/acme/app/7/lane-runs/{n}/transcript");
+
+    // The item page lists the runs, the spend and the pause.
+    let (s, item) = h.get("/api/items/acme/app/7").await;
+    assert_eq!(s, StatusCode::OK, "{item}");
+    let panel = &item["coordinator"];
+    assert_eq!(panel["laneRuns"].as_array().map(Vec::len), Some(4));
+    assert_eq!(panel["laneRuns"][1]["transcriptMachine"], json!("box-2"));
+    assert_eq!(panel["spend"]["runs"], json!(4));
+    assert_eq!(panel["spend"]["costUsd"], json!(2.0));
+    assert_eq!(panel["paused"]["vendor"], json!("claude"));
+
+    // This machine's transcript, rendered.
+    let (s, v) = h.get(&url(1)).await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+    assert_eq!(v["machine"], json!("box-1"));
+    assert_eq!(v["transcript"]["vendor"], json!("codex"));
+    assert_eq!(v["transcript"]["entries"][1]["kind"], json!("message"));
+    assert_eq!(
+        v["transcript"]["entries"][1]["text"],
+        json!("STATUS: complete")
+    );
+
+    // A peer on another machine is refused, whatever it asks for.
+    for peer in ["10.0.0.1:5000", "[fe80::1]:5000"] {
+        let req = Request::get(url(1))
+            .header("host", "127.0.0.1:4319")
+            .body(Body::empty())
+            .expect("req");
+        let (s, v) = h.call(req, peer).await;
+        assert_eq!(s, StatusCode::FORBIDDEN, "{peer}");
+        assert!(
+            v["error"].as_str().is_some_and(|e| e.contains("loopback")),
+            "{v}"
+        );
+    }
+
+    // Another machine holds run 2: 409 naming it.
+    let (s, v) = h.get(&url(2)).await;
+    assert_eq!(s, StatusCode::CONFLICT);
+    assert_eq!(v["heldBy"], json!("box-2"));
+    assert!(v["error"].as_str().is_some_and(|e| e.contains("box-2")));
+
+    // A link out of the root and a `..` path are refused; the outside text never comes back.
+    for n in [3, 4] {
+        let (s, v) = h.get(&url(n)).await;
+        assert_eq!(s, StatusCode::FORBIDDEN, "run {n}: {v}");
+        assert!(!v.to_string().contains("secret-beyond"), "{v}");
+    }
+    // Unknown runs and tasks are 404.
+    for path in [
+        url(9),
+        "/api/items/acme/app/8/lane-runs/1/transcript".to_owned(),
+    ] {
+        assert_eq!(h.get(&path).await.0, StatusCode::NOT_FOUND, "{path}");
+    }
+    // A configuration the server cannot read is its own trouble, and no path is shown.
+    h.state.coordinator_config = Some(dir.path().join("missing.json"));
+    let (s, v) = h.get(&url(1)).await;
+    assert_eq!(s, StatusCode::SERVICE_UNAVAILABLE);
+    assert!(!v.to_string().contains("missing.json"), "{v}");
+}
+
+#[test]
+fn resolve_refuses_paths_outside_the_root() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path().join("root");
+    std::fs::create_dir_all(root.join("a")).expect("root");
+    std::fs::write(root.join("a/t.jsonl"), "{}").expect("file");
+    std::fs::write(dir.path().join("out.jsonl"), "{}").expect("file");
+    let resolve = super::routes::transcripts::resolve;
+    assert!(resolve(&root, "a/t.jsonl").is_ok_and(|p| p.ends_with("a/t.jsonl")));
+    for bad in [
+        "../out.jsonl",
+        "a/../../out.jsonl",
+        "/etc/passwd",
+        "",
+        "a//t.jsonl",
+    ] {
+        let e = resolve(&root, bad).expect_err(bad);
+        assert_eq!(e.status, StatusCode::FORBIDDEN, "{bad}");
+    }
+    assert_eq!(
+        resolve(&root, "a/gone.jsonl").expect_err("gone").status,
+        StatusCode::NOT_FOUND
+    );
+}

@@ -1,6 +1,8 @@
-//! An inline SVG timeline: one dot per event on a time axis, one lane per event kind.
+//! Inline SVG charts: the batch page's event timeline (one dot per event on a time axis, one
+//! lane per event kind) and the overview's lane cost per day (one bar per day).
 
 use agent_coord_shared::dashboard::model::EventView;
+use agent_coord_shared::dashboard::model::SpendRow;
 use leptos::prelude::*;
 
 use crate::format;
@@ -82,4 +84,53 @@ fn kinds(points: &[(i64, &EventView)]) -> Vec<String> {
         }
     }
     kinds
+}
+
+const BAR_HEIGHT: f64 = 120.0;
+const BAR_LEFT: f64 = 56.0;
+
+/// The lane cost per day as bars (the day's runs, tokens and cost on hover), or nothing
+/// without a day.
+pub fn cost_per_day(days: &[SpendRow]) -> Option<AnyView> {
+    let first = days.first()?;
+    let last = days.last()?;
+    let max = days
+        .iter()
+        .map(|d| d.spend.cost_usd)
+        .fold(0.0_f64, f64::max);
+    let slot = (WIDTH - BAR_LEFT - RIGHT) / days.len() as f64;
+    let height = TOP + BAR_HEIGHT + 22.0;
+    let bars = days
+        .iter()
+        .enumerate()
+        .map(|(i, d)| {
+            let h = if max > 0.0 {
+                (d.spend.cost_usd / max * BAR_HEIGHT).max(1.0)
+            } else {
+                1.0
+            };
+            let tip = format!("{}: {}", d.key, format::spend(&d.spend));
+            view! {
+                <rect x=BAR_LEFT + slot * i as f64 + slot * 0.15 y=TOP + BAR_HEIGHT - h
+                    width=slot * 0.7 height=h class="bar c0" data-testid="cost-bar" data-day=d.key.clone()>
+                    <title>{tip}</title>
+                </rect>
+            }
+        })
+        .collect_view();
+    let axis_y = height - 6.0;
+    Some(
+        view! {
+            <svg class="timeline-chart cost-chart" viewBox=format!("0 0 {WIDTH} {height}")
+                role="img" aria-label="Lane cost per day" data-testid="cost-chart">
+                <line x1=BAR_LEFT y1=TOP + BAR_HEIGHT x2=WIDTH - RIGHT y2=TOP + BAR_HEIGHT class="chart-grid"></line>
+                <text x="4" y=TOP + 8.0 class="chart-label">{format::cost(Some(max))}</text>
+                <text x="4" y=TOP + BAR_HEIGHT class="chart-label">"$0"</text>
+                {bars}
+                <text x=BAR_LEFT y=axis_y class="chart-axis">{first.key.clone()}</text>
+                <text x=WIDTH - RIGHT y=axis_y class="chart-axis" text-anchor="end">{last.key.clone()}</text>
+            </svg>
+        }
+        .into_any(),
+    )
 }

@@ -1,18 +1,45 @@
-//! The item page's "Coordinator" panel: where a coordinator task is, what it waits on, and
-//! the current head's evidence as ✓/✗ rows a person reads at a glance.
+//! The item page's "Coordinator" panel: where a coordinator task is, what it waits on, the
+//! current head's evidence as ✓/✗ rows a person reads at a glance, its lane runs with what
+//! they cost, a vendor's usage-limit pause, and a run's transcript opened on demand.
 
+use agent_coord_shared::coordinator::lane::render::Entry;
+use agent_coord_shared::coordinator::lane::render::EntryKind;
 use agent_coord_shared::coordinator::task::TaskState;
 use agent_coord_shared::dashboard::model::ChecklistRow;
 use agent_coord_shared::dashboard::model::CoordinatorPanel;
+use agent_coord_shared::dashboard::model::LaneRunView;
+use agent_coord_shared::dashboard::model::LaneTranscript;
 use agent_coord_shared::dashboard::model::MergeView;
+use agent_coord_shared::dashboard::model::PauseView;
 use agent_coord_shared::serde_name::WireName;
 use leptos::prelude::*;
+use leptos::task::spawn_local;
 
+use crate::api;
+use crate::api::TranscriptAnswer;
 use crate::components::widgets;
 use crate::format;
 
-/// The panel of one task checkpoint.
-pub fn panel(p: &CoordinatorPanel) -> impl IntoView {
+/// The transcript the page has open (kept by the page, so a live refresh keeps it open).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Opened {
+    /// Asked for run `n`.
+    Loading(u64),
+    /// Run `n`'s transcript.
+    Loaded(Box<LaneTranscript>),
+    /// Run `n`'s transcript is on another machine: the server's sentence and the machine.
+    Elsewhere(u64, String, String),
+    /// Asking for run `n` failed.
+    Failed(u64, String),
+}
+
+/// The panel of one task checkpoint of the item `repo#target`.
+pub fn panel(
+    p: &CoordinatorPanel,
+    repo: &str,
+    target: &str,
+    open: RwSignal<Option<Opened>>,
+) -> impl IntoView {
     let attention = p.attention.map(|a| {
         view! { <span class="badge attention" data-testid="coordinator-attention">{a.label()}</span> }
     });
@@ -51,7 +78,203 @@ pub fn panel(p: &CoordinatorPanel) -> impl IntoView {
                 {p.checklist.iter().map(check).collect_view()}
             </ul>
             {p.merge.as_ref().map(merge)}
+            {lane_runs(p, repo, target, open)}
         </section>
+    }
+}
+
+/// The lane runs, their spend and a vendor pause, and the open transcript.
+fn lane_runs(
+    p: &CoordinatorPanel,
+    repo: &str,
+    target: &str,
+    open: RwSignal<Option<Opened>>,
+) -> impl IntoView {
+    let rows = p
+        .lane_runs
+        .iter()
+        .map(|r| run_row(r, repo.to_owned(), target.to_owned(), open))
+        .collect_view();
+    let earlier = (p.earlier_runs > 0).then(|| {
+        view! {
+            <p class="muted" data-testid="lane-runs-earlier">
+                {format!("{} earlier runs are counted in the total but no longer listed.", p.earlier_runs)}
+            </p>
+        }
+    });
+    let table = if p.lane_runs.is_empty() {
+        widgets::empty_note("No lane has run yet.").into_any()
+    } else {
+        view! {
+            <div class="table-wrap">
+                <table class="rows lane-runs" data-testid="lane-runs">
+                    <thead><tr>
+                        <th>"#"</th><th>"Slot"</th><th>"Vendor / model"</th><th>"Verdict"</th>
+                        <th>"Duration"</th><th>"Tokens"</th><th>"Cost"</th><th>"Transcript"</th>
+                    </tr></thead>
+                    <tbody>{rows}</tbody>
+                </table>
+            </div>
+        }
+        .into_any()
+    };
+    view! {
+        <h3 id="lane-runs-heading">"Lane runs"</h3>
+        {p.paused.as_ref().map(paused)}
+        <p data-testid="coordinator-spend">{format!("Spend: {}", format::spend(&p.spend))}</p>
+        {table}
+        {earlier}
+        {move || open.get().map(opened)}
+    }
+}
+
+/// A vendor's usage limit holds the next lane: no blocker, it runs again at the reset.
+fn paused(pause: &PauseView) -> impl IntoView {
+    view! {
+        <p class="paused" role="status" data-testid="coordinator-paused">
+            {format!(
+                "Paused: waiting for the {} usage limit to reset at {}; the next lane runs then.",
+                pause.vendor,
+                format::timestamp(Some(&pause.until))
+            )}
+        </p>
+    }
+}
+
+/// One run: slot, vendor and model, verdict, duration, tokens, cost, and its transcript.
+fn run_row(
+    r: &LaneRunView,
+    repo: String,
+    target: String,
+    open: RwSignal<Option<Opened>>,
+) -> impl IntoView {
+    let n = r.n;
+    let who = match (&r.vendor, &r.model) {
+        (Some(v), Some(m)) => format!("{v} / {m}"),
+        (Some(v), None) => v.clone(),
+        (None, Some(m)) => m.clone(),
+        (None, None) => format::DASH.to_owned(),
+    };
+    let exit = match (r.timed_out, r.exit_code) {
+        (true, _) => " (timed out)".to_owned(),
+        (false, Some(0)) => String::new(),
+        (false, Some(c)) => format!(" (exit {c})"),
+        (false, None) => " (no exit code)".to_owned(),
+    };
+    let tokens_title = format!(
+        "{} input, {} output, {} cache",
+        r.input_tokens, r.output_tokens, r.cache_tokens
+    );
+    let transcript = match &r.transcript_machine {
+        Some(machine) => {
+            let title = format!("on machine {machine}");
+            let on_click = move |_| {
+                let (repo, target) = (repo.clone(), target.clone());
+                open.set(Some(Opened::Loading(n)));
+                spawn_local(async move {
+                    let answer = api::transcript(&repo, &target, n).await;
+                    open.try_set(Some(match answer {
+                        Ok(TranscriptAnswer::Here(t)) => Opened::Loaded(Box::new(t)),
+                        Ok(TranscriptAnswer::Elsewhere(e)) => {
+                            Opened::Elsewhere(n, e.error, e.held_by)
+                        }
+                        Err(e) => Opened::Failed(n, e.to_string()),
+                    }));
+                });
+            };
+            view! {
+                <button class="small" title=title data-testid="open-transcript" on:click=on_click>"Open"</button>
+            }
+            .into_any()
+        }
+        None => view! { <span>{format::DASH}</span> }.into_any(),
+    };
+    view! {
+        <tr data-testid="lane-run" data-n=n.to_string()>
+            <td>{n}</td>
+            <td>{r.slot.clone()} <span class="muted">{format!(" {} · round {}", r.phase.wire_name(), r.round)}</span></td>
+            <td data-testid="lane-run-vendor">{who}</td>
+            <td data-testid="lane-run-verdict">{widgets::badge("verdict", r.verdict.wire_name().to_owned())}{exit}</td>
+            <td title=format!("{} – {}", r.started_at, r.ended_at)>{format::duration(r.duration_secs)}</td>
+            <td title=tokens_title data-testid="lane-run-tokens">{format::tokens(r.tokens)}</td>
+            <td data-testid="lane-run-cost" title=r.cost_source.wire_name()>{format::cost(r.cost_usd)}</td>
+            <td>{transcript}</td>
+        </tr>
+    }
+}
+
+/// The open transcript, or where it is, or why it did not load.
+fn opened(o: Opened) -> AnyView {
+    match o {
+        Opened::Loading(n) => widgets::loading_text(format!("Loading the transcript of run {n}")).into_any(),
+        Opened::Elsewhere(n, message, machine) => view! {
+            <div class="warning-banner" role="status" data-testid="transcript-elsewhere" data-machine=machine.clone()>
+                <strong>{format!("Run {n}: held by {machine}. ")}</strong>{message}
+            </div>
+        }
+        .into_any(),
+        Opened::Failed(n, message) => {
+            widgets::error_banner(format!("Could not load the transcript of run {n}: {message}")).into_any()
+        }
+        Opened::Loaded(t) => transcript(&t).into_any(),
+    }
+}
+
+/// A transcript: messages, tool calls and their results, notes and the usage, in order.
+fn transcript(t: &LaneTranscript) -> impl IntoView {
+    let r = &t.transcript;
+    let mut notes = Vec::new();
+    if r.omitted_entries > 0 {
+        notes.push(format!("{} more entries are not shown.", r.omitted_entries));
+    }
+    if r.dropped_bytes > 0 {
+        notes.push(format!(
+            "The lane dropped {} bytes past the transcript's bound.",
+            r.dropped_bytes
+        ));
+    }
+    if r.unread_bytes > 0 {
+        notes.push(format!(
+            "{} bytes at the end were not read.",
+            r.unread_bytes
+        ));
+    }
+    let who = [
+        r.vendor.map(|v| v.wire_name()),
+        r.role.map(|x| x.wire_name()),
+    ]
+    .into_iter()
+    .flatten()
+    .collect::<Vec<_>>()
+    .join(" ");
+    view! {
+        <section class="transcript" aria-labelledby="transcript-heading" data-testid="transcript" data-n=t.n.to_string()>
+            <h3 id="transcript-heading">{format!("Transcript of run {} · {} {who} · on {}", t.n, t.slot, t.machine)}</h3>
+            <ol class="transcript-entries">{r.entries.iter().map(entry).collect_view()}</ol>
+            {notes.into_iter().map(|n| view! { <p class="muted">{n}</p> }).collect_view()}
+        </section>
+    }
+}
+
+/// One entry: who or which tool, then its text as written.
+fn entry(e: &Entry) -> impl IntoView {
+    let role = e.role.as_deref().unwrap_or_default();
+    let tool = e.tool.as_deref().unwrap_or("tool");
+    let label = match e.kind {
+        EntryKind::Message => role.to_owned(),
+        EntryKind::ToolCall => format!("→ {tool}"),
+        EntryKind::ToolResult if role == "error" => format!("← {tool} (failed)"),
+        EntryKind::ToolResult => format!("← {tool}"),
+        EntryKind::Note => format!("note: {role}"),
+        EntryKind::Usage => "usage".to_owned(),
+    };
+    let kind = e.kind.wire_name();
+    view! {
+        <li class=format!("entry kind-{} role-{}", widgets::css_token(kind), widgets::css_token(role))
+            data-testid="transcript-entry" data-kind=kind>
+            <span class="entry-label">{label}</span>
+            <pre class="entry-text">{e.text.clone()}{e.truncated.then_some(" …")}</pre>
+        </li>
     }
 }
 

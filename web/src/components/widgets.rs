@@ -114,6 +114,13 @@ pub fn loading(what: &'static str) -> impl IntoView {
     }
 }
 
+/// A "Loading …" placeholder with a text of its own.
+pub fn loading_text(what: String) -> impl IntoView {
+    view! {
+        <div class="loading" role="status" aria-live="polite">{what}</div>
+    }
+}
+
 /// A warning banner: something could not be read, the rest of the page stands.
 pub fn warning_banner(message: String) -> impl IntoView {
     view! {

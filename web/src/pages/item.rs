@@ -1,5 +1,5 @@
-//! `/items/:owner/:repo/:target`: one work item, its coordinator task and its custody
-//! timeline.
+//! `/items/:owner/:repo/:target`: one work item, its coordinator task (with its lane runs
+//! and their transcripts) and its custody timeline.
 
 use agent_coord_shared::dashboard::model::item_not_found;
 use agent_coord_shared::dashboard::model::ItemDetail;
@@ -32,6 +32,8 @@ pub fn ItemPage() -> impl IntoView {
     });
     // Outlives each re-render of the page, so a confirmation survives the refresh it causes.
     let action_status = RwSignal::new(None::<String>);
+    // The open transcript survives live refreshes the same way.
+    let transcript = RwSignal::new(None::<coordinator::Opened>);
     let detail = live::document::<ItemDetail>(move || {
         let (owner, repo, target) = key.get();
         format!(
@@ -48,7 +50,7 @@ pub fn ItemPage() -> impl IntoView {
                     let (owner, repo, target) = key.get();
                     Suspend::new(async move {
                         match detail.await {
-                            Ok(d) => page(&d, action_status).into_any(),
+                            Ok(d) => page(&d, action_status, transcript).into_any(),
                             Err(e) => load_error(&owner, &repo, &target, &e).into_any(),
                         }
                     })
@@ -79,7 +81,11 @@ fn load_error(owner: &str, repo: &str, target: &str, e: &ApiError) -> impl IntoV
     }
 }
 
-fn page(d: &ItemDetail, action_status: RwSignal<Option<String>>) -> impl IntoView {
+fn page(
+    d: &ItemDetail,
+    action_status: RwSignal<Option<String>>,
+    transcript: RwSignal<Option<coordinator::Opened>>,
+) -> impl IntoView {
     let state = match &d.row {
         Some(r) => widgets::state_badge(r.state).into_any(),
         None => view! { <span>{format::UNKNOWN}</span> }.into_any(),
@@ -96,7 +102,7 @@ fn page(d: &ItemDetail, action_status: RwSignal<Option<String>>) -> impl IntoVie
             let (resume, takeover) = (d.resume_prompt.clone(), d.takeover_command.clone());
             view! { <OperatorActions row=row resume=resume takeover=takeover status=action_status/> }
         })}
-        {d.coordinator.as_ref().map(coordinator::panel)}
+        {d.coordinator.as_ref().map(|p| coordinator::panel(p, &d.repo, &d.target, transcript))}
         {d.coordinator_warning.clone().map(widgets::warning_banner)}
         <h2>"Custody timeline"</h2>
         {timeline(&d.timeline)}

@@ -1,4 +1,5 @@
-//! `/`: headline counts, the needs-attention queue and short lists of what matters now.
+//! `/`: headline counts, the needs-attention queue, short lists of what matters now, and
+//! what the coordinator's lanes cost (per batch, per worker, per day).
 //! Each list is keyed, so an entry the next model also holds keeps its place.
 
 use agent_coord_shared::dashboard::model::Attention;
@@ -9,6 +10,8 @@ use agent_coord_shared::dashboard::model::QaItem;
 use agent_coord_shared::dashboard::model::Row;
 use agent_coord_shared::dashboard::model::RowState;
 use agent_coord_shared::dashboard::model::Slice;
+use agent_coord_shared::dashboard::model::SpendRow;
+use agent_coord_shared::dashboard::model::SpendSummary;
 use agent_coord_shared::dashboard::view::slice::View;
 use agent_coord_shared::serde_name::WireName;
 use leptos::prelude::*;
@@ -19,6 +22,7 @@ use super::section_head;
 use super::shows_view;
 use super::use_view;
 use super::LOADING;
+use crate::components::chart;
 use crate::components::scope::ScopePanel;
 use crate::components::widgets;
 use crate::format;
@@ -48,6 +52,7 @@ pub fn OverviewPage() -> impl IntoView {
                     {batch_repairs()}
                     {qa_gaps()}
                     {recent_events()}
+                    {spend()}
                 </div>
             </Show>
         </section>
@@ -395,5 +400,67 @@ fn event_line(e: &EventView) -> impl IntoView {
             <span class="detail">{format::or_dash(e.message.as_deref().or(e.status.as_deref()))}</span>
             {widgets::age(e.at.clone())}
         </li>
+    }
+}
+
+/// What the coordinator's lane runs cost: the total, the costliest batches and workers, and
+/// a chart of the cost per day. Shown once any lane ran.
+fn spend() -> impl IntoView {
+    let store = use_store();
+    move || {
+        store.model.with(|m| {
+            m.as_ref()
+                .filter(|m| !m.spend.is_empty())
+                .map(|m| spend_panel(&m.spend))
+        })
+    }
+}
+
+fn spend_panel(s: &SpendSummary) -> impl IntoView {
+    view! {
+        <section class="panel wide" data-testid="spend">
+            <h2>"Lane spend"</h2>
+            <p data-testid="spend-total">{format::spend(&s.total)}</p>
+            {chart::cost_per_day(&s.days)}
+            <div class="grid">
+                {spend_table("By batch", "spend-batches", &s.batches, true)}
+                {spend_table("By worker", "spend-workers", &s.workers, false)}
+            </div>
+        </section>
+    }
+}
+
+fn spend_table(
+    title: &'static str,
+    testid: &'static str,
+    rows: &[SpendRow],
+    batches: bool,
+) -> impl IntoView {
+    let rows = rows
+        .iter()
+        .map(|r| {
+            let key = if batches {
+                view! { <a href=format::batch_path(&r.key)>{r.key.clone()}</a> }.into_any()
+            } else {
+                view! { <span>{r.key.clone()}</span> }.into_any()
+            };
+            view! {
+                <tr data-testid="spend-row" data-key=r.key.clone()>
+                    <td>{key}</td>
+                    <td>{r.spend.runs}</td>
+                    <td>{format::tokens(r.spend.tokens)}</td>
+                    <td data-testid="spend-cost">{format::cost(Some(r.spend.cost_usd))}</td>
+                </tr>
+            }
+        })
+        .collect_view();
+    view! {
+        <div>
+            <h3>{title}</h3>
+            <table class="rows" data-testid=testid>
+                <thead><tr><th>{if batches { "Batch" } else { "Worker" }}</th><th>"Runs"</th><th>"Tokens"</th><th>"Cost"</th></tr></thead>
+                <tbody>{rows}</tbody>
+            </table>
+        </div>
     }
 }

@@ -13,6 +13,7 @@ pub(crate) mod items;
 pub(crate) mod settings;
 pub(crate) mod stop_requests;
 pub(crate) mod stream;
+pub(crate) mod transcripts;
 
 use axum::Router;
 
@@ -34,6 +35,7 @@ pub(crate) fn router() -> Router<AppState> {
         .merge(items::router())
         .merge(settings::router())
         .merge(stream::router())
+        .merge(transcripts::router())
 }
 
 /// Runs `f` on a blocking thread (store reads and writes are synchronous).

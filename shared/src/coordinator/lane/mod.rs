@@ -4,7 +4,8 @@
 //! final message, usage, session id, errors and usage-limit information ([`events`] and one
 //! module per vendor), the `USAGE:` document and its price table ([`usage`]), `RETRY_AFTER`
 //! times from vendor messages ([`retry`]), the adapter's answer on stdout ([`answer`]) and how
-//! the coordinator reads it back ([`reading`]).
+//! the coordinator reads it back ([`reading`]), and a transcript rendered for the dashboard
+//! ([`render`]).
 //!
 //! No I/O: `cli/src/commands/lane.rs` spawns the vendor, tees its events into the transcript
 //! and prints what [`answer::compose`] returns.
@@ -18,6 +19,7 @@ pub mod events;
 mod gemini;
 mod grok;
 pub mod reading;
+pub mod render;
 pub mod retry;
 mod stream;
 pub mod usage;

@@ -25,6 +25,9 @@ pub enum CostSource {
     Unknown,
 }
 
+/// The wire name (`vendor`, `computed`, `unknown`).
+impl crate::serde_name::WireName for CostSource {}
+
 /// The `USAGE:` line's document: one lane run's vendor, session, time, tokens and cost.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LaneUsage {

@@ -4,6 +4,7 @@
 use std::cmp::Ordering;
 
 use super::operator_rows::RowSet;
+use super::spend;
 use super::task_rules;
 use crate::dashboard::inputs::records::malformed_warning;
 use crate::dashboard::inputs::records::EventIn;
@@ -109,6 +110,7 @@ pub(crate) fn assemble(
                 ..Annotation::clone(a)
             })
             .collect(),
+        spend: spend::summary(&inputs.tasks),
     }
 }
 

@@ -6,7 +6,7 @@
 //! health [`signals`], [`machine_groups`], and [`assemble`] (attention, counts, recent
 //! events). The per-record rules they apply are in [`rules`] (row state, QA, stop control),
 //! [`words`] (status vocabulary matching), [`github_rules`] (what GitHub facts decide) and
-//! [`task_rules`] (coordinator tasks); [`event_index`] is how every step reads events.
+//! [`task_rules`] (coordinator tasks) and [`spend`] (what their lane runs cost); [`event_index`] is how every step reads events.
 //! Beside the overview model: the item and batch [`pages`] with the [`custody`] timeline
 //! and the [`handoff`] texts (resume prompt, takeover command), the batch page's
 //! [`history`] window, and the server's sync [`freshness`].
@@ -27,6 +27,7 @@ pub mod pages;
 pub mod rules;
 pub mod signals;
 pub mod sources;
+pub mod spend;
 pub mod task_rules;
 mod update;
 pub mod words;

@@ -129,7 +129,19 @@ type TaskRec = (usize, u8, usize, i64);
 fn task_record(t: &TaskRec) -> (String, Vec<u8>) {
     let (repo, issue, state, age) = *t;
     let (state, phase) = TASK_STATES[state % TASK_STATES.len()];
-    let v = task(REPOS[repo % 2], u64::from(issue % 6), state, phase, age);
+    let mut v = task(REPOS[repo % 2], u64::from(issue % 6), state, phase, age);
+    // Most tasks ran lanes (the spend totals and the day chart follow them); some cost
+    // nothing known.
+    v["worker"] = json!(AGENTS[usize::from(issue) % 4]);
+    v["lane_runs"] = json!((0..age % 4)
+        .map(
+            |i| json!({"slot": "grok:implementer", "phase": "implement", "round": 1,
+            "vendor": "grok", "started_at": ago(age + i * 600), "ended_at": ago(age + i * 600),
+            "verdict": "done", "exit_code": 0, "input_tokens": 10 * i, "output_tokens": age,
+            "cost_usd": if i % 2 == 0 { json!(0.01 * age as f64) } else { Value::Null },
+            "cost_source": if i % 2 == 0 { "computed" } else { "unknown" }})
+        )
+        .collect::<Vec<_>>());
     let path = format!("coordinator/tasks/{}/{}.json", REPOS[repo % 2], issue % 6);
     record(&path, &v)
 }
@@ -308,6 +320,9 @@ fn a_tip_that_changed_only_coordinator_tasks_reuses_every_row() {
         updated.counts.needs_attention,
         model.counts.needs_attention + 2
     );
+    // The tasks' lane runs are in the spend the update assembled.
+    assert!(model.spend.is_empty());
+    assert_eq!(updated.spend.total.runs, 3);
     // Nothing the dashboard reads changed at all (say only activity records did).
     let same = update(model.clone(), &derivation, &before, &before, now, "v2").expect("update");
     assert_eq!(same, build(&before, now, "v2"));

@@ -16,6 +16,7 @@ use super::machines::MachineView;
 use super::rows::QaItem;
 use super::rows::Row;
 use super::slice::Slice;
+use super::spend::SpendSummary;
 
 /// The whole dashboard at one version of the state.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -62,6 +63,9 @@ pub struct DashboardModel {
     /// Operators' dismissals and snoozes, each saying whether it hides its item now.
     #[serde(default)]
     pub annotations: Vec<Annotation>,
+    /// What the coordinator tasks' lane runs cost: total, per batch, per worker, per day.
+    #[serde(default, skip_serializing_if = "SpendSummary::is_empty")]
+    pub spend: SpendSummary,
 }
 
 /// The one notice an empty coordination state shows instead of empty boards (reference §7.1:

@@ -3,7 +3,8 @@
 //! Usage: `bench [--scales 1,10] [--runs N] [--no-day]` (the Makefile's `make bench`),
 //! `bench dashboard 10,100`, `bench enrich [SCALE]` (requests per cold and per unchanged
 //! GitHub enrichment refresh against the fake GitHub), `bench coordinator [--ticks N]` (idle coordinator ticks against
-//! the fake GitHub), `bench lanes [RUNS]` (what `agent-coord lane` adds to a vendor run), `bench packing [SCALE]` (`status --json` on an unpacked store and once a
+//! the fake GitHub), `bench lanes [RUNS]` (what `agent-coord lane` adds to a vendor run), `bench lane-runs [RUNS]` (a
+//! coordinator task page with RUNS lane runs, and one run's transcript), `bench packing [SCALE]` (`status --json` on an unpacked store and once a
 //! write has packed it), `bench serve-memory [CYCLES]` (the server's memory across cycles of
 //! one claim and one dashboard request), `bench serve-load [--clients N] [--streams N]
 //! [--seconds N]` (concurrent dashboard clients and event streams while the CLI writes), or
@@ -16,6 +17,7 @@ mod cli;
 mod coordinator;
 mod dashboard;
 mod enrich;
+mod lane_runs;
 mod lanes;
 mod packing;
 mod scale;
@@ -32,6 +34,7 @@ use crate::cli::NOW_UNIX;
 use crate::coordinator::bench_coordinator;
 use crate::dashboard::bench_dashboard;
 use crate::enrich::bench_enrich;
+use crate::lane_runs::bench_lane_runs;
 use crate::lanes::bench_lanes;
 use crate::packing::bench_packing;
 use crate::scale::bench_concurrency;
@@ -68,6 +71,10 @@ fn main() {
             std::process::exit(1);
         }
         bench_coordinator(ticks);
+        return;
+    }
+    if args.first().map(String::as_str) == Some("lane-runs") {
+        bench_lane_runs(args.get(1).and_then(|n| n.parse().ok()).unwrap_or(200));
         return;
     }
     if args.first().map(String::as_str) == Some("lanes") {

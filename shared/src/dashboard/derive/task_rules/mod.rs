@@ -1,14 +1,17 @@
 //! Coordinator tasks on the dashboard (DESIGN §6 "State"): which task checkpoints the
 //! attention queue lists and how, and the item page's panel with the head's evidence as a
-//! checklist.
+//! checklist, the lane runs with their cost, and a vendor's usage-limit pause.
 //!
 //! Only the attention entries reach the overview model; the panel is built for the one item
 //! a page asks for.
 
 use std::sync::Arc;
 
+use super::spend::spend_view;
 use crate::coordinator::task::Evidence;
+use crate::coordinator::task::LaneRun;
 use crate::coordinator::task::Phase;
+use crate::coordinator::task::Spend;
 use crate::coordinator::task::Task;
 use crate::coordinator::task::TaskState;
 use crate::coordinator::task::TASKS_DIR;
@@ -17,7 +20,9 @@ use crate::dashboard::model::Attention;
 use crate::dashboard::model::AttentionKind;
 use crate::dashboard::model::ChecklistRow;
 use crate::dashboard::model::CoordinatorPanel;
+use crate::dashboard::model::LaneRunView;
 use crate::dashboard::model::MergeView;
+use crate::dashboard::model::PauseView;
 use crate::record::is_http_url;
 use crate::time;
 
@@ -152,6 +157,59 @@ pub fn panel(task: &Task) -> CoordinatorPanel {
             base: m.base.clone(),
         }),
         updated_at: timestamp(&task.updated_at),
+        lane_runs: task
+            .lane_runs
+            .iter()
+            .enumerate()
+            .map(|(i, run)| lane_run(run, task.earlier_runs.runs + i as u64 + 1))
+            .collect(),
+        earlier_runs: task.earlier_runs.runs,
+        spend: {
+            let mut all = Spend::of(&task.lane_runs);
+            all.merge(&task.earlier_runs);
+            spend_view(&all)
+        },
+        paused: task.paused.as_ref().map(|p| PauseView {
+            vendor: p.vendor.clone(),
+            until: timestamp(&p.until),
+        }),
+    }
+}
+
+/// Finds run `n` of a task ([`LaneRunView::n`]: counted from 1 across every run, the ones
+/// folded out of the checkpoint included, which are gone).
+pub fn lane_run_numbered(task: &Task, n: u64) -> Option<&LaneRun> {
+    let index = n.checked_sub(task.earlier_runs.runs + 1)?;
+    task.lane_runs.get(usize::try_from(index).ok()?)
+}
+
+/// One lane run as the page lists it, numbered `n`.
+fn lane_run(run: &LaneRun, n: u64) -> LaneRunView {
+    let (start, end) = (time::parse(&run.started_at), time::parse(&run.ended_at));
+    LaneRunView {
+        n,
+        slot: run.slot.clone(),
+        phase: run.phase,
+        round: run.round,
+        vendor: run.vendor.clone(),
+        model: run.model.clone(),
+        verdict: run.verdict,
+        started_at: timestamp(&run.started_at),
+        ended_at: timestamp(&run.ended_at),
+        duration_secs: start
+            .zip(end)
+            .map(|(s, e)| (e - s).num_seconds())
+            .filter(|d| *d >= 0),
+        exit_code: run.exit_code,
+        timed_out: run.timed_out,
+        tokens: run.tokens(),
+        input_tokens: run.input_tokens,
+        output_tokens: run.output_tokens,
+        cache_tokens: run.cache_read_tokens + run.cache_write_tokens,
+        cost_usd: run.cost_usd,
+        cost_source: run.cost_source,
+        transcript_machine: run.transcript.as_ref().map(|t| t.machine.clone()),
+        transcript_bytes: run.transcript.as_ref().map(|t| t.bytes),
     }
 }
 

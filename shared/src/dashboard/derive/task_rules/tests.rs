@@ -293,3 +293,102 @@ fn the_item_section_is_the_matching_task_or_a_warning() {
         Some("The coordinator task record coordinator/tasks/acme/app/9.json could not be read: not a coordinator task record: missing field `worker`")
     );
 }
+
+fn lane_run(slot: &str, verdict: &str, cost: Option<f64>) -> crate::coordinator::task::LaneRun {
+    let mut v = json!({"slot": slot, "phase": "implement", "round": 2, "vendor": "claude",
+        "model": "claude-sonnet-4-5", "session_id": "s-1",
+        "started_at": "2026-01-01T10:00:00Z", "ended_at": "2026-01-01T10:02:05Z",
+        "verdict": verdict, "exit_code": 0, "input_tokens": 100, "output_tokens": 20,
+        "cache_read_tokens": 300, "cache_write_tokens": 4,
+        "cost_source": if cost.is_some() { "vendor" } else { "unknown" },
+        "transcript": {"machine": "box-1", "path": ".coordinator-control/t/implement-2.transcript.jsonl",
+                       "bytes": 2048, "sha256": "sha256:00"}});
+    if let Some(c) = cost {
+        v["cost_usd"] = json!(c);
+    }
+    serde_json::from_value(v).expect("a lane run")
+}
+
+#[test]
+fn the_panel_lists_lane_runs_with_duration_tokens_cost_and_the_spend_total() {
+    let mut t = task("active", "inner_review");
+    t.record_lane_run(lane_run("claude:implementer", "done", Some(0.25)));
+    t.record_lane_run(lane_run("codex:reviewer", "rejected", None));
+    t.earlier_runs.runs = 3;
+    t.earlier_runs.cost_usd = 1.0;
+    t.earlier_runs.input_tokens = 7;
+    let p = panel(&t);
+    assert_eq!(p.lane_runs.len(), 2);
+    let first = &p.lane_runs[0];
+    assert_eq!(first.n, 4, "numbered after the three folded-out runs");
+    assert_eq!(first.slot, "claude:implementer");
+    assert_eq!(first.vendor.as_deref(), Some("claude"));
+    assert_eq!(first.model.as_deref(), Some("claude-sonnet-4-5"));
+    assert_eq!(first.verdict, crate::coordinator::task::LaneVerdict::Done);
+    assert_eq!(first.duration_secs, Some(125));
+    assert_eq!(first.tokens, 424);
+    assert_eq!(first.cache_tokens, 304);
+    assert_eq!(first.cost_usd, Some(0.25));
+    assert_eq!(first.transcript_machine.as_deref(), Some("box-1"));
+    assert_eq!(first.transcript_bytes, Some(2048));
+    assert_eq!(p.lane_runs[1].n, 5);
+    assert_eq!(p.lane_runs[1].cost_usd, None);
+    assert_eq!(p.earlier_runs, 3);
+    assert_eq!(p.spend.runs, 5);
+    assert!((p.spend.cost_usd - 1.25).abs() < 1e-12);
+    assert_eq!(p.spend.unpriced_runs, 1);
+    assert_eq!(p.spend.tokens, 2 * 424 + 7);
+    assert_eq!(p.paused, None);
+    // Runs are found by that number; folded-out and unknown numbers are gone.
+    assert_eq!(
+        lane_run_numbered(&t, 5).map(|r| r.slot.as_str()),
+        Some("codex:reviewer")
+    );
+    for gone in [0, 1, 3, 6] {
+        assert!(lane_run_numbered(&t, gone).is_none(), "{gone}");
+    }
+    // The JSON the page reads is camelCase.
+    let v = serde_json::to_value(&p).expect("json");
+    assert_eq!(v["laneRuns"][0]["durationSecs"], json!(125));
+    assert_eq!(v["spend"]["unpricedRuns"], json!(1));
+}
+
+#[test]
+fn a_paused_task_says_which_vendor_and_when_its_limit_resets() {
+    let mut t = task("active", "pr_gates_codex");
+    t.paused = Some(crate::coordinator::task::LanePause {
+        vendor: "codex".into(),
+        until: "2026-01-01T15:00:00Z".into(),
+    });
+    let p = panel(&t);
+    let paused = p.paused.expect("paused");
+    assert_eq!(paused.vendor, "codex");
+    assert_eq!(
+        paused.until,
+        time::format(time::parse("2026-01-01T15:00:00Z").unwrap())
+    );
+    assert_eq!(
+        p.attention, None,
+        "a pause is not a blocker and needs nobody"
+    );
+    // A time that does not read is shown as written.
+    t.paused = Some(crate::coordinator::task::LanePause {
+        vendor: "grok:implementer".into(),
+        until: "soon".into(),
+    });
+    assert_eq!(panel(&t).paused.map(|p| p.until).as_deref(), Some("soon"));
+}
+
+#[test]
+fn a_run_with_unreadable_or_backwards_times_has_no_duration() {
+    let mut t = task("active", "implement");
+    let mut run = lane_run("grok:implementer", "incomplete", None);
+    run.ended_at = "garbage".into();
+    t.record_lane_run(run.clone());
+    run.ended_at = "2026-01-01T09:00:00Z".into();
+    t.record_lane_run(run);
+    let p = panel(&t);
+    assert_eq!(p.lane_runs[0].duration_secs, None);
+    assert_eq!(p.lane_runs[1].duration_secs, None);
+    assert_eq!(p.lane_runs[0].ended_at, "garbage");
+}

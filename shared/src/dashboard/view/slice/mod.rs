@@ -30,6 +30,7 @@ pub const HEALTH_PER_GROUP: usize = 50;
 pub const WARNINGS_CAP: usize = 100;
 
 use crate::dashboard::model::Slice;
+use crate::dashboard::model::SpendSummary;
 
 /// Which page a slice is for, with that page's parameters.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -403,6 +404,25 @@ fn health(model: &DashboardModel, info: &mut Slice, out: &mut DashboardModel) {
 /// The overview: the first few attention items, active and recoverable rows, batches in
 /// need of repair and QA gaps, with the rows the attention items point at.
 fn overview(model: &DashboardModel, out: &mut DashboardModel) {
+    // The lane spend: the total, the costliest batches and workers, and the day chart.
+    out.spend = SpendSummary {
+        total: model.spend.total.clone(),
+        batches: model
+            .spend
+            .batches
+            .iter()
+            .take(OVERVIEW_CAP)
+            .cloned()
+            .collect(),
+        workers: model
+            .spend
+            .workers
+            .iter()
+            .take(OVERVIEW_CAP)
+            .cloned()
+            .collect(),
+        days: model.spend.days.clone(),
+    };
     out.attention = model.attention.iter().take(OVERVIEW_CAP).cloned().collect();
     let mut wanted: BTreeSet<String> = out.attention.iter().map(|a| a.row_id.clone()).collect();
     wanted.extend(

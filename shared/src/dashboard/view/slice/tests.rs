@@ -272,3 +272,33 @@ fn the_whole_model_serialises_without_a_slice_field() {
     assert_eq!(cut["slice"]["view"], "summary");
     assert_eq!(cut["rows"], serde_json::json!([]));
 }
+
+#[test]
+fn the_overview_carries_the_spend_with_the_costliest_few_and_every_day_other_views_none() {
+    use crate::dashboard::model::SpendRow;
+    use crate::dashboard::model::SpendView;
+    let mut model = fleet(3, 1);
+    let row = |key: String, cost: f64| SpendRow {
+        key,
+        spend: SpendView {
+            runs: 1,
+            cost_usd: cost,
+            ..SpendView::default()
+        },
+    };
+    model.spend.total.runs = 30;
+    model.spend.workers = (0..30)
+        .map(|i| row(format!("w{i}"), 30.0 - i as f64))
+        .collect();
+    model.spend.batches = model.spend.workers.clone();
+    model.spend.days = (1..=20)
+        .map(|d| row(format!("2026-01-{d:02}"), 1.0))
+        .collect();
+    let overview = slice(&model, &View::Overview);
+    assert_eq!(overview.spend.total.runs, 30);
+    assert_eq!(overview.spend.workers.len(), 10);
+    assert_eq!(overview.spend.workers[0].key, "w0", "the costliest first");
+    assert_eq!(overview.spend.batches.len(), 10);
+    assert_eq!(overview.spend.days.len(), 20);
+    assert!(slice(&model, &View::Machines).spend.is_empty());
+}
