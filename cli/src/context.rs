@@ -166,6 +166,9 @@ impl Context {
         if let Some(bar) = self.writes.get() {
             store.show_writes(bar.clone());
         }
+        if self.env.now.is_some() {
+            store.clock = Some(self.now.timestamp());
+        }
         let mut notices = Vec::new();
         if implicit && !store.has_remote() {
             notices.push(format!(

@@ -38,6 +38,7 @@ mod test_serve_transcripts;
 mod test_serve_views;
 mod test_status;
 mod test_sync;
+mod test_time_travel;
 mod test_transfer;
 mod test_vendors_real;
 

@@ -15,14 +15,29 @@ pub(crate) struct BatchAuditArgs {
     /// The batch to audit
     #[arg(long, value_name = "ID")]
     batch_id: String,
+    /// Audit the batch as it stood at a commit or time (RFC 3339): the last state commit at
+    /// or before it
+    #[arg(long, value_name = "COMMIT|TIME")]
+    at: Option<String>,
     /// Print the audit as JSON
     #[arg(long)]
     json: bool,
 }
 
 pub(crate) fn cmd_batch_audit(cx: &Context, args: &BatchAuditArgs) -> Result<Report, CommandError> {
-    let (store, notices) = cx.open_store(false)?;
-    let snap = store.snapshot()?;
+    let (store, mut notices) = cx.open_store(false)?;
+    let moment = args
+        .at
+        .as_deref()
+        .map(|raw| super::at::resolve(&store, raw))
+        .transpose()?;
+    let snap = match &moment {
+        Some(m) => {
+            notices.extend(m.notices());
+            m.snapshot(&store)?
+        }
+        None => store.snapshot()?,
+    };
     let result = audit::audit(&snap, &args.batch_id);
     let mut report = if args.json {
         Report::json(&result)

@@ -40,6 +40,10 @@ pub(crate) struct StatusArgs {
     /// Also list archived records (unscoped status only)
     #[arg(long)]
     include_archived: bool,
+    /// Show the state as it stood at a commit or time (RFC 3339): the last state commit at or
+    /// before it, read with that clock; liveness from this machine's heartbeat history (a day)
+    #[arg(long, value_name = "COMMIT|TIME")]
+    at: Option<String>,
     /// Print the report as JSON
     #[arg(long)]
     json: bool,
@@ -53,9 +57,25 @@ pub(crate) fn cmd_status(cx: &Context, args: &StatusArgs) -> Result<Report, Comm
         args.include_archived,
     )
     .map_err(|e| CommandError::usage(e.to_string()))?;
-    let (store, notices) = cx.open_store(false)?;
-    let snap = store.snapshot()?;
-    let sync = sync_info(&store);
+    let (store, mut notices) = cx.open_store(false)?;
+    let moment = args
+        .at
+        .as_deref()
+        .map(|raw| super::at::resolve(&store, raw))
+        .transpose()?;
+    let (snap, now) = match &moment {
+        Some(m) => {
+            notices.extend(m.notices());
+            (m.snapshot(&store)?, m.clock)
+        }
+        None => (store.snapshot()?, cx.now()),
+    };
+    // How the state stands against the remote is a fact of now, not of the past.
+    let sync = if moment.is_some() {
+        None
+    } else {
+        sync_info(&store)
+    };
     if args.json {
         // The report can be megabytes: print it straight to stdout, and stream the full
         // one without collecting it.
@@ -63,16 +83,12 @@ pub(crate) fn cmd_status(cx: &Context, args: &StatusArgs) -> Result<Report, Comm
         let written = if let Scope::All { include_archived } = scope {
             let mut stream = JsonStream::new(stdout, VERSION, include_archived, sync)
                 .with_costs(costs(&snap, &scope)?);
-            status::stream_all(
-                &snap,
-                include_archived,
-                cx.now(),
-                &render_row,
-                &mut |part| stream.part(part),
-            )?;
+            status::stream_all(&snap, include_archived, now, &render_row, &mut |part| {
+                stream.part(part)
+            })?;
             stream.finish()
         } else {
-            let report = status::status(&snap, &scope, cx.now())?;
+            let report = status::status(&snap, &scope, now)?;
             let costs = costs(&snap, &scope)?;
             let mut doc = StatusDocument::new(&report, VERSION, sync.as_ref());
             doc.head.costs = costs.as_ref();
@@ -85,7 +101,7 @@ pub(crate) fn cmd_status(cx: &Context, args: &StatusArgs) -> Result<Report, Comm
         let _ = written.and_then(|mut w| w.flush());
         return Ok(Report::default().with_stderr(notices));
     }
-    let report = status::status(&snap, &scope, cx.now())?;
+    let report = status::status(&snap, &scope, now)?;
     let mut text = report.to_text();
     if let Some(sync) = &sync {
         text.push_str(&sync.line());

@@ -13,6 +13,7 @@ use agent_coord_shared::snapshot::ReadError;
 
 mod cas;
 mod fence;
+pub(crate) mod history;
 mod hook;
 mod machine;
 pub(crate) mod maintain;
@@ -187,6 +188,9 @@ pub(crate) struct Store {
     warnings: std::cell::RefCell<Vec<String>>,
     /// Counts the blobs tree writes write (hidden unless a long command shows it).
     written: indicatif::ProgressBar,
+    /// The commit time in Unix seconds when the clock is pinned (`AGENT_COORD_NOW`), so a
+    /// replayed scenario's history carries the scenario's times; `None`: the system clock.
+    pub(crate) clock: Option<i64>,
 }
 
 /// An open repository that threads share; each thread works on its own [`Store`] from
@@ -197,6 +201,7 @@ pub(crate) struct SharedStore {
     machine: MachineId,
     machine_source: MachineSource,
     path: PathBuf,
+    clock: Option<i64>,
 }
 
 impl SharedStore {
@@ -210,6 +215,7 @@ impl SharedStore {
             path: self.path.clone(),
             warnings: Default::default(),
             written: indicatif::ProgressBar::hidden(),
+            clock: self.clock,
         }
     }
 }
@@ -305,6 +311,7 @@ impl Store {
             path: opts.path.to_path_buf(),
             warnings: Default::default(),
             written: indicatif::ProgressBar::hidden(),
+            clock: None,
         })
     }
 
@@ -317,6 +324,7 @@ impl Store {
             machine: self.machine,
             machine_source: self.machine_source,
             path: self.path,
+            clock: self.clock,
         }
     }
 
@@ -383,6 +391,15 @@ impl Store {
     /// Returns whether the repository has any remote configured.
     pub(crate) fn has_remote(&self) -> bool {
         !self.repo.remote_names().is_empty()
+    }
+
+    /// Returns the time commits are stamped with, in Unix seconds.
+    pub(crate) fn commit_seconds(&self) -> i64 {
+        self.clock.unwrap_or_else(|| {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_secs() as i64)
+        })
     }
 
     /// Takes a snapshot of the current tips.

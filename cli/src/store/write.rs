@@ -139,6 +139,7 @@ impl Store {
             }
         }
         let own = self.heartbeat_ref();
+        let mut beat_tree = None;
         if !plan.heartbeats.is_empty() || !plan.heartbeat_removals.is_empty() {
             let current = snap.heartbeats.iter().find(|h| h.name == own);
             let base = current
@@ -163,6 +164,7 @@ impl Store {
             );
             // Parentless: a heartbeat ref's history is always exactly one commit.
             let id = self.commit(&message, tree, &[])?;
+            beat_tree = Some(tree);
             edits.push(update(
                 &own,
                 expect(current.map(|h| h.commit)),
@@ -200,7 +202,15 @@ impl Store {
             .repo
             .edit_references_as(edits, Some(signature.to_ref(&mut buf)))
         {
-            Ok(_) => Ok(commit),
+            Ok(_) => {
+                if let Some(tree) = beat_tree {
+                    // Best effort: the beat stands; only `--at` loses this moment.
+                    if let Err(e) = super::history::record(self, &own, tree) {
+                        self.warn(format!("warning: heartbeat history not recorded: {e}"));
+                    }
+                }
+                Ok(commit)
+            }
             Err(e) if cas::is_conflict(&e) => Err(Attempt::Conflict),
             Err(e) => match self.held_locks(&names) {
                 // A ref lock we could not take: another writer, or one that was killed.
@@ -424,9 +434,7 @@ impl Store {
 
     /// Returns the bot signature for commits and reflogs: agent-coord at this machine, now, UTC.
     fn signature(&self) -> gix::actor::Signature {
-        let seconds = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_secs() as i64);
+        let seconds = self.commit_seconds();
         gix::actor::Signature {
             name: "agent-coord".into(),
             email: format!("agent-coord@{}", self.machine).into(),

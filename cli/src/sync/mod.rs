@@ -216,6 +216,7 @@ fn rounds(
         // whose cut commit never reached us.
         let last_seen = ref_target(&store.repo, &integrated_ref(remote))?;
         git.fetch(remote, &refspecs).map_err(remote_err)?;
+        record_fetched_beats(store, remote);
         // What was fetched is what the leases expect, even if the remote moved since ls-remote.
         let remote_tip = if remote_has_branch {
             ref_target(&store.repo, &tracking_state_ref(remote))?
@@ -487,4 +488,27 @@ pub(crate) fn ahead_behind(
         Ok(walk.filter_map(Result::ok).count())
     };
     Ok(Some((count(local, tracking)?, count(tracking, local)?)))
+}
+
+/// Adds the heartbeat refs just fetched from `remote` to their history (best effort: a
+/// failure costs `--at` that moment, and says so).
+fn record_fetched_beats(store: &Store, remote: &str) {
+    let prefix = tracking_heartbeat_prefix(remote);
+    let fetched = match store.refs_with_prefix(&prefix) {
+        Ok(refs) => refs,
+        Err(e) => {
+            store.warn(format!("warning: heartbeat history not recorded: {e}"));
+            return;
+        }
+    };
+    for (name, commit) in fetched {
+        let recorded = crate::store::tree::of_commit(&store.repo, commit)
+            .map_err(crate::store::StoreError::git)
+            .and_then(|tree| crate::store::history::record(store, &name, tree));
+        if let Err(e) = recorded {
+            store.warn(format!(
+                "warning: heartbeat history of {name} not recorded: {e}"
+            ));
+        }
+    }
 }
