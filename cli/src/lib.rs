@@ -12,6 +12,7 @@ mod github;
 mod lanes;
 mod logging;
 mod output;
+mod past;
 mod process;
 mod progress;
 mod serve;

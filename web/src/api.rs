@@ -82,11 +82,11 @@ fn excerpt_suffix(excerpt: &str) -> String {
     }
 }
 
-/// `GET url`, decoded as JSON.
+/// `GET url`, decoded as JSON; on a page of the past, of that moment (`past::with_at`).
 pub async fn get_json<T: DeserializeOwned>(url: &str) -> Result<T, ApiError> {
     let init = RequestInit::new();
     init.set_method("GET");
-    let (status, body) = send(url, &init).await?;
+    let (status, body) = send(&crate::past::with_at(url), &init).await?;
     decode(status, &body)
 }
 

@@ -7,6 +7,7 @@ use leptos_router::components::Router;
 use leptos_router::components::Routes;
 use leptos_router::path;
 
+use crate::components::past::PastBanner;
 use crate::components::prompt;
 use crate::components::topbar::TopBar;
 use crate::components::widgets;
@@ -28,6 +29,7 @@ pub fn App() -> impl IntoView {
     view! {
         <Router>
             <TopBar/>
+            <PastBanner/>
             {move || {
                 store
                     .error
@@ -40,6 +42,12 @@ pub fn App() -> impl IntoView {
                     .get()
                     .and_then(|m| m.source_status.iter().find_map(|s| s.banner()))
                     .map(widgets::source_banner)
+            }}
+            {move || {
+                store
+                    .model
+                    .with(|m| m.as_ref().and_then(|m| m.restored.clone()))
+                    .map(|text| view! { <div class="restored-banner" role="status" data-testid="restored-banner">{text}</div> })
             }}
             <main>
                 // An empty state: one notice on every page saying how to start.

@@ -95,6 +95,50 @@ pub fn encode_query(value: &str) -> String {
     encode_segment(value)
 }
 
+/// `url` with `name=value` (encoded) added to its query, unless it already has `name`; any
+/// `#fragment` stays last.
+pub fn with_query_param(url: &str, name: &str, value: &str) -> String {
+    let (base, fragment) = url
+        .split_once('#')
+        .map_or((url, None), |(b, f)| (b, Some(f)));
+    let query = base.split_once('?').map_or("", |(_, q)| q);
+    if query
+        .split('&')
+        .any(|pair| pair.split('=').next() == Some(name))
+    {
+        return url.to_owned();
+    }
+    let sep = if base.contains('?') { '&' } else { '?' };
+    let mut out = format!("{base}{sep}{name}={}", encode_query(value));
+    if let Some(f) = fragment {
+        out.push('#');
+        out.push_str(f);
+    }
+    out
+}
+
+/// `url` without its `name` query parameter (and without a `?` left empty).
+pub fn without_query_param(url: &str, name: &str) -> String {
+    let Some((path, query)) = url.split_once('?') else {
+        return url.to_owned();
+    };
+    let kept: Vec<&str> = query
+        .split('&')
+        .filter(|pair| !pair.is_empty() && pair.split('=').next() != Some(name))
+        .collect();
+    if kept.is_empty() {
+        path.to_owned()
+    } else {
+        format!("{path}?{}", kept.join("&"))
+    }
+}
+
+/// Whether `href` is a page of the dashboard itself (a path on this server, not the API's,
+/// not another site's).
+pub fn is_dashboard_link(href: &str) -> bool {
+    href.starts_with('/') && !href.starts_with("//") && !href.starts_with("/api/")
+}
+
 /// The item page path for `owner/repo` and a target, when both are well formed.
 pub fn item_path(repo: &str, target: &str) -> Option<String> {
     let (owner, name) = repo.split_once('/')?;
@@ -224,6 +268,36 @@ pub fn spend(s: &SpendView) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_moment_is_added_to_links_once_and_removed_for_now() {
+        use super::is_dashboard_link;
+        use super::with_query_param as with;
+        use super::without_query_param as without;
+        let at = "2026-06-13T12:00:00Z";
+        assert_eq!(
+            with("/batches/b1", "at", at),
+            "/batches/b1?at=2026-06-13T12%3A00%3A00Z"
+        );
+        assert_eq!(
+            with("/operator?q=x&page=2", "at", "abc"),
+            "/operator?q=x&page=2&at=abc"
+        );
+        assert_eq!(with("/?at=abc", "at", "def"), "/?at=abc");
+        assert_eq!(with("/health#qa", "at", "abc"), "/health?at=abc#qa");
+        // A parameter whose name only starts with "at" is another one.
+        assert_eq!(with("/x?attr=1", "at", "abc"), "/x?attr=1&at=abc");
+        assert_eq!(without("/batches/b1?at=abc", "at"), "/batches/b1");
+        assert_eq!(
+            without("/operator?q=x&at=abc&page=2", "at"),
+            "/operator?q=x&page=2"
+        );
+        assert_eq!(without("/", "at"), "/");
+        assert!(is_dashboard_link("/items/acme/app/7"));
+        assert!(!is_dashboard_link("/api/doctor"));
+        assert!(!is_dashboard_link("//evil.example/"));
+        assert!(!is_dashboard_link("https://github.com/acme/app/pull/7"));
+    }
+
     use super::*;
 
     const NOW: &str = "2026-06-13T12:00:00Z";

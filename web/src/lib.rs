@@ -18,9 +18,12 @@ mod components;
 mod live;
 #[cfg(target_arch = "wasm32")]
 mod pages;
+#[cfg(target_arch = "wasm32")]
+mod past;
 
 /// Mounts the app on `<body>`.
 #[cfg(target_arch = "wasm32")]
 pub fn start() {
+    past::install();
     leptos::mount::mount_to_body(app::App);
 }

@@ -15,6 +15,7 @@ use std::time::Duration;
 use agent_coord_shared::dashboard::derive::freshness::SyncView;
 use agent_coord_shared::dashboard::model::DashboardModel;
 use agent_coord_shared::dashboard::view::slice::View;
+use agent_coord_shared::time;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use serde::de::DeserializeOwned;
@@ -122,10 +123,23 @@ pub fn start() -> Store {
             accept(store, &view, result);
         }
     });
+    if crate::past::active() {
+        // The past does not move: no stream, no sync status; the poll only retries a
+        // failed load, and ages count from the moment shown.
+        set_interval(move || past_tick(store), POLL);
+        return store;
+    }
     load_sync(store);
     connect(store);
     set_interval(move || tick(store), POLL);
     store
+}
+
+/// [`tick`] on a page of the past: loads again only after a failed or missing load.
+fn past_tick(store: Store) {
+    if store.error.with_untracked(Option::is_some) || store.model.with_untracked(Option::is_none) {
+        refresh(store);
+    }
 }
 
 fn tick(store: Store) {
@@ -165,6 +179,10 @@ fn accept(store: Store, view: &str, result: Result<DashboardModel, ApiError>) {
             });
             if !same || FORCE.with(|f| f.replace(false)) {
                 LOADED_AT.with(|t| t.set(js_sys::Date::now()));
+                // A model of the past is read at its own clock: ages count from then.
+                if let Some(then) = model.past.as_ref().and_then(|p| time::parse(&p.at)) {
+                    store.now_ms.set(then.timestamp_millis() as f64);
+                }
                 store.model.set(Some(Arc::new(model)));
             }
         }

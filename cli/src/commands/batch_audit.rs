@@ -29,7 +29,7 @@ pub(crate) fn cmd_batch_audit(cx: &Context, args: &BatchAuditArgs) -> Result<Rep
     let moment = args
         .at
         .as_deref()
-        .map(|raw| super::at::resolve(&store, raw))
+        .map(|raw| crate::past::resolve_flag(&store, raw))
         .transpose()?;
     let snap = match &moment {
         Some(m) => {

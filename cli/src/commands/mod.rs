@@ -19,7 +19,6 @@ use crate::context::GlobalArgs;
 use crate::output::Report;
 
 pub(crate) mod args;
-mod at;
 mod batch_audit;
 mod claim;
 mod completions;

@@ -61,7 +61,7 @@ pub(crate) fn cmd_status(cx: &Context, args: &StatusArgs) -> Result<Report, Comm
     let moment = args
         .at
         .as_deref()
-        .map(|raw| super::at::resolve(&store, raw))
+        .map(|raw| crate::past::resolve_flag(&store, raw))
         .transpose()?;
     let (snap, now) = match &moment {
         Some(m) => {

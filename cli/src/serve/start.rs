@@ -2,7 +2,9 @@
 //! line; tests and scripts read it), the background tasks (the ref watcher behind
 //! `/api/stream`, the GitHub refresher, the interval sync of `--sync-every`), each handed
 //! the handles it uses, and the graceful shutdown on Ctrl-C (connections are served by
-//! `http/conn.rs`).
+//! `http/conn.rs`). A model the last run saved is restored first, and the first derivation
+//! starts at once (`Models::restore`, `Models::warm_up`); a graceful stop saves the model
+//! shown last (`Models::save_latest`).
 
 use std::io::Write as _;
 use std::net::SocketAddr;
@@ -33,6 +35,15 @@ pub(crate) struct Options<'a> {
 
 /// Serves `state` until Ctrl-C.
 pub(crate) fn run(state: AppState, opts: &Options<'_>) -> Result<(), CommandError> {
+    // The last run's model, when it still stands, is the first view while this run derives
+    // its own (at once, on a thread of its own).
+    if state.models.restore() {
+        let models = state.models.clone();
+        std::thread::Builder::new()
+            .name("model-warm-up".into())
+            .spawn(move || models.warm_up())
+            .map_err(|e| CommandError::operational(format!("cannot start the warm-up: {e}")))?;
+    }
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -71,8 +82,10 @@ pub(crate) fn run(state: AppState, opts: &Options<'_>) -> Result<(), CommandErro
             let _ = tokio::signal::ctrl_c().await;
             let _ = stop_tx.send(true);
         });
-        let limits = state.limits.clone();
+        let (limits, models) = (state.limits.clone(), state.models.clone());
         conn::serve(listener, router(state), limits, stop).await;
+        // What this run shows last is the next start's first view.
+        let _ = tokio::task::spawn_blocking(move || models.save_latest()).await;
         Ok(())
     })
 }

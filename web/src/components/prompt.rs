@@ -181,14 +181,16 @@ fn handoff_view(handoff: Handoff, state: HandoffState) -> impl IntoView {
     view! {
         <div class="actions">
             <button data-testid="prompt-copy" on:click=copy>{copy_label}</button>
-            <button
-                class="primary"
-                data-testid="prompt-import"
-                disabled=move || state.pending.get()
-                on:click=import
-            >
-                "Import as batch"
-            </button>
+            {(!crate::past::active()).then(|| view! {
+                <button
+                    class="primary"
+                    data-testid="prompt-import"
+                    disabled=move || state.pending.get()
+                    on:click=import
+                >
+                    "Import as batch"
+                </button>
+            })}
             <span class="muted" data-testid="prompt-batch-id">{handoff.batch_id.clone()}</span>
         </div>
         <pre data-testid="prompt-text">{handoff.text}</pre>

@@ -84,6 +84,14 @@ fn editor(
     draft: RwSignal<Option<String>>,
     save: Action<String, SaveOutcome>,
 ) -> AnyView {
+    if crate::past::active() {
+        return view! {
+            <p class="muted" data-testid="scope-read-only">
+                "Read-only: this page shows the past; change them from now."
+            </p>
+        }
+        .into_any();
+    }
     if !s.editable {
         return view! {
             <p class="muted" data-testid="scope-read-only">

@@ -49,10 +49,19 @@ pub fn TopBar() -> impl IntoView {
     }
 }
 
-/// "live" while the event stream is open, else "polling".
+/// "live" while the event stream is open, else "polling"; "past" on a page of the past
+/// (which does not move).
 #[component]
 fn LiveIndicator() -> impl IntoView {
     let store = use_store();
+    if crate::past::active() {
+        return view! {
+            <span class="live-indicator past" data-testid="live-indicator" title="The past does not update">
+                "past"
+            </span>
+        }
+        .into_any();
+    }
     let live_text = move || if store.live.get() { "live" } else { "polling" };
     let live_class = move || {
         if store.live.get() {
@@ -66,6 +75,7 @@ fn LiveIndicator() -> impl IntoView {
             {live_text}
         </span>
     }
+    .into_any()
 }
 
 /// The target repositories in force, when the dashboard is scoped to some.

@@ -16,6 +16,7 @@ use crate::api;
 use crate::api::ApiError;
 use crate::clipboard;
 use crate::components::chart;
+use crate::components::past::TimeSlider;
 use crate::components::widgets;
 use crate::format;
 use crate::live;
@@ -73,6 +74,10 @@ pub fn BatchPage() -> impl IntoView {
                     }
                 })}
             </Transition>
+            <TimeSlider
+                commits_url=Signal::derive(move || format!("/api/batches/{}/commits", format::encode_segment(&id.get())))
+                page=Signal::derive(move || format::batch_path(&id.get()))
+            />
         </section>
     }
 }
@@ -82,7 +87,7 @@ fn page(d: &BatchDetail, form: StopForm, copied: RwSignal<Option<bool>>) -> impl
     view! {
         <h1 data-testid="batch-title">{b.title.clone()}</h1>
         {summary(b)}
-        {stop_control(b.id.clone(), form)}
+        {(!crate::past::active()).then(|| stop_control(b.id.clone(), form))}
         <h2>"Lanes"</h2>
         {lanes(&b.lanes)}
         <h2>"Launch prompt"</h2>

@@ -44,7 +44,7 @@ struct Form {
 
 /// The import page.
 #[component]
-pub fn ImportPage() -> impl IntoView {
+pub fn ImportPage() -> AnyView {
     // This page loads its own detail; the store needs only the headline counts.
     super::use_view(|| agent_coord_shared::dashboard::view::slice::View::Summary);
     let form = Form {
@@ -55,6 +55,17 @@ pub fn ImportPage() -> impl IntoView {
         pending: RwSignal::new(false),
         result: RwSignal::new(None),
     };
+    if crate::past::active() {
+        return view! {
+            <section class="page import">
+                <h1>"Import batch plan"</h1>
+                <p class="muted" data-testid="import-read-only">
+                    "This page shows the past, which is read-only: import from now."
+                </p>
+            </section>
+        }
+        .into_any();
+    }
     view! {
         <section class="page import">
             <h1>"Import batch plan"</h1>
@@ -84,6 +95,7 @@ pub fn ImportPage() -> impl IntoView {
             {move || draft_view(form)}
         </section>
     }
+    .into_any()
 }
 
 fn review(form: Form) {

@@ -11,6 +11,7 @@ use leptos_router::hooks::use_params_map;
 use crate::api::ApiError;
 use crate::components::actions::OperatorActions;
 use crate::components::coordinator;
+use crate::components::past::TimeSlider;
 use crate::components::widgets;
 use crate::format;
 use crate::live;
@@ -56,6 +57,21 @@ pub fn ItemPage() -> impl IntoView {
                     })
                 }}
             </Transition>
+            <TimeSlider
+                commits_url=Signal::derive(move || {
+                    let (owner, repo, target) = key.get();
+                    format!(
+                        "/api/items/{}/{}/{}/commits",
+                        format::encode_segment(&owner),
+                        format::encode_segment(&repo),
+                        format::encode_segment(&target)
+                    )
+                })
+                page=Signal::derive(move || {
+                    let (owner, repo, target) = key.get();
+                    format::item_path(&format!("{owner}/{repo}"), &target).unwrap_or_default()
+                })
+            />
         </section>
     }
 }
@@ -98,7 +114,7 @@ fn page(
             <dt>"Holder"</dt><dd data-testid="item-holder">{format::or_unknown(d.holder.as_deref())}</dd>
             {d.row.as_ref().map(row_meta)}
         </dl>
-        {d.row.clone().map(|row| {
+        {d.row.clone().filter(|_| !crate::past::active()).map(|row| {
             let (resume, takeover) = (d.resume_prompt.clone(), d.takeover_command.clone());
             view! { <OperatorActions row=row resume=resume takeover=takeover status=action_status/> }
         })}

@@ -24,6 +24,7 @@ use agent_coord_shared::dashboard::inputs::records::parse_record;
 use agent_coord_shared::dashboard::inputs::records::Inputs;
 use agent_coord_shared::dashboard::inputs::records::Parsed;
 use agent_coord_shared::dashboard::model::DashboardModel;
+use agent_coord_shared::dashboard::model::PastView;
 use agent_coord_shared::dashboard::scope;
 use agent_coord_shared::dashboard::scope::Scope;
 use agent_coord_shared::time::Instant;
@@ -170,6 +171,8 @@ pub(crate) struct ModelCache {
     scope: Scope,
     /// The serial of the last model derived.
     serial: u64,
+    /// What every model derived is marked with: the moment, in the past cache.
+    marker: Option<PastView>,
 }
 
 impl ModelCache {
@@ -192,11 +195,45 @@ impl ModelCache {
         github: (u64, Option<Arc<GithubFacts>>),
         scope: &Scope,
     ) -> Result<Arc<Built>, StoreError> {
+        let tips = Tips::read(store)?;
+        self.get_for(store, tips, now, github, scope)
+    }
+
+    /// Returns the model of an earlier moment: the refs as they stood then (`tips`, from
+    /// `past::Moment`), read with its clock, marked with `past` and without GitHub's facts
+    /// (they are today's). A past cache of its own keeps the live cache's records.
+    pub(crate) fn get_past(
+        &mut self,
+        store: &Store,
+        tips: Tips,
+        now: Instant,
+        scope: &Scope,
+        past: PastView,
+    ) -> Result<Arc<Built>, StoreError> {
+        if self
+            .built
+            .as_ref()
+            .is_some_and(|b| b.model.past.as_ref() != Some(&past))
+        {
+            // Another moment's model (the same refs can stand at two times): not this one.
+            self.built = None;
+        }
+        self.marker = Some(past);
+        self.get_for(store, tips, now, (0, None), scope)
+    }
+
+    fn get_for(
+        &mut self,
+        store: &Store,
+        mut tips: Tips,
+        now: Instant,
+        github: (u64, Option<Arc<GithubFacts>>),
+        scope: &Scope,
+    ) -> Result<Arc<Built>, StoreError> {
         if self.scope != *scope {
             self.built = None;
             self.scope = scope.clone();
         }
-        let mut tips = Tips::read(store)?;
         tips.github = github.0;
         if let Some(b) = &self.built {
             if b.tips == tips && b.built_at.elapsed() < MAX_AGE {
@@ -283,6 +320,8 @@ impl ModelCache {
                 (model, Arc::new(derivation), StdInstant::now())
             }
         };
+        let mut model = model;
+        model.past = self.marker.clone();
         let model_time = started.elapsed();
         let built = Arc::new(Built {
             tips,

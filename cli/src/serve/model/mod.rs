@@ -10,4 +10,5 @@ pub(crate) mod cache;
 mod deriver;
 pub(crate) mod models;
 pub(crate) mod scope;
+mod snapshot;
 pub(crate) mod watcher;

@@ -6,6 +6,7 @@
 //! No coordination state lives here: the cache only remembers derivations of the refs,
 //! and every write goes through the store's transaction like a CLI write.
 
+use std::sync::atomic::AtomicBool;
 use std::sync::atomic::AtomicU64;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -14,17 +15,21 @@ use std::time::Duration;
 use std::time::Instant as StdInstant;
 
 use agent_coord_shared::dashboard::inputs::github_facts::GithubFacts;
+use agent_coord_shared::dashboard::model::DashboardModel;
 use agent_coord_shared::dashboard::model::ScopeSource;
 use agent_coord_shared::dashboard::scope::Scope;
+use agent_coord_shared::time::Instant;
 use tokio::sync::watch;
 
 use super::cache;
 use super::deriver::Deriver;
 use super::scope::ScopeInForce;
+use super::snapshot;
 use crate::command_error::CommandError;
 use crate::context::Context;
 use crate::context::Env;
 use crate::context::GlobalArgs;
+use crate::past;
 use crate::serve::error::ApiError;
 use crate::serve::error::ApiResult;
 use crate::store::settings as saved;
@@ -54,6 +59,19 @@ struct Inner {
     /// The model last derived and the scope it was derived under: a request whose refs have
     /// not moved takes it without waiting for the derivation thread (see [`Models::built`]).
     latest: Mutex<Option<(Scope, Arc<cache::Built>)>>,
+    /// The models of the past (`?at=`) last asked for, newest last, at most [`PAST_KEPT`];
+    /// derived through a cache of their own, so the live model's records stay cached.
+    past: Mutex<Vec<(PastKey, Arc<cache::Built>)>>,
+    past_cache: Arc<Mutex<cache::ModelCache>>,
+    /// The model the last run saved, restored at start ([`Models::restore`]) and served to
+    /// views until the first derivation of this run is done ([`Models::warm_up`]).
+    restored: Mutex<Option<Arc<DashboardModel>>>,
+    /// When this run last saved its model for the next start, and the state tip it was
+    /// derived from (see [`Models::save_if_due`]); whether a save is running.
+    saved: Mutex<Option<(StdInstant, Option<gix::ObjectId>)>>,
+    saving: Arc<AtomicBool>,
+    /// Whether this run started from a restored model.
+    restored_at_start: AtomicBool,
     /// When the server started: [`Inner::asked_at`] counts from it.
     started: StdInstant,
     /// Milliseconds after `started` of the last request for a model (the refresher keeps
@@ -64,6 +82,32 @@ struct Inner {
 /// A model whose refs have not moved is served as it is for this long after its derivation:
 /// [`cache::MAX_AGE`], plus the time the refresher may take to derive its successor.
 const SERVE_AS_IS: Duration = Duration::from_secs(cache::MAX_AGE.as_secs() + 5);
+
+/// How many models of the past are kept (a time slider steps between a few).
+const PAST_KEPT: usize = 4;
+
+/// What makes a model of the past: the refs as they stood, the clock and the scope.
+type PastKey = (
+    Option<gix::ObjectId>,
+    Vec<(String, gix::ObjectId)>,
+    Instant,
+    Scope,
+);
+
+/// A model saved for the next start is written at most this often while the state moves.
+const SAVE_EVERY: Duration = Duration::from_secs(60);
+
+/// What `/api/dashboard` serves: a derived model, or the last run's while this run derives.
+pub(crate) enum Served {
+    Built(Arc<cache::Built>),
+    Restored(Arc<DashboardModel>),
+}
+
+/// A model of an earlier moment and the clock it was read with.
+pub(crate) struct Then {
+    pub(crate) built: Arc<cache::Built>,
+    pub(crate) clock: Instant,
+}
 
 /// The refresher re-derives an aging model while a request came within this long, or a
 /// stream is open.
@@ -82,6 +126,12 @@ impl Models {
             github: Mutex::new((0, None)),
             scope: Mutex::new(None),
             latest: Mutex::new(None),
+            past: Mutex::new(Vec::new()),
+            past_cache: Arc::new(Mutex::new(cache::ModelCache::default())),
+            restored: Mutex::new(None),
+            saved: Mutex::new(None),
+            saving: Arc::new(AtomicBool::new(false)),
+            restored_at_start: AtomicBool::new(false),
             started: StdInstant::now(),
             asked_at: AtomicU64::new(0),
         }))
@@ -166,6 +216,213 @@ impl Models {
         self.current()
     }
 
+    /// Returns the model the page asks for: the current one ([`Models::built`]) and the
+    /// clock now, or with `at` (a commit or an RFC 3339 time) the model of that moment
+    /// ([`Models::then`]).
+    pub(crate) fn built_at(&self, at: Option<&str>) -> ApiResult<Then> {
+        match at {
+            Some(raw) => self.then(raw),
+            None => Ok(Then {
+                built: self.built()?,
+                clock: self.context()?.now(),
+            }),
+        }
+    }
+
+    /// Returns the model of the moment `raw` names, as `status --at` reads it: the state
+    /// commit that stood then, the heartbeats this machine's history holds for then, that
+    /// clock, and no GitHub facts; marked with the moment ([`DashboardModel::past`]).
+    ///
+    /// [`DashboardModel::past`]: agent_coord_shared::dashboard::model::DashboardModel::past
+    pub(crate) fn then(&self, raw: &str) -> ApiResult<Then> {
+        let store = self.store()?;
+        let scope = self.scope()?.scope;
+        let moment = past::resolve(&store, raw).map_err(|mut e| {
+            e.message = format!("at={}", e.message);
+            e
+        })?;
+        let key: PastKey = (
+            Some(moment.commit),
+            moment.heartbeat_refs().to_vec(),
+            moment.clock,
+            scope.clone(),
+        );
+        let clock = moment.clock;
+        let kept = self
+            .0
+            .past
+            .lock()
+            .map_err(|_| ApiError::internal("past models poisoned"))?
+            .iter()
+            .find(|(k, _)| *k == key)
+            .map(|(_, b)| b.clone());
+        if let Some(built) = kept {
+            return Ok(Then { built, clock });
+        }
+        let tips = cache::Tips {
+            state: key.0,
+            heartbeats: key.1.clone(),
+            github: 0,
+        };
+        let cache = self.0.past_cache.clone();
+        let view = moment.view();
+        let built = self.0.deriver.run(move || {
+            let mut cache = cache
+                .lock()
+                .map_err(|_| ApiError::internal("past model cache poisoned"))?;
+            Ok(cache.get_past(&store, tips, clock, &scope, view)?)
+        })?;
+        if let Ok(mut kept) = self.0.past.lock() {
+            kept.retain(|(k, _)| *k != key);
+            if kept.len() >= PAST_KEPT {
+                kept.remove(0);
+            }
+            kept.push((key, built.clone()));
+        }
+        Ok(Then { built, clock })
+    }
+
+    /// Returns what `/api/dashboard` serves: with `at`, the model of that moment; while a
+    /// model restored from the last run stands in ([`Models::restore`]), that one, without
+    /// waiting; else [`Models::built`].
+    pub(crate) fn served(&self, at: Option<&str>) -> ApiResult<Served> {
+        if at.is_none() {
+            let restored = self
+                .0
+                .restored
+                .lock()
+                .map_err(|_| ApiError::internal("restored model poisoned"))?
+                .clone();
+            if let Some(model) = restored {
+                self.0
+                    .asked_at
+                    .store(self.millis_since_start(), Ordering::Relaxed);
+                return Ok(Served::Restored(model));
+            }
+        }
+        self.built_at(at).map(|t| Served::Built(t.built))
+    }
+
+    /// Restores the model the last run saved, when it was derived from the state tip and
+    /// under the scope in force now (see `snapshot`); returns whether it did. Call
+    /// [`Models::warm_up`] after it: until that derivation is done, views are served the
+    /// restored model.
+    pub(crate) fn restore(&self) -> bool {
+        let (Ok(store), Ok(scope)) = (self.store(), self.scope()) else {
+            return false;
+        };
+        let (Ok(tips), Ok(cx)) = (cache::Tips::read(&store), self.context()) else {
+            return false;
+        };
+        let scope_id = scope.scope.id();
+        let key = snapshot::Key {
+            state: tips.state,
+            scope_id: &scope_id,
+        };
+        let Some(model) = snapshot::load(&store, &key, cx.now()) else {
+            return false;
+        };
+        if let Ok(mut slot) = self.0.restored.lock() {
+            *slot = Some(Arc::new(model));
+        }
+        self.0.restored_at_start.store(true, Ordering::Relaxed);
+        true
+    }
+
+    /// Whether this run started from the model its last run saved ([`Models::restore`]).
+    pub(crate) fn restored_at_start(&self) -> bool {
+        self.0.restored_at_start.load(Ordering::Relaxed)
+    }
+
+    /// Derives this run's first model, then retires the restored one and announces the
+    /// version again, so pages showing the restored model load the derived one.
+    pub(crate) fn warm_up(&self) {
+        if let Err(e) = self.current() {
+            tracing::warn!(error = %e.message, "deriving the first model failed");
+        }
+        if let Ok(mut slot) = self.0.restored.lock() {
+            *slot = None;
+        }
+        // The refs may not have moved: announce anyway (the restored version differs).
+        self.0.version.send_modify(|_| ());
+    }
+
+    /// Saves the model derived last for the next start, unless the one saved already has
+    /// its state tip (a graceful stop calls it, so a restart finds the state it left).
+    pub(crate) fn save_latest(&self) {
+        let latest = self.0.latest.lock().ok().and_then(|l| l.clone());
+        let Some((scope, built)) = latest else { return };
+        let saved_state = self
+            .0
+            .saved
+            .lock()
+            .ok()
+            .and_then(|s| s.map(|(_, state)| state));
+        if built.model.past.is_some() || saved_state == Some(built.tips.state) {
+            return;
+        }
+        // One writer at a time: a save already running finishes first (a bounded wait).
+        let started = StdInstant::now();
+        while self.0.saving.swap(true, Ordering::AcqRel) {
+            if started.elapsed() > Duration::from_secs(10) {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let scope_id = scope.id();
+        let key = snapshot::Key {
+            state: built.tips.state,
+            scope_id: &scope_id,
+        };
+        if let Ok(store) = self.store() {
+            if let Err(e) = snapshot::save(&store, &key, &built.model) {
+                tracing::warn!(error = %e, "cannot save the dashboard model for the next start");
+            }
+        }
+        self.0.saving.store(false, Ordering::Release);
+    }
+
+    /// Saves a model this run derived from scratch for the next start, when none was saved
+    /// yet or the state moved at least [`SAVE_EVERY`] after the last save; on a thread of its
+    /// own, one save at a time.
+    fn save_if_due(&self, built: &Arc<cache::Built>, scope: &Scope) {
+        if built.timing.updated || built.model.past.is_some() {
+            return;
+        }
+        let Ok(mut saved) = self.0.saved.lock() else {
+            return;
+        };
+        let due = match *saved {
+            None => true,
+            Some((at, state)) => state != built.tips.state && at.elapsed() >= SAVE_EVERY,
+        };
+        if !due {
+            return;
+        }
+        let Ok(store) = self.store() else { return };
+        if self.0.saving.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        *saved = Some((StdInstant::now(), built.tips.state));
+        let (model, state) = (built.model.clone(), built.tips.state);
+        let (scope_id, saving) = (scope.id(), self.0.saving.clone());
+        let spawned = std::thread::Builder::new()
+            .name("model-save".into())
+            .spawn(move || {
+                let key = snapshot::Key {
+                    state,
+                    scope_id: &scope_id,
+                };
+                if let Err(e) = snapshot::save(&store, &key, &model) {
+                    tracing::warn!(error = %e, "cannot save the dashboard model for the next start");
+                }
+                saving.store(false, Ordering::Release);
+            });
+        if spawned.is_err() {
+            self.0.saving.store(false, Ordering::Release);
+        }
+    }
+
     /// [`Models::built`] for a background task: the same model, but asking does not keep
     /// the refresher going (enrichment reads records, not liveness).
     pub(crate) fn current(&self) -> ApiResult<Arc<cache::Built>> {
@@ -206,6 +463,7 @@ impl Models {
                 .map_err(|_| ApiError::internal("model cache poisoned"))?;
             Ok(cache.get(&store, now, github, &scope)?)
         })?;
+        self.save_if_due(&built, &kept);
         if let Ok(mut latest) = self.0.latest.lock() {
             *latest = Some((kept, built.clone()));
         }

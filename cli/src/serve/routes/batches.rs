@@ -1,5 +1,6 @@
-//! `GET /api/batches/{id}[?history=full]`: one batch with its events (the last 7 days'
-//! unless `history=full`, see `shared::dashboard::derive::history`), rows and health items.
+//! `GET /api/batches/{id}[?history=full][&at=…]`: one batch with its events (the last 7 days'
+//! unless `history=full`, see `shared::dashboard::derive::history`), rows and health items;
+//! `at` shows it as it stood then (`Models::then`).
 
 use agent_coord_shared::dashboard::derive::history;
 use agent_coord_shared::dashboard::derive::pages;
@@ -16,6 +17,7 @@ use super::blocking;
 use crate::serve::error::ApiError;
 use crate::serve::error::ApiResult;
 use crate::serve::model::models::Models;
+use crate::serve::model::models::Then;
 use crate::serve::state::AppState;
 
 /// The batch route.
@@ -28,6 +30,9 @@ pub(crate) fn router() -> Router<AppState> {
 struct Params {
     #[serde(default)]
     history: Option<String>,
+    /// The batch as it stood then (a commit or an RFC 3339 time).
+    #[serde(default)]
+    at: Option<String>,
 }
 
 async fn batches_show(
@@ -36,7 +41,7 @@ async fn batches_show(
     Query(params): Query<Params>,
 ) -> ApiResult<Json<Value>> {
     blocking(move || {
-        let built = s.built()?;
+        let Then { built, clock } = s.built_at(params.at.as_deref())?;
         let mut d = pages::batch_detail(&built.inputs, &built.model, &id).ok_or_else(|| {
             ApiError::new(
                 StatusCode::NOT_FOUND,
@@ -44,8 +49,7 @@ async fn batches_show(
             )
         })?;
         if params.history.as_deref() != Some("full") {
-            let now = s.context()?.now();
-            let (events, omitted) = history::window(std::mem::take(&mut d.events), now);
+            let (events, omitted) = history::window(std::mem::take(&mut d.events), clock);
             d.events = events;
             d.omitted_events = omitted;
             d.history_notice = (omitted > 0).then(|| history::notice(omitted));

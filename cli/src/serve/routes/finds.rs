@@ -25,6 +25,9 @@ pub(crate) fn router() -> Router<AppState> {
 struct Params {
     #[serde(default)]
     q: String,
+    /// Find in the model of that moment (a commit or an RFC 3339 time).
+    #[serde(default)]
+    at: Option<String>,
 }
 
 async fn finds_show(
@@ -32,7 +35,7 @@ async fn finds_show(
     Query(params): Query<Params>,
 ) -> ApiResult<Json<Value>> {
     blocking(move || {
-        let built = s.built()?;
+        let built = s.built_at(params.at.as_deref())?.built;
         let found = find::find(&built.model, &params.q);
         serde_json::to_value(found)
             .map(Json)

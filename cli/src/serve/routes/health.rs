@@ -1,5 +1,6 @@
 //! `GET /api/health`: the lifecycle probe (is the server up, which version of the refs it
-//! last saw, whether the front end is built in, how its own syncing with the remote stands).
+//! last saw, whether the front end is built in, how its own syncing with the remote stands,
+//! whether it started from the last run's saved model).
 
 use agent_coord_shared::dashboard::derive::freshness::SyncView;
 use axum::extract::State;
@@ -27,6 +28,9 @@ struct Health {
     bundled: bool,
     /// The server's own syncing with the remote.
     sync: SyncView,
+    /// Whether this run started from the model its last run saved (its first views were
+    /// that model's until it derived its own).
+    restored_at_start: bool,
 }
 
 async fn health_show(State(s): State<AppState>) -> Json<Health> {
@@ -35,5 +39,6 @@ async fn health_show(State(s): State<AppState>) -> Json<Health> {
         version: s.models.version(),
         bundled: assets::bundled(),
         sync: s.sync.borrow().clone(),
+        restored_at_start: s.models.restored_at_start(),
     })
 }

@@ -1,9 +1,11 @@
 //! `GET /api/items/{owner}/{repo}/{target}`: one issue or pull request's custody timeline;
-//! 404 for an item the coordination state knows nothing about.
+//! 404 for an item the coordination state knows nothing about. `?at=` shows it as it stood
+//! then (`Models::then`).
 
 use agent_coord_shared::dashboard::derive::pages;
 use agent_coord_shared::dashboard::model::item_not_found;
 use axum::extract::Path;
+use axum::extract::Query;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::routing::get;
@@ -15,6 +17,7 @@ use super::blocking;
 use crate::serve::error::ApiError;
 use crate::serve::error::ApiResult;
 use crate::serve::model::models::Models;
+use crate::serve::model::models::Then;
 use crate::serve::state::AppState;
 
 /// The item route.
@@ -22,25 +25,32 @@ pub(crate) fn router() -> Router<AppState> {
     Router::new().route("/api/items/{owner}/{repo}/{target}", get(items_show))
 }
 
+/// `?at=` asks for the item as it stood then (a commit or an RFC 3339 time).
+#[derive(Debug, Default, serde::Deserialize)]
+struct Params {
+    #[serde(default)]
+    at: Option<String>,
+}
+
 async fn items_show(
     State(s): State<Models>,
     Path((owner, repo, target)): Path<(String, String, String)>,
+    Query(params): Query<Params>,
 ) -> ApiResult<Json<Value>> {
     blocking(move || {
-        let cx = s.context()?;
         if !s.scope()?.scope.contains(&format!("{owner}/{repo}")) {
             return Err(ApiError::new(
                 StatusCode::NOT_FOUND,
                 "Work item is not in the saved target repositories.",
             ));
         }
-        let built = s.built()?;
+        let Then { built, clock } = s.built_at(params.at.as_deref())?;
         let d = pages::item_detail(
             &built.inputs,
             &built.model,
             &format!("{owner}/{repo}"),
             &target,
-            cx.now(),
+            clock,
         );
         if !d.is_known() {
             return Err(ApiError::new(

@@ -5,6 +5,7 @@
 pub(crate) mod annotations;
 pub(crate) mod batch_imports;
 pub(crate) mod batches;
+pub(crate) mod commits;
 pub(crate) mod dashboard;
 pub(crate) mod doctor;
 pub(crate) mod finds;
@@ -33,6 +34,7 @@ pub(crate) fn router() -> Router<AppState> {
         .merge(annotations::router())
         .merge(batches::router())
         .merge(items::router())
+        .merge(commits::router())
         .merge(settings::router())
         .merge(stream::router())
         .merge(transcripts::router())

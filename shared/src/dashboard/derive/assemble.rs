@@ -111,6 +111,8 @@ pub(crate) fn assemble(
             })
             .collect(),
         spend: spend::summary(&inputs.tasks),
+        past: None,
+        restored: None,
     }
 }
 

@@ -1,6 +1,7 @@
 //! Agents grouped by machine (reference §1.8).
 
 use std::collections::BTreeMap;
+use std::collections::BTreeSet;
 
 use rustc_hash::FxHashMap as HashMap;
 
@@ -60,6 +61,35 @@ pub fn machine_of_agents(
     out
 }
 
+/// Resolves one agent's machine as [`machine_of_agents`] would (`None`: nothing names the
+/// agent, so it is on no machine).
+pub fn machine_of(agent: &str, inputs: &Inputs, active_claims: &[&ClaimIn]) -> Option<MachineOf> {
+    let beat = inputs.heartbeat_of(agent);
+    let claims: Vec<&ClaimIn> = active_claims
+        .iter()
+        .copied()
+        .filter(|c| c.agent == agent)
+        .collect();
+    let mut events: Vec<&EventIn> = inputs
+        .events
+        .iter()
+        .map(AsRef::as_ref)
+        .filter(|e| e.agent.as_deref() == Some(agent))
+        .collect();
+    if beat.is_none() && claims.is_empty() && events.is_empty() {
+        return None;
+    }
+    super::event_index::sort_events(&mut events);
+    let observed = beat
+        .and_then(|h| h.meta.machine.clone())
+        .or_else(|| claims.iter().find_map(|c| c.meta.machine.clone()))
+        .or_else(|| events.iter().rev().find_map(|e| e.meta.machine.clone()));
+    Some(match observed {
+        Some(m) => MachineOf::Observed(m),
+        None => rules::legacy_machine(agent).map_or(MachineOf::Missing, MachineOf::Inferred),
+    })
+}
+
 /// Builds the machines view.
 pub fn machines(
     inputs: &Inputs,
@@ -98,39 +128,43 @@ pub fn machines(
     out
 }
 
-/// Updates `prev` (built by [`machines`] from earlier inputs) for renewed heartbeats (the
-/// same agents on the same work and machine; status, times and metadata moved): their
-/// agents' views are built again, with their machines' order and counts. Other agents keep
-/// the liveness they were built with.
-pub fn renew_machines(
+/// Updates `prev` (built by [`machines`] from earlier inputs) for `agents` whose heartbeat
+/// was renewed (the same work and machine; status, times and metadata moved) or whose claims
+/// changed, each on the machine it was on: their views are built again from `inputs`, with
+/// their machines' order and counts. Other agents keep the liveness they were built with.
+pub fn refresh_agents(
     prev: Vec<MachineView>,
-    renewed: &[&HeartbeatIn],
+    agents: &BTreeSet<&str>,
+    inputs: &Inputs,
     active_claims: &[&ClaimIn],
     now: Instant,
 ) -> Vec<MachineView> {
-    let beats: HashMap<&str, &HeartbeatIn> =
-        renewed.iter().map(|h| (h.agent.as_str(), *h)).collect();
     let mut held: HashMap<&str, Vec<&ClaimIn>> = HashMap::default();
     for c in active_claims {
-        if beats.contains_key(c.agent.as_str()) {
+        if agents.contains(c.agent.as_str()) {
             held.entry(&c.agent).or_default().push(c);
         }
     }
     let mut out: Vec<MachineView> = prev
         .into_iter()
         .map(|m| {
-            if !m.agents.iter().any(|a| beats.contains_key(a.id.as_str())) {
+            if !m.agents.iter().any(|a| agents.contains(a.id.as_str())) {
                 return m;
             }
             let agents = m
                 .agents
                 .into_iter()
-                .map(|a| match beats.get(a.id.as_str()) {
-                    Some(h) => {
-                        let claims = held.get(a.id.as_str()).map(Vec::as_slice);
-                        agent_view(&a.id, Some(h), claims.unwrap_or_default(), now)
+                .map(|a| {
+                    if !agents.contains(a.id.as_str()) {
+                        return a;
                     }
-                    None => a,
+                    let claims = held.get(a.id.as_str()).map(Vec::as_slice);
+                    agent_view(
+                        &a.id,
+                        inputs.heartbeat_of(&a.id),
+                        claims.unwrap_or_default(),
+                        now,
+                    )
                 })
                 .collect();
             machine_view(m.id, m.inferred, agents)

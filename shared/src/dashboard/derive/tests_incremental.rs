@@ -1,5 +1,5 @@
-//! `update` (re-deriving only what new events and changed coordinator tasks touch) must
-//! equal a full build.
+//! `update` (re-deriving only what new events, renewed heartbeats, changed claims, changed
+//! coordinator tasks and annotations touch) must equal a full build.
 
 use std::sync::Arc;
 
@@ -237,6 +237,116 @@ proptest! {
     }
 }
 
+/// The batches a claim in the claims test is on: none, or a saved one.
+const CLAIM_BATCHES: [Option<&str>; 3] = [None, Some("b0"), Some("b1")];
+
+/// A claim write: (agent, repo, target, batch, status: 0 active, 1 released, 2 path deleted).
+type ClaimWrite = (usize, usize, u8, usize, u8);
+
+fn claim_record(w: &ClaimWrite) -> (String, Vec<u8>) {
+    let (agent, repo, target, batch, status) = *w;
+    let mut v = json!({"repo": REPOS[repo % 2], "target": format!("{}", target % 6),
+        "agent_id": AGENTS[agent % 4], "status": if status == 1 { "released" } else { "active" },
+        "updated_at": ago(i64::from(target) + 3), "machine_id": "box-1"});
+    if let Some(b) = CLAIM_BATCHES[batch % CLAIM_BATCHES.len()] {
+        v["batch_id"] = json!(b);
+    }
+    record(
+        &format!("claims/{}/{}.json", REPOS[repo % 2], target % 6),
+        &v,
+    )
+}
+
+/// The next tip after claim writes, as the server's cache reads it: every other record the
+/// very same (the same Arcs).
+fn with_claims(before: &Inputs, writes: &[ClaimWrite]) -> Inputs {
+    let mut after = before.clone();
+    for w in writes {
+        let (path, bytes) = claim_record(w);
+        after.claims.retain(|c| c.path != path);
+        if w.4 != 2 {
+            after.push(parse_record(&path, &bytes));
+        }
+    }
+    after.sort();
+    after
+}
+
+fn claim_write() -> impl Strategy<Value = ClaimWrite> {
+    (0..4usize, 0..2usize, 0..6u8, 0..3usize, 0..3u8)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    /// Claims, releases and deleted claim paths, on no batch or a saved one, with the
+    /// lifecycle events that come with them: an update, equal to a full build.
+    #[test]
+    fn update_after_claim_writes_equals_a_full_build(
+        initial in prop::collection::vec(claim_write(), 0..8),
+        beats in prop::collection::vec((0..4usize, 0..2usize, 0..6u8, 0..80i64), 0..4),
+        old in prop::collection::vec(ev(), 0..12),
+        writes in prop::collection::vec(claim_write(), 1..4),
+        new in prop::collection::vec(ev(), 0..3),
+        renewals in prop::collection::vec((0..4usize, 0..6usize, -5..90i64), 0..2),
+    ) {
+        let now = now();
+        let mut files = base(&[], &beats);
+        files.extend(initial.iter().map(claim_record));
+        files.extend(old.iter().enumerate().map(|(i, e)| event(i, e)));
+        let before = inputs(&files);
+        let (model, derivation) = build_with(&before, now, "v1");
+        let mut after = with_claims(&with_events(&before, &new), &writes);
+        for (agent, status, age) in &renewals {
+            let i = agent % after.heartbeats.len();
+            let mut h = after.heartbeats[i].as_ref().clone();
+            h.status = BEAT_STATUSES[status % BEAT_STATUSES.len()].to_owned();
+            h.updated_at = crate::time::parse(&ago(*age));
+            after.heartbeats[i] = Arc::new(h);
+        }
+        let full = build(&after, now, "v2");
+        let mut derivation = derivation;
+        let incremental = update_with(model, &mut derivation, &before, &after, now, "v2")
+            .expect("claims on saved batches by agents on known machines are an update");
+        prop_assert_eq!(incremental, full);
+    }
+}
+
+#[test]
+fn a_claim_on_an_inferred_batch_or_by_a_new_agent_falls_back_to_a_full_build() {
+    let now = now();
+    let before = inputs(&base(&[(0, 0, 1, false)], &[]));
+    let (model, derivation) = build_with(&before, now, "v1");
+    // base's claims are on b2, a batch inferred from them.
+    let mut after = before.clone();
+    let mut c = after.claims[0].as_ref().clone();
+    c.status = "released".into();
+    after.claims[0] = Arc::new(c);
+    assert!(update(model.clone(), &derivation, &before, &after, now, "v2").is_none());
+    // A claim by an agent nobody has seen: a new agent on the machines view.
+    let mut after = before.clone();
+    let (p, b) = record(
+        "claims/acme/app/5.json",
+        &json!({"repo": "acme/app", "target": "5", "agent_id": "stranger", "status": "active",
+                "machine_id": "box-9"}),
+    );
+    after.push(parse_record(&p, &b));
+    after.sort();
+    assert!(update(model.clone(), &derivation, &before, &after, now, "v2").is_none());
+    // The same claim by a known agent is an update, equal to a full build.
+    let mut after = before.clone();
+    let (p, b) = record(
+        "claims/acme/app/5.json",
+        &json!({"repo": "acme/app", "target": "5", "agent_id": "w2", "status": "active",
+                "machine_id": "box-1", "batch_id": "b0"}),
+    );
+    after.push(parse_record(&p, &b));
+    after.sort();
+    let updated = update(model, &derivation, &before, &after, now, "v2").expect("an update");
+    assert_eq!(updated, build(&after, now, "v2"));
+    assert!(updated.rows.iter().any(|r| r.id == "target:acme/app#5"));
+}
+
 /// Statuses a renewed heartbeat reports: working, done, merged, waiting on a person, blocked.
 const BEAT_STATUSES: [&str; 6] = [
     "implementing",
@@ -280,10 +390,10 @@ fn anything_but_new_events_falls_back_to_a_full_build() {
     let files = base(&[(0, 0, 1, false)], &[]);
     let before = inputs(&files);
     let (model, derivation) = build_with(&before, now, "v1");
-    // A changed claim (a new Arc) is not an event append.
+    // A changed manifest (a new Arc) is not an update.
     let mut after = before.clone();
-    let claim = after.claims[0].as_ref().clone();
-    after.claims[0] = Arc::new(claim);
+    let manifest = after.manifests[0].as_ref().clone();
+    after.manifests[0] = Arc::new(manifest);
     assert!(update(model.clone(), &derivation, &before, &after, now, "v2").is_none());
     // A malformed record (a task checkpoint too) is a new warning and a health signal.
     let mut after = before.clone();
@@ -353,4 +463,27 @@ fn a_renewal_that_completes_a_lane_unblocks_the_batches_waiting_on_it() {
     let updated = update(model, &derivation, &before, &after, now, "v2").expect("an update");
     assert_eq!(blocked(&updated), Some(Vec::new()));
     assert_eq!(updated, build(&after, now, "v2"));
+}
+
+#[test]
+fn an_annotation_written_or_removed_is_an_update_equal_to_a_full_build() {
+    let now = now();
+    // w1 holds acme/app#1 without a heartbeat on it: a needs-attention row.
+    let before = inputs(&base(&[(0, 0, 1, false)], &[(0, 0, 5, 1)]));
+    let (model, derivation) = build_with(&before, now, "v1");
+    let mut after = before.clone();
+    let (p, b) = record(
+        "annotations/acme/app/1.json",
+        &json!({"repo": "acme/app", "target": "1", "kind": "dismiss", "updated_at": ago(1)}),
+    );
+    after.push(parse_record(&p, &b));
+    after.sort();
+    assert_eq!(after.annotations.len(), 1, "the annotation parses");
+    let updated =
+        update(model.clone(), &derivation, &before, &after, now, "v2").expect("an update");
+    assert_eq!(updated, build(&after, now, "v2"));
+    assert_eq!(updated.rows, model.rows, "rows are reused");
+    // Removed again: the same as before.
+    let back = update(updated, &derivation, &after, &before, now, "v3").expect("an update");
+    assert_eq!(back, build(&before, now, "v3"));
 }

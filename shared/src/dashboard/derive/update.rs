@@ -1,10 +1,12 @@
 //! The incremental build: when a new tip differs from the last only by new events, renewed
-//! heartbeats (the same agent on the same work and machine; its status and times moved) and
-//! coordinator task checkpoints, re-derive just what those can change — their items, their
-//! batches (and the batches waiting on them), those batches' rows and health, and for
-//! heartbeats the lanes and machines — with the full build's steps. Task checkpoints only
-//! feed the attention queue, which assembling derives again every time, so a tip that
-//! changed nothing else reuses every row.
+//! heartbeats (the same agent on the same work and machine; its status and times moved),
+//! claims written, changed or released (on no batch or a saved one), coordinator task
+//! checkpoints and operators' annotations, re-derive just what those can change — their
+//! items, their batches (and the batches waiting on them), those batches' rows and health,
+//! for heartbeats the lanes, and for heartbeats and claims their agents on the machines view —
+//! with the full build's steps. Task checkpoints and annotations only feed the attention
+//! queue, which assembling derives again every time, so a tip that changed nothing else
+//! reuses every row.
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
@@ -28,6 +30,7 @@ use crate::dashboard::inputs::records::ClaimIn;
 use crate::dashboard::inputs::records::EventIn;
 use crate::dashboard::inputs::records::HeartbeatIn;
 use crate::dashboard::inputs::records::Inputs;
+use crate::dashboard::model::BatchSource;
 use crate::dashboard::model::BatchView;
 use crate::dashboard::model::DashboardModel;
 use crate::dashboard::model::HealthItem;
@@ -72,10 +75,16 @@ pub fn update_with(
 ) -> Option<DashboardModel> {
     let added = added_events(prev_inputs, inputs)?;
     let renewed = renewed_beats(prev_inputs, inputs)?;
-    if added.len() > MAX_ADDED || renewed.len() > MAX_ADDED || !machines_known(&added, derivation) {
+    let claims = changed_claims(prev_inputs, inputs)?;
+    if added.len() > MAX_ADDED
+        || renewed.len() > MAX_ADDED
+        || claims.len() > MAX_ADDED
+        || !machines_known(&added, derivation)
+        || !claims_local(&claims, inputs, derivation)
+    {
         return None;
     }
-    if added.is_empty() && renewed.is_empty() {
+    if added.is_empty() && renewed.is_empty() && claims.is_empty() {
         // Coordinator tasks (or records the dashboard does not read) changed: rows,
         // batches, machines and health are the previous ones, assembled again.
         let parts = previous_parts(prev);
@@ -87,9 +96,27 @@ pub fn update_with(
     if !renewed.is_empty() {
         sources::renew(&mut derivation.srcs, inputs, &renewed, &active, now);
     }
-    let parts = rederive(prev, derivation, inputs, &added, &renewed, &active, now);
+    let changes = Changes {
+        added: &added,
+        renewed: &renewed,
+        claims: &claims,
+    };
+    let parts = rederive(prev, derivation, inputs, &changes, &active, now);
     Some(assemble::assemble(inputs, now, version, parts))
 }
+
+/// What changed since the previous build, as the update handles it.
+struct Changes<'c, 'a> {
+    /// New events.
+    added: &'c [&'a EventIn],
+    /// Renewed heartbeats.
+    renewed: &'c [&'a HeartbeatIn],
+    /// Claims written, changed or released: `(before, after)` at one path.
+    claims: &'c [ClaimChange<'a>],
+}
+
+/// One claim path's record before and after (`None`: no record there).
+type ClaimChange<'a> = (Option<&'a ClaimIn>, Option<&'a ClaimIn>);
 
 /// The previous model's rows, batches, machines and health, unchanged.
 fn previous_parts(prev: DashboardModel) -> assemble::Parts {
@@ -115,13 +142,16 @@ fn rederive(
     prev: DashboardModel,
     derivation: &Derivation,
     inputs: &Inputs,
-    added: &[&EventIn],
-    renewed: &[&HeartbeatIn],
+    changes: &Changes<'_, '_>,
     active: &[&ClaimIn],
     now: Instant,
 ) -> assemble::Parts {
     let srcs = &derivation.srcs;
-    let mut affected = Affected::of(added, srcs);
+    let (renewed, claims) = (changes.renewed, changes.claims);
+    let mut affected = Affected::of(changes.added, srcs);
+    if !claims.is_empty() {
+        affected.claimed(claims, srcs);
+    }
     if !renewed.is_empty() {
         affected.renewed(renewed, inputs, srcs);
     }
@@ -157,10 +187,15 @@ fn rederive(
     let rows = step.rows(prev_rows, prev_qa);
     let batches = step.views(prev_batches, &rows);
     let health = step.health(prev_health, &rows.rows);
-    let machines = if renewed.is_empty() {
+    let agents: BTreeSet<&str> = renewed
+        .iter()
+        .map(|h| h.agent.as_str())
+        .chain(claim_agents(claims))
+        .collect();
+    let machines = if agents.is_empty() {
         machines
     } else {
-        machine_groups::renew_machines(machines, renewed, active, now)
+        machine_groups::refresh_agents(machines, &agents, inputs, active, now)
     };
     assemble::Parts {
         rows,
@@ -183,12 +218,10 @@ fn same_github(prev: &Inputs, now: &Inputs) -> bool {
     }
 }
 
-/// Events in `now` that `prev` did not have (maybe none), when that is the only difference
-/// besides task checkpoints and heartbeats (claims, manifests and unreadable records are the
-/// very same records).
+/// Events in `now` that `prev` did not have (maybe none), when the events changed only by
+/// those and manifests, unreadable records and GitHub's facts are the very same.
 fn added_events<'a>(prev: &Inputs, now: &'a Inputs) -> Option<Vec<&'a EventIn>> {
-    if !same_list(&prev.claims, &now.claims)
-        || !same_list(&prev.manifests, &now.manifests)
+    if !same_list(&prev.manifests, &now.manifests)
         || prev.malformed != now.malformed
         || !same_github(prev, now)
         || now.events.len() < prev.events.len()
@@ -208,6 +241,83 @@ fn added_events<'a>(prev: &Inputs, now: &'a Inputs) -> Option<Vec<&'a EventIn>> 
         }
     }
     (old.next().is_none()).then_some(added)
+}
+
+/// The claim paths whose record differs between `prev` and `now` (maybe none). Both lists
+/// are sorted by path.
+fn changed_claims<'a>(prev: &'a Inputs, now: &'a Inputs) -> Option<Vec<ClaimChange<'a>>> {
+    let (old, new) = (&prev.claims, &now.claims);
+    let mut out = Vec::new();
+    let (mut i, mut j) = (0, 0);
+    while i < old.len() || j < new.len() {
+        let change = match (old.get(i), new.get(j)) {
+            (Some(o), Some(n)) if o.path == n.path => {
+                i += 1;
+                j += 1;
+                (!Arc::ptr_eq(o, n)).then(|| (Some(o.as_ref()), Some(n.as_ref())))
+            }
+            (Some(o), Some(n)) if o.path < n.path => {
+                i += 1;
+                Some((Some(o.as_ref()), None))
+            }
+            (Some(o), None) => {
+                i += 1;
+                Some((Some(o.as_ref()), None))
+            }
+            (_, Some(n)) => {
+                j += 1;
+                Some((None, Some(n.as_ref())))
+            }
+            (None, None) => break,
+        };
+        out.extend(change);
+        if out.len() > MAX_ADDED {
+            return None;
+        }
+    }
+    Some(out)
+}
+
+/// The agents of changed claims: who held them, and who holds them now.
+fn claim_agents<'a>(claims: &'a [ClaimChange<'_>]) -> impl Iterator<Item = &'a str> + 'a {
+    claims
+        .iter()
+        .flat_map(|(old, new)| [old, new])
+        .flatten()
+        .map(|c| c.agent.as_str())
+}
+
+/// Whether changed claims touch only what an update re-derives: each on no batch or on a
+/// saved one (inferred batches are made of claims), no GitHub facts about its repository
+/// (which items GitHub alone adds depends on the claims), and each agent's machine resolved
+/// as before.
+fn claims_local(claims: &[ClaimChange<'_>], inputs: &Inputs, derivation: &Derivation) -> bool {
+    if claims.is_empty() {
+        return true;
+    }
+    let saved = |batch: &Option<String>| {
+        batch.as_deref().is_none_or(|id| {
+            derivation
+                .srcs
+                .iter()
+                .any(|b| b.id == id && b.source == BatchSource::Manifest)
+        })
+    };
+    let github = |repo: &str| {
+        inputs
+            .github
+            .as_deref()
+            .is_some_and(|f| f.repos.contains_key(repo))
+    };
+    let each = claims.iter().flat_map(|(old, new)| [old, new]).flatten();
+    if !each.clone().all(|c| saved(&c.batch_id) && !github(&c.repo)) {
+        return false;
+    }
+    let active = sources::active_claims(inputs);
+    let agents: BTreeSet<&str> = claim_agents(claims).collect();
+    agents.into_iter().all(|a| {
+        derivation.resolved.get(a) == machine_groups::machine_of(a, inputs, &active).as_ref()
+    })
 }
 
 /// The heartbeats in `now` that renew one in `prev` (maybe none), when every other one is
@@ -302,6 +412,32 @@ impl Affected {
 }
 
 impl Affected {
+    /// Adds what changed claims can change: the work each names (before and after), and the
+    /// saved batch each is on, with every target of those batches (a claim moves its item's
+    /// row, which the batch's view counts).
+    fn claimed(&mut self, claims: &[ClaimChange<'_>], srcs: &[BatchSrc]) {
+        for c in claims.iter().flat_map(|(old, new)| [old, new]).flatten() {
+            self.keys.insert((c.repo.clone(), c.target.clone()));
+            if let Some(id) = &c.batch_id {
+                if let Some(i) = srcs.iter().position(|b| &b.id == id) {
+                    self.direct.insert(i);
+                }
+            }
+        }
+        for i in &self.direct {
+            let b = &srcs[*i];
+            for lane in &b.lanes {
+                for t in &lane.targets {
+                    if let Some(r) = b.repo_of(t) {
+                        self.keys.insert((r, t.clone()));
+                    }
+                }
+            }
+        }
+        self.batches = affected_batches(srcs, &self.direct, &self.keys);
+        self.batch_ids = self.batches.iter().map(|i| srcs[*i].id.clone()).collect();
+    }
+
     /// Adds what renewed heartbeats can change: the work each points at, the work its agent
     /// claims, and every batch with a lane it owns — with every target of those batches and
     /// of the batches waiting on them (a lane's status can complete a dependency).

@@ -8,5 +8,6 @@
 pub mod annotations;
 pub mod github_facts;
 pub mod github_wanted;
+pub mod paths;
 pub mod records;
 pub mod tasks;

@@ -66,6 +66,13 @@ pub struct DashboardModel {
     /// What the coordinator tasks' lane runs cost: total, per batch, per worker, per day.
     #[serde(default, skip_serializing_if = "SpendSummary::is_empty")]
     pub spend: SpendSummary,
+    /// Set on a model of the past (`?at=`): the moment it shows. Such a model is read-only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub past: Option<super::PastView>,
+    /// Set on a model a starting server restored from its last run while it derives the
+    /// current one: what the page says about it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub restored: Option<String>,
 }
 
 /// The one notice an empty coordination state shows instead of empty boards (reference §7.1:

@@ -313,6 +313,8 @@ fn always_shown(model: &DashboardModel) -> DashboardModel {
         target_repos: model.target_repos.clone(),
         // Small, and the item page's actions and the snooze timer read them.
         annotations: model.annotations.clone(),
+        past: model.past.clone(),
+        restored: model.restored.clone(),
         warnings: model.warnings.iter().take(WARNINGS_CAP).cloned().collect(),
         ..DashboardModel::default()
     }
