@@ -4,9 +4,12 @@
 CARGO ?= cargo
 BIN := target/release/agent-coord
 
-.PHONY: run demo-coordinator test bench soak tools web browser-tools vendor-tools lint fmt clean man fuzz fuzz-tools
+.PHONY: run demo-coordinator test bench soak tools test-tools host-tools web browser-tools vendor-tools lint fmt clean man fuzz fuzz-tools
 
 TRUNK_VERSION := 0.21.14
+# The build tools compile once per machine: a light optimisation level (no LTO, parallel
+# codegen) builds them in about half the time, and they run as fast as this build needs.
+TOOL_PROFILE := CARGO_PROFILE_RELEASE_OPT_LEVEL=1 CARGO_PROFILE_RELEASE_LTO=false CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16 CARGO_PROFILE_RELEASE_DEBUG=0
 # wasm-bindgen-cli must equal the wasm-bindgen crate the lock file pins.
 WASM_BINDGEN_VERSION = $(shell awk '/^name = "wasm-bindgen"$$/ { getline; gsub(/version = |"/, ""); print; exit }' Cargo.lock)
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
@@ -19,8 +22,17 @@ tools:
 		rustup component list --installed 2>/dev/null | grep -q '^clippy' || rustup component add clippy; \
 		rustup component list --installed 2>/dev/null | grep -q '^rustfmt' || rustup component add rustfmt; \
 	fi
-	@trunk --version 2>/dev/null | grep -q '$(TRUNK_VERSION)' || $(CARGO) install trunk --version $(TRUNK_VERSION) --locked
-	@wasm-bindgen --version 2>/dev/null | grep -q '$(WASM_BINDGEN_VERSION)' || $(CARGO) install wasm-bindgen-cli --version $(WASM_BINDGEN_VERSION)
+	@trunk --version 2>/dev/null | grep -q '$(TRUNK_VERSION)' || $(TOOL_PROFILE) $(CARGO) install trunk --version $(TRUNK_VERSION) --locked
+	@wasm-bindgen --version 2>/dev/null | grep -q '$(WASM_BINDGEN_VERSION)' || $(TOOL_PROFILE) $(CARGO) install wasm-bindgen-cli --version $(WASM_BINDGEN_VERSION)
+
+## What `make test` installs, side by side: the compiled tools (the CPU) while apt and npm
+## download (the network); the two apt users one after the other.
+test-tools:
+	@$(MAKE) --no-print-directory -j2 tools host-tools
+
+host-tools:
+	@$(MAKE) --no-print-directory browser-tools
+	@$(MAKE) --no-print-directory vendor-tools
 
 ## Debian's Chromium and ChromeDriver, and playwright-core (which drives the system
 ## Chromium; it never downloads a browser).
@@ -64,7 +76,7 @@ demo-coordinator: web
 ## run target/debug/agent-coord, built first), clippy --all-targets checks the rest (benches,
 ## examples), and one wasm32 clippy pass checks both crates the browser runs (trunk has
 ## already built them for wasm32 in `web`).
-test: tools browser-tools vendor-tools web
+test: test-tools web
 	$(CARGO) build -p agent-coord --bins
 	$(CARGO) test --workspace
 	$(CARGO) fmt --all -- --check

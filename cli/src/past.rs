@@ -42,8 +42,40 @@ fn commit_time(store: &Store, id: gix::ObjectId) -> Result<i64, CommandError> {
         .seconds)
 }
 
+/// What a command reads: the state and heartbeats then, the clock then, and whether that is
+/// the past.
+pub(crate) struct Reading<'s> {
+    pub(crate) snap: TipSnapshot<'s>,
+    pub(crate) clock: Instant,
+    pub(crate) past: bool,
+}
+
+/// The reading a command's `--at` asks for (`None`: now, at `now`); the moment's notices
+/// are added to `notices`.
+pub(crate) fn reading<'s>(
+    store: &'s Store,
+    at: Option<&str>,
+    now: Instant,
+    notices: &mut Vec<String>,
+) -> Result<Reading<'s>, CommandError> {
+    let Some(raw) = at else {
+        return Ok(Reading {
+            snap: store.snapshot()?,
+            clock: now,
+            past: false,
+        });
+    };
+    let moment = resolve_flag(store, raw)?;
+    notices.extend(moment.notices());
+    Ok(Reading {
+        snap: moment.snapshot(store)?,
+        clock: moment.clock,
+        past: true,
+    })
+}
+
 /// [`resolve`] for a command's `--at`: its errors name the flag.
-pub(crate) fn resolve_flag(store: &Store, raw: &str) -> Result<Moment, CommandError> {
+fn resolve_flag(store: &Store, raw: &str) -> Result<Moment, CommandError> {
     resolve(store, raw).map_err(|mut e| {
         e.message = format!("--at {}", e.message);
         e

@@ -6,8 +6,8 @@ use agent_coord_tests::server::Server;
 
 use crate::test_browser::run_script_on;
 use crate::test_serve_past::get;
-use crate::test_serve_past::scripted_day;
-use crate::test_serve_past::time_at;
+use crate::test_time_travel::scripted_day;
+use crate::test_time_travel::time_at;
 
 #[test]
 fn a_page_of_the_past_is_marked_read_only_and_its_slider_moves_through_time() {

@@ -5,17 +5,11 @@
 //! `test_browser_past`.
 
 use agent_coord_tests::env::TestEnv;
-use agent_coord_tests::env::START;
 use agent_coord_tests::server::Server;
 use serde_json::Value;
 
-/// The RFC 3339 time `secs` after [`START`].
-pub(crate) fn time_at(secs: i64) -> String {
-    let start = chrono::DateTime::parse_from_rfc3339(START).unwrap();
-    (start + chrono::Duration::seconds(secs))
-        .to_utc()
-        .to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
-}
+use crate::test_time_travel::scripted_day;
+use crate::test_time_travel::time_at;
 
 pub(crate) fn get(server: &Server, path: &str) -> Value {
     let (code, body) = server.get(path);
@@ -40,41 +34,6 @@ const PAGES: [&str; 4] = [
     "/api/batches/b1?history=full",
     "/api/items/acme/app/7",
 ];
-
-/// A scripted day of writes: a batch, claims, beats, an event, releases.
-/// `checkpoint(secs)` runs after each stage, with the clock at `secs`.
-pub(crate) fn scripted_day(env: &TestEnv, checkpoint: &mut dyn FnMut(&TestEnv, i64)) {
-    let hour = 3600;
-    env.at(0);
-    let manifest = r#"{"batch_id": "b1", "repo": "acme/app", "objective": "ship",
-      "lanes": [{"name": "one", "owner": "a", "targets": ["7"]},
-                {"name": "two", "owner": "b", "targets": ["8"]}]}"#;
-    env.register("m.json", manifest).run().success();
-    env.claim("a", "acme/app", "7").batch("b1").run().success();
-    env.beat("a").on("acme/app", "7").run().success();
-    checkpoint(env, 60);
-    env.at(2 * hour);
-    env.claim("b", "acme/app", "8").batch("b1").run().success();
-    env.beat("b").on("acme/app", "8").run().success();
-    env.beat("a").on("acme/app", "7").run().success();
-    checkpoint(env, 2 * hour + 60);
-    for h in 3..9 {
-        env.at(h * hour);
-        env.beat("b").on("acme/app", "8").run().success();
-    }
-    checkpoint(env, 8 * hour + 60);
-    env.at(9 * hour);
-    env.release("a", "acme/app", "7").run().success();
-    env.event("b1", "note")
-        .agent("b")
-        .message("half way")
-        .run()
-        .success();
-    checkpoint(env, 9 * hour + 60);
-    env.at(20 * hour);
-    env.claim("c", "acme/other", "3").run().success();
-    checkpoint(env, 20 * hour + 60);
-}
 
 /// At each moment of a scripted day a server started then recorded every page; a server
 /// started at the day's end answers the same pages `?at=` each moment, marked as the past.

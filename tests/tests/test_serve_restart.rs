@@ -45,23 +45,27 @@ fn fleet_of(mut v: Value) -> Value {
     v
 }
 
-fn fleet(env: &TestEnv) {
+/// A small fleet, and a server that derived its model and saved it: the saved file, and the
+/// server (still running).
+fn saved_once(env: &TestEnv) -> (PathBuf, Server) {
     env.at(0);
     env.claim("a", "acme/app", "7").run().success();
     env.beat("a").on("acme/app", "7").run().success();
     env.claim("b", "acme/app", "8").run().success();
     env.at(30);
+    let file = saved_file(env);
+    let server = Server::start(env, &["--sync-every", "0"]);
+    get(&server, "/api/dashboard");
+    wait_until("the model is saved", || file.exists());
+    (file, server)
 }
 
 #[test]
 fn a_restart_shows_the_last_runs_model_until_its_own_is_derived() {
     let env = TestEnv::new();
-    fleet(&env);
-    let file = saved_file(&env);
-    let first = Server::start(&env, &["--sync-every", "0"]);
+    let (file, first) = saved_once(&env);
     let derived = get(&first, "/api/dashboard?view=overview");
     assert!(derived.get("restored").is_none(), "{derived}");
-    wait_until("the model is saved", || file.exists());
     drop(first);
 
     let second = Server::start(&env, &["--sync-every", "0"]);
@@ -97,11 +101,7 @@ fn a_restart_shows_the_last_runs_model_until_its_own_is_derived() {
 #[test]
 fn a_restart_after_the_state_moved_derives_its_first_view() {
     let env = TestEnv::new();
-    fleet(&env);
-    let file = saved_file(&env);
-    let first = Server::start(&env, &["--sync-every", "0"]);
-    get(&first, "/api/dashboard");
-    wait_until("the model is saved", || file.exists());
+    let (_, first) = saved_once(&env);
     drop(first);
     // The restored view is of the state as it was; once a write moved the state tip, the
     // saved model is not used at all.
@@ -120,11 +120,7 @@ fn a_restart_after_the_state_moved_derives_its_first_view() {
 #[test]
 fn a_restart_long_after_the_last_derivation_derives_its_first_view() {
     let env = TestEnv::new();
-    fleet(&env);
-    let file = saved_file(&env);
-    let first = Server::start(&env, &["--sync-every", "0"]);
-    get(&first, "/api/dashboard");
-    wait_until("the model is saved", || file.exists());
+    let (_, first) = saved_once(&env);
     drop(first);
     // Only a heartbeat moved, an hour later: the saved liveness is too old to show.
     env.at(3600);
@@ -140,11 +136,7 @@ fn a_restart_long_after_the_last_derivation_derives_its_first_view() {
 #[test]
 fn a_graceful_stop_saves_the_model_shown_last() {
     let env = TestEnv::new();
-    fleet(&env);
-    let file = saved_file(&env);
-    let first = Server::start(&env, &["--sync-every", "0"]);
-    get(&first, "/api/dashboard");
-    wait_until("the model is saved", || file.exists());
+    let (file, first) = saved_once(&env);
     let saved_before = std::fs::read(&file).unwrap();
     // The state moves; the periodic save waits a minute, the stop does not.
     env.claim("c", "acme/app", "9").run().success();

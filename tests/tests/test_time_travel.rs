@@ -5,29 +5,16 @@ use agent_coord_tests::env::TestEnv;
 use agent_coord_tests::env::START;
 
 /// The RFC 3339 time `secs` after [`START`].
-fn time_at(secs: i64) -> String {
+pub(crate) fn time_at(secs: i64) -> String {
     let start = chrono::DateTime::parse_from_rfc3339(START).unwrap();
     (start + chrono::Duration::seconds(secs))
         .to_utc()
         .to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
 }
 
-/// A scripted day: claims, beats, events, releases, a batch; at each checkpoint the test
-/// records `status --json` (text too), the state tip and the clock.
-#[test]
-fn status_at_a_past_moment_equals_what_status_printed_then() {
-    let env = TestEnv::new();
-    let mut seen: Vec<(i64, String, String, String, String)> = Vec::new();
-    let mut checkpoint = |env: &TestEnv, secs: i64| {
-        env.at(secs);
-        let json = env.status().json().run().success().stdout;
-        let text = env.status().run().success().stdout;
-        let audit = env
-            .call(["batch-audit", "--batch-id", "b1", "--json"])
-            .run()
-            .stdout;
-        seen.push((secs, env.state_tip().unwrap(), json, text, audit));
-    };
+/// A scripted day of writes: a batch, claims, beats, an event, releases.
+/// `checkpoint(secs)` runs after each stage, with the clock at `secs`.
+pub(crate) fn scripted_day(env: &TestEnv, checkpoint: &mut dyn FnMut(&TestEnv, i64)) {
     let hour = 3600;
     env.at(0);
     let manifest = r#"{"batch_id": "b1", "repo": "acme/app", "objective": "ship",
@@ -36,18 +23,17 @@ fn status_at_a_past_moment_equals_what_status_printed_then() {
     env.register("m.json", manifest).run().success();
     env.claim("a", "acme/app", "7").batch("b1").run().success();
     env.beat("a").on("acme/app", "7").run().success();
-    checkpoint(&env, 60);
+    checkpoint(env, 60);
     env.at(2 * hour);
     env.claim("b", "acme/app", "8").batch("b1").run().success();
     env.beat("b").on("acme/app", "8").run().success();
     env.beat("a").on("acme/app", "7").run().success();
-    checkpoint(&env, 2 * hour + 60);
-    // a stops beating; b goes on; a's claim ages.
+    checkpoint(env, 2 * hour + 60);
     for h in 3..9 {
         env.at(h * hour);
         env.beat("b").on("acme/app", "8").run().success();
     }
-    checkpoint(&env, 8 * hour + 60);
+    checkpoint(env, 8 * hour + 60);
     env.at(9 * hour);
     env.release("a", "acme/app", "7").run().success();
     env.event("b1", "note")
@@ -55,12 +41,29 @@ fn status_at_a_past_moment_equals_what_status_printed_then() {
         .message("half way")
         .run()
         .success();
-    checkpoint(&env, 9 * hour + 60);
+    checkpoint(env, 9 * hour + 60);
     env.at(20 * hour);
-    env.release("b", "acme/app", "8").run().success();
-    checkpoint(&env, 20 * hour + 60);
+    env.claim("c", "acme/other", "3").run().success();
+    checkpoint(env, 20 * hour + 60);
+}
 
-    env.at(23 * hour);
+/// At each moment of a scripted day the test recorded `status --json` (text too),
+/// `batch-audit`, the state tip and the clock; `--at` each moment prints the same.
+#[test]
+fn status_at_a_past_moment_equals_what_status_printed_then() {
+    let env = TestEnv::new();
+    let mut seen: Vec<(i64, String, String, String, String)> = Vec::new();
+    scripted_day(&env, &mut |env, secs| {
+        env.at(secs);
+        let json = env.status().json().run().success().stdout;
+        let text = env.status().run().success().stdout;
+        let audit = env
+            .call(["batch-audit", "--batch-id", "b1", "--json"])
+            .run()
+            .stdout;
+        seen.push((secs, env.state_tip().unwrap(), json, text, audit));
+    });
+    env.at(23 * 3600);
     for (secs, tip, json, text, audit) in &seen {
         let when = time_at(*secs);
         for at in [when.as_str(), tip.as_str()] {

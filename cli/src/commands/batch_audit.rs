@@ -5,6 +5,7 @@ use agent_coord_shared::rules::audit;
 use crate::command_error::CommandError;
 use crate::context::Context;
 use crate::output::Report;
+use crate::past;
 
 /// Audit a batch's lifecycle evidence: exit 0 complete, 1 incomplete, 2 unknown
 ///
@@ -26,19 +27,8 @@ pub(crate) struct BatchAuditArgs {
 
 pub(crate) fn cmd_batch_audit(cx: &Context, args: &BatchAuditArgs) -> Result<Report, CommandError> {
     let (store, mut notices) = cx.open_store(false)?;
-    let moment = args
-        .at
-        .as_deref()
-        .map(|raw| crate::past::resolve_flag(&store, raw))
-        .transpose()?;
-    let snap = match &moment {
-        Some(m) => {
-            notices.extend(m.notices());
-            m.snapshot(&store)?
-        }
-        None => store.snapshot()?,
-    };
-    let result = audit::audit(&snap, &args.batch_id);
+    let read = past::reading(&store, args.at.as_deref(), cx.now(), &mut notices)?;
+    let result = audit::audit(&read.snap, &args.batch_id);
     let mut report = if args.json {
         Report::json(&result)
     } else {

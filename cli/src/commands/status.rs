@@ -17,6 +17,7 @@ use super::sync::sync_info;
 use crate::command_error::CommandError;
 use crate::context::Context;
 use crate::output::Report;
+use crate::past;
 
 /// The version `status --json` names.
 const VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -58,24 +59,10 @@ pub(crate) fn cmd_status(cx: &Context, args: &StatusArgs) -> Result<Report, Comm
     )
     .map_err(|e| CommandError::usage(e.to_string()))?;
     let (store, mut notices) = cx.open_store(false)?;
-    let moment = args
-        .at
-        .as_deref()
-        .map(|raw| crate::past::resolve_flag(&store, raw))
-        .transpose()?;
-    let (snap, now) = match &moment {
-        Some(m) => {
-            notices.extend(m.notices());
-            (m.snapshot(&store)?, m.clock)
-        }
-        None => (store.snapshot()?, cx.now()),
-    };
+    let read = past::reading(&store, args.at.as_deref(), cx.now(), &mut notices)?;
+    let (snap, now) = (read.snap, read.clock);
     // How the state stands against the remote is a fact of now, not of the past.
-    let sync = if moment.is_some() {
-        None
-    } else {
-        sync_info(&store)
-    };
+    let sync = if read.past { None } else { sync_info(&store) };
     if args.json {
         // The report can be megabytes: print it straight to stdout, and stream the full
         // one without collecting it.

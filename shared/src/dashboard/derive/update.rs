@@ -386,44 +386,25 @@ impl Affected {
             })
             .map(|(i, _)| i)
             .collect();
-        let mut keys: BTreeSet<(String, String)> = added
+        let keys: BTreeSet<(String, String)> = added
             .iter()
             .filter_map(|e| Some((e.repo.clone()?, e.target.clone()?)))
             .collect();
-        for i in &direct {
-            let b = &srcs[*i];
-            for lane in &b.lanes {
-                for t in &lane.targets {
-                    if let Some(r) = b.repo_of(t) {
-                        keys.insert((r, t.clone()));
-                    }
-                }
-            }
-        }
-        let batches = affected_batches(srcs, &direct, &keys);
-        let batch_ids = batches.iter().map(|i| srcs[*i].id.clone()).collect();
-        Affected {
+        let mut affected = Affected {
             direct,
             keys,
-            batches,
-            batch_ids,
-        }
+            batches: BTreeSet::new(),
+            batch_ids: BTreeSet::new(),
+        };
+        affected.settle(srcs);
+        affected
     }
 }
 
 impl Affected {
-    /// Adds what changed claims can change: the work each names (before and after), and the
-    /// saved batch each is on, with every target of those batches (a claim moves its item's
-    /// row, which the batch's view counts).
-    fn claimed(&mut self, claims: &[ClaimChange<'_>], srcs: &[BatchSrc]) {
-        for c in claims.iter().flat_map(|(old, new)| [old, new]).flatten() {
-            self.keys.insert((c.repo.clone(), c.target.clone()));
-            if let Some(id) = &c.batch_id {
-                if let Some(i) = srcs.iter().position(|b| &b.id == id) {
-                    self.direct.insert(i);
-                }
-            }
-        }
+    /// Adds every target of the direct batches to the items, and takes the batches whose
+    /// views may change again.
+    fn settle(&mut self, srcs: &[BatchSrc]) {
         for i in &self.direct {
             let b = &srcs[*i];
             for lane in &b.lanes {
@@ -436,6 +417,21 @@ impl Affected {
         }
         self.batches = affected_batches(srcs, &self.direct, &self.keys);
         self.batch_ids = self.batches.iter().map(|i| srcs[*i].id.clone()).collect();
+    }
+
+    /// Adds what changed claims can change: the work each names (before and after), and the
+    /// saved batch each is on, with every target of those batches (a claim moves its item's
+    /// row, which the batch's view counts).
+    fn claimed(&mut self, claims: &[ClaimChange<'_>], srcs: &[BatchSrc]) {
+        for c in claims.iter().flat_map(|(old, new)| [old, new]).flatten() {
+            self.keys.insert((c.repo.clone(), c.target.clone()));
+            if let Some(id) = &c.batch_id {
+                if let Some(i) = srcs.iter().position(|b| &b.id == id) {
+                    self.direct.insert(i);
+                }
+            }
+        }
+        self.settle(srcs);
     }
 
     /// Adds what renewed heartbeats can change: the work each points at, the work its agent
@@ -464,18 +460,7 @@ impl Affected {
         // Batches depending on those: their lanes' blocked_on may move, so their rows too.
         let waiting = affected_batches(srcs, &self.direct, &BTreeSet::new());
         self.direct.extend(waiting);
-        for i in &self.direct {
-            let b = &srcs[*i];
-            for lane in &b.lanes {
-                for t in &lane.targets {
-                    if let Some(r) = b.repo_of(t) {
-                        self.keys.insert((r, t.clone()));
-                    }
-                }
-            }
-        }
-        self.batches = affected_batches(srcs, &self.direct, &self.keys);
-        self.batch_ids = self.batches.iter().map(|i| srcs[*i].id.clone()).collect();
+        self.settle(srcs);
     }
 }
 
