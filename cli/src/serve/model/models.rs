@@ -329,6 +329,11 @@ impl Models {
         true
     }
 
+    /// Whether a restored model stands in for this run's first derivation now.
+    pub(crate) fn restoring(&self) -> bool {
+        self.0.restored.lock().is_ok_and(|r| r.is_some())
+    }
+
     /// Whether this run started from the model its last run saved ([`Models::restore`]).
     pub(crate) fn restored_at_start(&self) -> bool {
         self.0.restored_at_start.load(Ordering::Relaxed)
