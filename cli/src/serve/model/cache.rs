@@ -176,11 +176,6 @@ pub(crate) struct ModelCache {
 }
 
 impl ModelCache {
-    /// The serial of the model currently cached, if any.
-    pub(crate) fn current_serial(&self) -> Option<u64> {
-        self.built.as_ref().map(|b| b.serial)
-    }
-
     /// Returns the model for the store's current tips, deriving it only when they moved
     /// (or the cached one is older than [`MAX_AGE`]); an update when only new events,
     /// renewed heartbeats or coordinator task checkpoints arrived since a recent full

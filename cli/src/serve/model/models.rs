@@ -66,12 +66,12 @@ struct Inner {
     /// The model the last run saved, restored at start ([`Models::restore`]) and served to
     /// views until the first derivation of this run is done ([`Models::warm_up`]).
     restored: Mutex<Option<Arc<DashboardModel>>>,
-    /// When this run last saved its model for the next start, and the state tip it was
-    /// derived from (see [`Models::save_if_due`]); whether a save is running.
-    saved: Mutex<Option<(StdInstant, Option<gix::ObjectId>)>>,
-    saving: Arc<AtomicBool>,
+    /// When this run saves its model for the next start.
+    saver: snapshot::Saver,
     /// Whether this run started from a restored model.
     restored_at_start: AtomicBool,
+    /// The serial of the live model derived last (0: none yet); see [`Models::last_serial`].
+    serial: AtomicU64,
     /// When the server started: [`Inner::asked_at`] counts from it.
     started: StdInstant,
     /// Milliseconds after `started` of the last request for a model (the refresher keeps
@@ -93,9 +93,6 @@ type PastKey = (
     Instant,
     Scope,
 );
-
-/// A model saved for the next start is written at most this often while the state moves.
-const SAVE_EVERY: Duration = Duration::from_secs(60);
 
 /// What `/api/dashboard` serves: a derived model, or the last run's while this run derives.
 pub(crate) enum Served {
@@ -129,9 +126,9 @@ impl Models {
             past: Mutex::new(Vec::new()),
             past_cache: Arc::new(Mutex::new(cache::ModelCache::default())),
             restored: Mutex::new(None),
-            saved: Mutex::new(None),
-            saving: Arc::new(AtomicBool::new(false)),
+            saver: snapshot::Saver::default(),
             restored_at_start: AtomicBool::new(false),
+            serial: AtomicU64::new(0),
             started: StdInstant::now(),
             asked_at: AtomicU64::new(0),
         }))
@@ -329,11 +326,6 @@ impl Models {
         true
     }
 
-    /// Whether a restored model stands in for this run's first derivation now.
-    pub(crate) fn restoring(&self) -> bool {
-        self.0.restored.lock().is_ok_and(|r| r.is_some())
-    }
-
     /// Whether this run started from the model its last run saved ([`Models::restore`]).
     pub(crate) fn restored_at_start(&self) -> bool {
         self.0.restored_at_start.load(Ordering::Relaxed)
@@ -356,75 +348,25 @@ impl Models {
     /// its state tip (a graceful stop calls it, so a restart finds the state it left).
     pub(crate) fn save_latest(&self) {
         let latest = self.0.latest.lock().ok().and_then(|l| l.clone());
-        let Some((scope, built)) = latest else { return };
-        let saved_state = self
-            .0
-            .saved
-            .lock()
-            .ok()
-            .and_then(|s| s.map(|(_, state)| state));
-        if built.model.past.is_some() || saved_state == Some(built.tips.state) {
+        let (Some((scope, built)), Ok(store)) = (latest, self.store()) else {
             return;
-        }
-        // One writer at a time: a save already running finishes first (a bounded wait).
-        let started = StdInstant::now();
-        while self.0.saving.swap(true, Ordering::AcqRel) {
-            if started.elapsed() > Duration::from_secs(10) {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        let scope_id = scope.id();
-        let key = snapshot::Key {
-            state: built.tips.state,
-            scope_id: &scope_id,
         };
-        if let Ok(store) = self.store() {
-            if let Err(e) = snapshot::save(&store, &key, &built.model) {
-                tracing::warn!(error = %e, "cannot save the dashboard model for the next start");
-            }
+        if built.model.past.is_none() {
+            self.0
+                .saver
+                .save_now(&store, built.tips.state, &scope.id(), &built.model);
         }
-        self.0.saving.store(false, Ordering::Release);
     }
 
-    /// Saves a model this run derived from scratch for the next start, when none was saved
-    /// yet or the state moved at least [`SAVE_EVERY`] after the last save; on a thread of its
-    /// own, one save at a time.
+    /// Hands a model this run derived from scratch to the saver ([`snapshot::Saver`]).
     fn save_if_due(&self, built: &Arc<cache::Built>, scope: &Scope) {
         if built.timing.updated || built.model.past.is_some() {
             return;
         }
-        let Ok(mut saved) = self.0.saved.lock() else {
-            return;
-        };
-        let due = match *saved {
-            None => true,
-            Some((at, state)) => state != built.tips.state && at.elapsed() >= SAVE_EVERY,
-        };
-        if !due {
-            return;
-        }
-        let Ok(store) = self.store() else { return };
-        if self.0.saving.swap(true, Ordering::AcqRel) {
-            return;
-        }
-        *saved = Some((StdInstant::now(), built.tips.state));
-        let (model, state) = (built.model.clone(), built.tips.state);
-        let (scope_id, saving) = (scope.id(), self.0.saving.clone());
-        let spawned = std::thread::Builder::new()
-            .name("model-save".into())
-            .spawn(move || {
-                let key = snapshot::Key {
-                    state,
-                    scope_id: &scope_id,
-                };
-                if let Err(e) = snapshot::save(&store, &key, &model) {
-                    tracing::warn!(error = %e, "cannot save the dashboard model for the next start");
-                }
-                saving.store(false, Ordering::Release);
-            });
-        if spawned.is_err() {
-            self.0.saving.store(false, Ordering::Release);
+        if let Ok(store) = self.store() {
+            self.0
+                .saver
+                .save_if_due(store, built.tips.state, scope.id(), built.model.clone());
         }
     }
 
@@ -468,6 +410,7 @@ impl Models {
                 .map_err(|_| ApiError::internal("model cache poisoned"))?;
             Ok(cache.get(&store, now, github, &scope)?)
         })?;
+        self.0.serial.store(built.serial, Ordering::Relaxed);
         self.save_if_due(&built, &kept);
         if let Ok(mut latest) = self.0.latest.lock() {
             *latest = Some((kept, built.clone()));
@@ -508,7 +451,8 @@ impl Models {
     /// Returns the serial of the model cached now, if any (see [`cache::Built::serial`]),
     /// without deriving.
     pub(crate) fn last_serial(&self) -> Option<u64> {
-        self.0.cache.lock().ok().and_then(|c| c.current_serial())
+        // Read without the cache's lock, which a derivation holds for its whole length.
+        Some(self.0.serial.load(Ordering::Relaxed)).filter(|s| *s != 0)
     }
 
     /// Returns the GitHub facts' generation (0 before any) and the facts.

@@ -15,6 +15,12 @@
 
 use std::io::Write as _;
 use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::sync::Mutex;
+use std::time::Duration;
+use std::time::Instant as StdInstant;
 
 use agent_coord_shared::dashboard::model::DashboardModel;
 use agent_coord_shared::time;
@@ -31,6 +37,10 @@ const FILE: &str = "agent-coord-dashboard-model.json";
 const FORMAT: u32 = 1;
 /// How old (seconds) a restored model may be.
 const FRESH_ENOUGH: i64 = 120;
+/// A model is saved at most this often while the state moves.
+const SAVE_EVERY: Duration = Duration::from_secs(60);
+/// How long a stop waits for a save already running.
+const STOP_WAIT: Duration = Duration::from_secs(10);
 /// Appended to a restored model's version: the derived model's differs, so the page loads it.
 pub(crate) const RESTORED_SUFFIX: &str = ".restored";
 
@@ -108,5 +118,83 @@ pub(crate) fn save(store: &Store, key: &Key<'_>, model: &DashboardModel) -> std:
             let _ = std::fs::remove_file(&tmp);
             Err(e)
         }
+    }
+}
+
+/// When a run saves its model: at its first full derivation, then at most every
+/// [`SAVE_EVERY`] while the state moves (in the background), and at a graceful stop; one
+/// save at a time.
+#[derive(Default)]
+pub(crate) struct Saver {
+    /// When the last save started, and the state tip of the model it saved.
+    saved: Mutex<Option<(StdInstant, Option<ObjectId>)>>,
+    /// Whether a save is running.
+    saving: Arc<AtomicBool>,
+}
+
+impl Saver {
+    /// Saves `model` (derived from scratch from `state`) on a thread of its own, when none
+    /// was saved yet or the state moved at least [`SAVE_EVERY`] after the last save, and no
+    /// save is running.
+    pub(crate) fn save_if_due(
+        &self,
+        store: Store,
+        state: Option<ObjectId>,
+        scope_id: String,
+        model: Arc<DashboardModel>,
+    ) {
+        let Ok(mut saved) = self.saved.lock() else {
+            return;
+        };
+        let due = match *saved {
+            None => true,
+            Some((at, last)) => last != state && at.elapsed() >= SAVE_EVERY,
+        };
+        if !due || self.saving.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        *saved = Some((StdInstant::now(), state));
+        let saving = self.saving.clone();
+        let spawned = std::thread::Builder::new()
+            .name("model-save".into())
+            .spawn(move || {
+                write(&store, state, &scope_id, &model);
+                saving.store(false, Ordering::Release);
+            });
+        if spawned.is_err() {
+            self.saving.store(false, Ordering::Release);
+        }
+    }
+
+    /// Saves `model` now (a graceful stop), unless the model saved last has its state tip;
+    /// a save already running finishes first (waited for at most [`STOP_WAIT`]).
+    pub(crate) fn save_now(
+        &self,
+        store: &Store,
+        state: Option<ObjectId>,
+        scope_id: &str,
+        model: &DashboardModel,
+    ) {
+        let last = self.saved.lock().ok().and_then(|s| s.map(|(_, last)| last));
+        if last == Some(state) {
+            return;
+        }
+        let started = StdInstant::now();
+        while self.saving.swap(true, Ordering::AcqRel) {
+            if started.elapsed() > STOP_WAIT {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        write(store, state, scope_id, model);
+        self.saving.store(false, Ordering::Release);
+    }
+}
+
+/// [`save`], a failure logged (the next start derives instead).
+fn write(store: &Store, state: Option<ObjectId>, scope_id: &str, model: &DashboardModel) {
+    let key = Key { state, scope_id };
+    if let Err(e) = save(store, &key, model) {
+        tracing::warn!(error = %e, "cannot save the dashboard model for the next start");
     }
 }

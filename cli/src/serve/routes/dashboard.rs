@@ -54,9 +54,7 @@ async fn dashboard_show(
     let (derived, body, paid) = blocking(move || {
         // Only the serial of the model cached before: holding that model here would keep
         // the cache from updating it in place (it would copy it instead).
-        // (Not while a restored model stands in: the cache is busy deriving its successor,
-        // and this request must not wait for it.)
-        let previous = if s.restoring() { None } else { s.last_serial() };
+        let previous = s.last_serial();
         let (model, built) = match s.served(at.as_deref())? {
             Served::Built(built) => (built.model.clone(), Some(built)),
             Served::Restored(model) => (model, None),

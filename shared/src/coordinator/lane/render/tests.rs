@@ -24,7 +24,7 @@ fn a_claude_run_shows_messages_tool_calls_results_and_usage() {
         r#"{"type":"system","subtype":"init","cwd":"/w","session_id":"s1","tools":["Read","Edit"],"model":"claude-sonnet-4-5","permissionMode":"acceptEdits"}"#,
         r#"{"type":"assistant","message":{"id":"m1","role":"assistant","model":"claude-sonnet-4-5","content":[{"type":"thinking","thinking":"Look at the parser first."},{"type":"text","text":"I'll read the parser."},{"type":"tool_use","id":"toolu_01","name":"Read","input":{"file_path":"/w/src/parse.rs"}}]},"session_id":"s1"}"#,
         r#"{"type":"user","message":{"role":"user","content":[{"tool_use_id":"toolu_01","type":"tool_result","content":"fn parse() {}\n"}]},"session_id":"s1"}"#,
-        r#"{"type":"assistant","message":{"content":[{"type":"tool_use","id":"toolu_02","name":"Edit","input":{"file_path":"/w/src/parse.rs","old_string":"{}","new_string":"{ todo!() }"}}]},"session_id":"s1"}"#,
+        r#"{"type":"assistant","message":{"content":[{"type":"tool_use","id":"toolu_02","name":"Edit","input":{"file_path":"/w/src/parse.rs","old_string":"{}","new_string":"{ parse(input) }"}}]},"session_id":"s1"}"#,
         r#"{"type":"user","message":{"content":[{"tool_use_id":"toolu_02","type":"tool_result","is_error":true,"content":[{"type":"text","text":"File has not been read yet"}]}]}}"#,
         r#"{"type":"result","subtype":"success","is_error":false,"num_turns":3,"result":"STATUS: complete\nRESULT: done","session_id":"s1","total_cost_usd":0.0123,"usage":{"input_tokens":10,"output_tokens":40}}"#,
         r#"{"agent_coord":"stderr","text":"warning: slow network"}"#,
