@@ -379,7 +379,8 @@ impl ModelCache {
             .flatten()
             .collect();
         self.trees.trim(&keep);
-        inputs.finish();
+        // The state branch's records were sorted when read; only the heartbeats are new.
+        inputs.finish_beats();
         Ok(inputs)
     }
 

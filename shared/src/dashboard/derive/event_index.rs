@@ -1,6 +1,8 @@
 //! Events by work item and by batch, each list oldest first, and what a batch's events say
 //! about its stop control: the index every build step reads events through.
 
+use std::sync::Arc;
+
 use rustc_hash::FxHashMap as HashMap;
 
 use super::rules::control_of;
@@ -70,13 +72,6 @@ impl<'a> EventIndex<'a> {
         index
     }
 
-    /// Sorts every list oldest first.
-    pub(crate) fn sort(&mut self) {
-        for v in self.by_item.values_mut().chain(self.by_batch.values_mut()) {
-            sort_events(v);
-        }
-    }
-
     /// The events of one item.
     pub(crate) fn of_item<'s>(&'s self, repo: &'s str, target: &'s str) -> &'s [&'a EventIn] {
         // Read through keys as short-lived as `repo` (the map is covariant in its keys).
@@ -96,6 +91,100 @@ impl<'a> EventIndex<'a> {
                 .unwrap_or_default(),
         )
     }
+}
+
+/// Every event by work item and by batch, each list oldest first: what a build keeps so
+/// that an update reads the events of the items and batches it touches without a pass over
+/// every event. Events are only ever added (an update that sees one change or go derives
+/// from scratch).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct EventLists {
+    /// By repository, then target.
+    by_item: HashMap<String, HashMap<String, Vec<Arc<EventIn>>>>,
+    by_batch: HashMap<String, Vec<Arc<EventIn>>>,
+}
+
+impl EventLists {
+    /// Every event of `events`, listed.
+    pub(crate) fn of(events: &[Arc<EventIn>]) -> EventLists {
+        let mut lists = EventLists::default();
+        for e in events {
+            lists.list(e);
+        }
+        for v in lists.lists_mut() {
+            v.sort_by(|a, b| older(a, b));
+        }
+        lists
+    }
+
+    /// Adds new events, keeping each list oldest first.
+    pub(crate) fn add<'e>(&mut self, events: impl IntoIterator<Item = &'e Arc<EventIn>>) {
+        for e in events {
+            self.list(e);
+        }
+        for v in self.lists_mut() {
+            if !v.is_sorted_by(|a, b| older(a, b).is_le()) {
+                v.sort_by(|a, b| older(a, b));
+            }
+        }
+    }
+
+    /// Appends `e` to its item's and batch's lists (unsorted).
+    fn list(&mut self, e: &Arc<EventIn>) {
+        if let (Some(r), Some(t)) = (&e.repo, &e.target) {
+            let targets = match self.by_item.get_mut(r.as_str()) {
+                Some(targets) => targets,
+                None => self.by_item.entry(r.clone()).or_default(),
+            };
+            match targets.get_mut(t.as_str()) {
+                Some(v) => v.push(e.clone()),
+                None => {
+                    targets.insert(t.clone(), vec![e.clone()]);
+                }
+            }
+        }
+        if let Some(b) = &e.batch_id {
+            match self.by_batch.get_mut(b.as_str()) {
+                Some(v) => v.push(e.clone()),
+                None => {
+                    self.by_batch.insert(b.clone(), vec![e.clone()]);
+                }
+            }
+        }
+    }
+
+    fn lists_mut(&mut self) -> impl Iterator<Item = &mut Vec<Arc<EventIn>>> {
+        self.by_item
+            .values_mut()
+            .flat_map(HashMap::values_mut)
+            .chain(self.by_batch.values_mut())
+    }
+
+    /// The index of the items and batches named, each list oldest first.
+    pub(crate) fn index<'a>(
+        &'a self,
+        items: impl IntoIterator<Item = (&'a str, &'a str)>,
+        batches: impl IntoIterator<Item = &'a str>,
+    ) -> EventIndex<'a> {
+        let refs = |v: &'a Vec<Arc<EventIn>>| v.iter().map(AsRef::as_ref).collect::<Vec<_>>();
+        let mut index = EventIndex::default();
+        for (r, t) in items {
+            if let Some(v) = self.by_item.get(r).and_then(|ts| ts.get(t)) {
+                index.by_item.insert((r, t), refs(v));
+            }
+        }
+        for b in batches {
+            if let Some(v) = self.by_batch.get(b) {
+                index.by_batch.insert(b, refs(v));
+            }
+        }
+        index
+    }
+}
+
+/// Oldest first: by time, then path.
+fn older(a: &EventIn, b: &EventIn) -> std::cmp::Ordering {
+    a.at.cmp(&b.at).then_with(|| a.path.cmp(&b.path))
 }
 
 pub(crate) fn sort_events(events: &mut [&EventIn]) {

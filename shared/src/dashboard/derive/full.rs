@@ -19,6 +19,7 @@ use super::batch_views;
 use super::event_index::sort_events;
 use super::event_index::Control;
 use super::event_index::EventIndex;
+use super::event_index::EventLists;
 use super::items;
 use super::machine_groups;
 use super::machine_groups::MachineOf;
@@ -40,6 +41,8 @@ pub struct Derivation {
     pub(crate) resolved: BTreeMap<String, MachineOf>,
     /// Lanes no work item backs, as `(batch index, lane index)`: they get rows of their own.
     pub(crate) lane_rows: Vec<(usize, usize)>,
+    /// Every event by item and batch (an update reads the few it needs from here).
+    pub(crate) events: EventLists,
 }
 
 /// Builds the dashboard model.
@@ -99,6 +102,7 @@ pub fn build_with(inputs: &Inputs, now: Instant, version: &str) -> (DashboardMod
         srcs,
         resolved,
         lane_rows,
+        events: EventLists::of(&inputs.events),
     };
     (model, derivation)
 }

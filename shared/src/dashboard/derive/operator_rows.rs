@@ -64,21 +64,85 @@ impl RowSet {
 
     /// Sorts rows by state, repo, target and id, and QA records by repo, target and id.
     pub(crate) fn sorted(mut self) -> Self {
-        self.rows.sort_by(|a, b| {
-            a.state
-                .cmp(&b.state)
-                .then_with(|| a.repo.cmp(&b.repo))
-                .then_with(|| numeric_key(&a.target).cmp(&numeric_key(&b.target)))
-                .then_with(|| a.id.cmp(&b.id))
-        });
-        self.qa.sort_by(|a, b| {
-            (a.repo.as_str(), numeric_key(&a.target), a.id.as_str()).cmp(&(
-                b.repo.as_str(),
-                numeric_key(&b.target),
-                b.id.as_str(),
-            ))
-        });
+        self.rows.sort_by(row_order);
+        self.qa.sort_by(qa_order);
         self
+    }
+
+    /// Merges `fresh` into these sorted rows and QA records, as [`RowSet::sorted`] would
+    /// order them all, moving only the rows after the first place a fresh one goes (rows
+    /// are large: sorting them all again moved every one through a scratch copy).
+    pub(crate) fn merged(mut self, fresh: RowSet) -> Self {
+        let RowSet { mut rows, qa } = fresh;
+        rows.sort_by(row_order);
+        let kept = self.rows.len();
+        self.rows.resize_with(kept + rows.len(), blank_row);
+        let (mut a, mut at) = (kept, self.rows.len());
+        while let Some(row) = rows.pop() {
+            // The larger of the last kept row not yet placed and `row` goes at `at - 1`.
+            loop {
+                at -= 1;
+                if a > 0 && row_order(&self.rows[a - 1], &row) == std::cmp::Ordering::Greater {
+                    self.rows.swap(a - 1, at);
+                    a -= 1;
+                } else {
+                    self.rows[at] = row;
+                    break;
+                }
+            }
+        }
+        self.qa.extend(qa);
+        self.qa.sort_by(qa_order);
+        self
+    }
+}
+
+/// Rows by state, repo, target (numbers by value) and id: a total order (ids are unique).
+fn row_order(a: &Row, b: &Row) -> std::cmp::Ordering {
+    a.state
+        .cmp(&b.state)
+        .then_with(|| a.repo.cmp(&b.repo))
+        .then_with(|| numeric_key(&a.target).cmp(&numeric_key(&b.target)))
+        .then_with(|| a.id.cmp(&b.id))
+}
+
+/// QA records by repo, target (numbers by value) and id.
+fn qa_order(a: &QaItem, b: &QaItem) -> std::cmp::Ordering {
+    (a.repo.as_str(), numeric_key(&a.target), a.id.as_str()).cmp(&(
+        b.repo.as_str(),
+        numeric_key(&b.target),
+        b.id.as_str(),
+    ))
+}
+
+/// A row that holds a place while [`RowSet::merged`] moves rows; never left in a model.
+fn blank_row() -> Row {
+    Row {
+        id: String::new(),
+        repo: String::new(),
+        target: String::new(),
+        kind: String::new(),
+        title: None,
+        state: RowState::Blocked,
+        scheduling: Scheduling::InProcess,
+        liveness: None,
+        agent: None,
+        machine: None,
+        host: None,
+        thread: None,
+        operator: None,
+        branch: None,
+        pr_url: None,
+        batch_id: None,
+        lane: None,
+        status: None,
+        blocked_on: Vec::new(),
+        attention: None,
+        last_activity: None,
+        message: None,
+        qa: None,
+        warnings: Vec::new(),
+        github: None,
     }
 }
 

@@ -76,11 +76,12 @@ pub fn update_with(
     let added = added_events(prev_inputs, inputs)?;
     let renewed = renewed_beats(prev_inputs, inputs)?;
     let claims = changed_claims(prev_inputs, inputs)?;
+    let active = sources::active_claims(inputs);
     if added.len() > MAX_ADDED
         || renewed.len() > MAX_ADDED
         || claims.len() > MAX_ADDED
-        || !machines_known(&added, derivation)
-        || !claims_local(&claims, inputs, derivation)
+        || !machines_known(added.iter().map(|e| e.as_ref()), derivation)
+        || !claims_local(&claims, inputs, &active, derivation)
     {
         return None;
     }
@@ -90,7 +91,8 @@ pub fn update_with(
         let parts = previous_parts(prev);
         return Some(assemble::assemble(inputs, now, version, parts));
     }
-    let active = sources::active_claims(inputs);
+    derivation.events.add(added.iter().copied());
+    let added: Vec<&EventIn> = added.iter().map(|e| e.as_ref()).collect();
     // Renewed heartbeats move lane statuses and liveness (the batches are the same ones,
     // in the same order, as agent, work and batch did not move).
     if !renewed.is_empty() {
@@ -153,20 +155,18 @@ fn rederive(
         affected.claimed(claims, srcs);
     }
     if !renewed.is_empty() {
-        affected.renewed(renewed, inputs, srcs);
+        affected.renewed(renewed, active, srcs);
     }
     let keys: HashSet<(&str, &str)> = affected
         .keys
         .iter()
         .map(|(r, t)| (r.as_str(), t.as_str()))
         .collect();
-    // One pass over the events for the affected items and batches.
-    let mut index = EventIndex::of(
-        inputs.events.iter().map(AsRef::as_ref),
-        |r, t| keys.contains(&(r, t)),
-        |b| affected.batch_ids.contains(b),
+    // The events of the affected items and batches, from the lists the build keeps.
+    let index = derivation.events.index(
+        keys.iter().copied(),
+        affected.batch_ids.iter().map(String::as_str),
     );
-    index.sort();
     let DashboardModel {
         rows: prev_rows,
         qa: prev_qa,
@@ -182,6 +182,7 @@ fn rederive(
         keys: &keys,
         controls: controls(srcs, &affected.direct, &index, &prev_batches),
         index,
+        active,
         now,
     };
     let rows = step.rows(prev_rows, prev_qa);
@@ -220,7 +221,7 @@ fn same_github(prev: &Inputs, now: &Inputs) -> bool {
 
 /// Events in `now` that `prev` did not have (maybe none), when the events changed only by
 /// those and manifests, unreadable records and GitHub's facts are the very same.
-fn added_events<'a>(prev: &Inputs, now: &'a Inputs) -> Option<Vec<&'a EventIn>> {
+fn added_events<'a>(prev: &Inputs, now: &'a Inputs) -> Option<Vec<&'a Arc<EventIn>>> {
     if !same_list(&prev.manifests, &now.manifests)
         || prev.malformed != now.malformed
         || !same_github(prev, now)
@@ -237,7 +238,7 @@ fn added_events<'a>(prev: &Inputs, now: &'a Inputs) -> Option<Vec<&'a EventIn>> 
                 old.next();
             }
             Some(o) if o.path == e.path => return None,
-            _ => added.push(e.as_ref()),
+            _ => added.push(e),
         }
     }
     (old.next().is_none()).then_some(added)
@@ -291,7 +292,12 @@ fn claim_agents<'a>(claims: &'a [ClaimChange<'_>]) -> impl Iterator<Item = &'a s
 /// saved one (inferred batches are made of claims), no GitHub facts about its repository
 /// (which items GitHub alone adds depends on the claims), and each agent's machine resolved
 /// as before.
-fn claims_local(claims: &[ClaimChange<'_>], inputs: &Inputs, derivation: &Derivation) -> bool {
+fn claims_local(
+    claims: &[ClaimChange<'_>],
+    inputs: &Inputs,
+    active: &[&ClaimIn],
+    derivation: &Derivation,
+) -> bool {
     if claims.is_empty() {
         return true;
     }
@@ -313,10 +319,9 @@ fn claims_local(claims: &[ClaimChange<'_>], inputs: &Inputs, derivation: &Deriva
     if !each.clone().all(|c| saved(&c.batch_id) && !github(&c.repo)) {
         return false;
     }
-    let active = sources::active_claims(inputs);
     let agents: BTreeSet<&str> = claim_agents(claims).collect();
     agents.into_iter().all(|a| {
-        derivation.resolved.get(a) == machine_groups::machine_of(a, inputs, &active).as_ref()
+        derivation.resolved.get(a) == machine_groups::machine_of(a, inputs, active).as_ref()
     })
 }
 
@@ -348,8 +353,11 @@ fn renewed_beats<'a>(prev: &Inputs, now: &'a Inputs) -> Option<Vec<&'a Heartbeat
 
 /// Whether the previous build resolved the machine of every agent the new events name
 /// (and no event reports a machine for an agent whose machine was not observed).
-fn machines_known(added: &[&EventIn], derivation: &Derivation) -> bool {
-    added.iter().all(|e| {
+fn machines_known<'e>(
+    mut added: impl Iterator<Item = &'e EventIn>,
+    derivation: &Derivation,
+) -> bool {
+    added.all(|e| {
         let Some(a) = &e.agent else {
             return true;
         };
@@ -437,14 +445,14 @@ impl Affected {
     /// Adds what renewed heartbeats can change: the work each points at, the work its agent
     /// claims, and every batch with a lane it owns — with every target of those batches and
     /// of the batches waiting on them (a lane's status can complete a dependency).
-    fn renewed(&mut self, beats: &[&HeartbeatIn], inputs: &Inputs, srcs: &[BatchSrc]) {
+    fn renewed(&mut self, beats: &[&HeartbeatIn], active: &[&ClaimIn], srcs: &[BatchSrc]) {
         let agents: BTreeSet<&str> = beats.iter().map(|h| h.agent.as_str()).collect();
         for h in beats {
             if let (Some(r), Some(t)) = (&h.repo, &h.target) {
                 self.keys.insert((r.clone(), t.clone()));
             }
         }
-        for c in sources::active_claims(inputs) {
+        for c in active {
             if agents.contains(c.agent.as_str()) {
                 self.keys.insert((c.repo.clone(), c.target.clone()));
             }
@@ -536,6 +544,8 @@ struct Step<'u, 'a> {
     affected: &'u Affected,
     keys: &'u HashSet<(&'u str, &'u str)>,
     index: EventIndex<'a>,
+    /// The active claims (computed once per update).
+    active: &'u [&'a ClaimIn],
     controls: Vec<Control>,
     now: Instant,
 }
@@ -571,17 +581,17 @@ impl Step<'_, '_> {
                 && !lane_row_ids.contains(&r.id)
         });
         set.qa.retain(|q| !self.key(&q.repo, &q.target));
-        let active = sources::active_claims(self.inputs);
+        let mut fresh = RowSet::default();
         for (repo, target) in &self.affected.keys {
-            let item = Item::gather(repo, target, self.inputs, &active, srcs, &self.index);
+            let item = Item::gather(repo, target, self.inputs, self.active, srcs, &self.index);
             if item.exists() {
-                set.push_item(repo, target, &item, srcs, &self.controls, self.now);
+                fresh.push_item(repo, target, &item, srcs, &self.controls, self.now);
             }
         }
         for lane in lane_rows {
-            set.push_lane(srcs, lane, &self.controls, self.now);
+            fresh.push_lane(srcs, lane, &self.controls, self.now);
         }
-        set.sorted()
+        set.merged(fresh)
     }
 
     /// Batch views: the affected ones again, the others as they were.

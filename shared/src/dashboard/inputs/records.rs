@@ -539,6 +539,14 @@ impl Inputs {
     /// Sorts, and keeps only the newest heartbeat per agent (an agent that moved machines
     /// has a copy on each machine's ref).
     pub fn finish(&mut self) {
+        self.finish_beats();
+        self.sort();
+    }
+
+    /// [`Inputs::finish`] for inputs whose other lists are sorted already (a read that
+    /// keeps the state branch's records sorted and adds the heartbeat refs' to them): sorts
+    /// and keeps the newest heartbeat per agent, and sorts the unreadable records.
+    pub fn finish_beats(&mut self) {
         // Stable: each agent's copies stay in read order for the rule's tie-break.
         self.heartbeats.sort_by(|a, b| a.agent.cmp(&b.agent));
         self.heartbeats = self
@@ -546,7 +554,7 @@ impl Inputs {
             .chunk_by(|a, b| a.agent == b.agent)
             .filter_map(|copies| newest_beat::newest(copies.iter().cloned(), |h| h.updated_at))
             .collect();
-        self.sort();
+        self.malformed.sort();
     }
 
     /// Parses raw files (path, bytes), as a directory or a memory snapshot holds them.

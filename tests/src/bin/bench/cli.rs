@@ -47,6 +47,18 @@ impl Fixture {
         fx
     }
 
+    /// An existing state repository (the folder above it is the working folder); it is
+    /// left in place.
+    pub fn at(repo: &str) -> Fixture {
+        let repo = PathBuf::from(repo);
+        let dir = repo.parent().map(Path::to_path_buf).unwrap_or_default();
+        Fixture {
+            _root: tempfile::tempdir().expect("temp dir"),
+            repo,
+            dir,
+        }
+    }
+
     /// Runs `git --git-dir <state.git> ARGS` and returns its trimmed stdout.
     pub fn git(&self, args: &[&str]) -> String {
         let mut full = vec!["--git-dir", self.repo.to_str().expect("utf-8")];

@@ -3,7 +3,8 @@
 //! Usage: `bench [--scales 1,10] [--runs N] [--no-day]` (the Makefile's `make bench`),
 //! `bench dashboard 10,100`, `bench enrich [SCALE]` (requests per cold and per unchanged
 //! GitHub enrichment refresh against the fake GitHub), `bench coordinator [--ticks N]` (idle coordinator ticks against
-//! the fake GitHub), `bench lanes [RUNS]` (what `agent-coord lane` adds to a vendor run), `bench lane-runs [RUNS]` (a
+//! the fake GitHub), `bench lanes [RUNS]` (what `agent-coord lane` adds to a vendor run), `bench update [SCALES] [RUNS] [STATE_GIT]` (one write of
+//! each kind as an in-process model update, no server; of an imported repository if named), `bench lane-runs [RUNS]` (a
 //! coordinator task page with RUNS lane runs, and one run's transcript), `bench packing [SCALE]` (`status --json` on an unpacked store and once a
 //! write has packed it), `bench serve-memory [CYCLES]` (the server's memory across cycles of
 //! one claim and one dashboard request), `bench serve-load [--clients N] [--streams N]
@@ -23,6 +24,7 @@ mod packing;
 mod scale;
 mod serve_load;
 mod sync;
+mod update;
 
 use std::path::Path;
 
@@ -43,6 +45,7 @@ use crate::serve_load::bench_serve_load;
 use crate::serve_load::bench_serve_memory;
 use crate::sync::bench_day;
 use crate::sync::bench_sync;
+use crate::update::bench_update;
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -71,6 +74,17 @@ fn main() {
             std::process::exit(1);
         }
         bench_coordinator(ticks);
+        return;
+    }
+    if args.first().map(String::as_str) == Some("update") {
+        let scales: Vec<usize> = args
+            .get(1)
+            .map(|s| s.split(',').filter_map(|n| n.parse().ok()).collect())
+            .unwrap_or_else(|| vec![10, 100]);
+        let runs = args.get(2).and_then(|n| n.parse().ok()).unwrap_or(5);
+        for scale in scales {
+            bench_update(scale, runs, args.get(3).map(String::as_str));
+        }
         return;
     }
     if args.first().map(String::as_str) == Some("lane-runs") {
