@@ -67,7 +67,6 @@ pub(crate) fn collect<'a>(
     let mut lane_rows = Vec::new();
     for (bi, b) in srcs.iter().enumerate() {
         for (li, lane) in b.lanes.iter().enumerate() {
-            let mut placed = false;
             for t in &lane.targets {
                 if let Some(repo) = b.repo_of(t) {
                     items
@@ -75,10 +74,9 @@ pub(crate) fn collect<'a>(
                         .or_default()
                         .signals
                         .push((bi, li));
-                    placed = true;
                 }
             }
-            if !placed {
+            if !placed(b, lane) {
                 lane_rows.push((bi, li));
             }
         }
@@ -105,6 +103,21 @@ pub(crate) fn collect<'a>(
         add_github_only(&mut items, facts, inputs);
     }
     (items, lane_rows)
+}
+
+/// Whether a lane names an item: a target whose repository is known. A lane that does not
+/// gets a row of its own.
+pub(crate) fn placed(b: &BatchSrc, lane: &LaneSrc) -> bool {
+    lane.targets.iter().any(|t| b.repo_of(t).is_some())
+}
+
+/// The lanes of batch `bi` that name no item, as `(batch index, lane index)`.
+pub(crate) fn lane_rows_of(bi: usize, b: &BatchSrc) -> impl Iterator<Item = (usize, usize)> + '_ {
+    b.lanes
+        .iter()
+        .enumerate()
+        .filter(|(_, lane)| !placed(b, lane))
+        .map(move |(li, _)| (bi, li))
 }
 
 /// Adds the open items only GitHub knows that are ready for a batch: assigned to nobody,

@@ -425,6 +425,29 @@ pub(crate) fn renew(
     touched
 }
 
+/// Updates `srcs` for manifests changed in place since they were derived: `changed` names
+/// the manifests (by index in `inputs.manifests`, which is also their batch's index) whose
+/// record moved while its path and batch id stayed. Each such batch is taken from its new
+/// manifest again with its owners' heartbeats applied (as [`batches`] applies them), and
+/// dependencies are applied again over every batch.
+pub(crate) fn replace_manifests(
+    srcs: &mut [BatchSrc],
+    inputs: &Inputs,
+    changed: &[usize],
+    now: Instant,
+) {
+    for &i in changed {
+        let mut b = BatchSrc::of_manifest(&inputs.manifests[i]);
+        for lane in &mut b.lanes {
+            if let Some(hb) = lane.owner.as_deref().and_then(|o| inputs.heartbeat_of(o)) {
+                apply_heartbeat(hb, &b.id, lane, now);
+            }
+        }
+        srcs[i] = b;
+    }
+    apply_dependencies(srcs);
+}
+
 /// The time of the newest signal an inferred batch has (as [`inferred_batches`] takes it).
 fn newest_signal(inputs: &Inputs, active_claims: &[&ClaimIn], batch: &str) -> Option<Instant> {
     let claims = active_claims

@@ -1,5 +1,5 @@
-//! `update` (re-deriving only what new events, renewed heartbeats, changed claims, changed
-//! coordinator tasks and annotations touch) must equal a full build.
+//! `update` (re-deriving only what new events, renewed heartbeats, changed claims, manifests
+//! changed in place, changed coordinator tasks and annotations touch) must equal a full build.
 
 use std::sync::Arc;
 
@@ -390,9 +390,16 @@ fn anything_but_new_events_falls_back_to_a_full_build() {
     let files = base(&[(0, 0, 1, false)], &[]);
     let before = inputs(&files);
     let (model, derivation) = build_with(&before, now, "v1");
-    // A changed manifest (a new Arc) is not an update.
+    // A new manifest, or one whose batch id moved, shifts the inferred batches after it.
     let mut after = before.clone();
-    let manifest = after.manifests[0].as_ref().clone();
+    let (p, b) = manifest_record(0, &(0, 1, 0, 0, 1, false));
+    after.push(parse_record(&p.replace("b0", "b3"), &b));
+    after.sort();
+    assert_eq!(after.manifests.len(), 3);
+    assert!(update(model.clone(), &derivation, &before, &after, now, "v2").is_none());
+    let mut after = before.clone();
+    let mut manifest = after.manifests[0].as_ref().clone();
+    manifest.id = "b7".into();
     after.manifests[0] = Arc::new(manifest);
     assert!(update(model.clone(), &derivation, &before, &after, now, "v2").is_none());
     // A malformed record (a task checkpoint too) is a new warning and a health signal.
@@ -486,4 +493,100 @@ fn an_annotation_written_or_removed_is_an_update_equal_to_a_full_build() {
     // Removed again: the same as before.
     let back = update(updated, &derivation, &after, &before, now, "v3").expect("an update");
     assert_eq!(back, build(&before, now, "v3"));
+}
+
+/// A manifest rewrite of `b0` or `b1`: (lane count, first owner, second lane's target,
+/// statuses, dependency, first lane closed).
+type ManifestWrite = (usize, usize, u8, usize, usize, bool);
+
+const LANE_STATUSES: [&str; 4] = ["in_progress", "merged", "queued", "done"];
+const DEPENDENCIES: [Option<&str>; 4] = [None, Some("b0:a"), Some("b1:c"), Some("acme/app#1")];
+
+/// `batches/b{which}.json` rewritten: lanes added, removed, renamed, re-owned, re-targeted
+/// (one on a target no repository backs when the batch has none), completed or closed, and
+/// depending on the other batch.
+fn manifest_record(which: usize, w: &ManifestWrite) -> (String, Vec<u8>) {
+    let (lanes, owner, target, statuses, dep, closed) = *w;
+    let id = format!("b{}", which % 2);
+    let names = ["a", "b", "z"];
+    let lanes: Vec<Value> = (0..lanes % 4)
+        .map(|i| {
+            let mut lane = json!({"name": if which % 2 == 1 && i == 0 { "c" } else { names[i % 3] },
+                "owner": AGENTS[(owner + i) % 4],
+                "targets": [format!("{}", (usize::from(target) + i) % 6)],
+                "status": LANE_STATUSES[(statuses + i) % 4]});
+            if i == 1 {
+                if let Some(d) = DEPENDENCIES[dep % 4] {
+                    lane["depends_on"] = json!([d]);
+                }
+            }
+            if i == 0 && closed {
+                lane["closed"] = json!(true);
+            }
+            lane
+        })
+        .collect();
+    let mut v = json!({"batch_id": id, "lanes": lanes});
+    // b1 sometimes loses its repository: its lanes become rows of their own.
+    if which.is_multiple_of(2) || dep.is_multiple_of(2) {
+        v["repo"] = json!(REPOS[which % 2]);
+    }
+    record(&format!("batches/{id}.json"), &v)
+}
+
+fn manifest_write() -> impl Strategy<Value = (usize, ManifestWrite)> {
+    (
+        0..2usize,
+        (
+            0..4usize,
+            0..4usize,
+            0..6u8,
+            0..4usize,
+            0..4usize,
+            any::<bool>(),
+        ),
+    )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    /// Manifests rewritten in place (with claims, events and renewals beside them): an
+    /// update, equal to a full build.
+    #[test]
+    fn update_after_manifest_writes_equals_a_full_build(
+        initial in prop::collection::vec(claim_write(), 0..6),
+        beats in prop::collection::vec((0..4usize, 0..2usize, 0..6u8, 0..80i64), 0..4),
+        old in prop::collection::vec(ev(), 0..10),
+        rewrites in prop::collection::vec(manifest_write(), 1..3),
+        writes in prop::collection::vec(claim_write(), 0..2),
+        new in prop::collection::vec(ev(), 0..2),
+        renewals in prop::collection::vec((0..4usize, 0..6usize, -5..90i64), 0..2),
+    ) {
+        let now = now();
+        let mut files = base(&[], &beats);
+        files.extend(initial.iter().map(claim_record));
+        files.extend(old.iter().enumerate().map(|(i, e)| event(i, e)));
+        let before = inputs(&files);
+        let (model, derivation) = build_with(&before, now, "v1");
+        let mut after = with_claims(&with_events(&before, &new), &writes);
+        for (which, w) in &rewrites {
+            let (path, bytes) = manifest_record(*which, w);
+            after.manifests.retain(|m| m.path != path);
+            after.push(parse_record(&path, &bytes));
+        }
+        for (agent, status, age) in &renewals {
+            let i = agent % after.heartbeats.len();
+            let mut h = after.heartbeats[i].as_ref().clone();
+            h.status = BEAT_STATUSES[status % BEAT_STATUSES.len()].to_owned();
+            h.updated_at = crate::time::parse(&ago(*age));
+            after.heartbeats[i] = Arc::new(h);
+        }
+        after.sort();
+        let full = build(&after, now, "v2");
+        let mut derivation = derivation;
+        let incremental = update_with(model, &mut derivation, &before, &after, now, "v2")
+            .expect("manifests changed in place are an update");
+        prop_assert_eq!(incremental, full);
+    }
 }

@@ -1,6 +1,7 @@
 //! The incremental build: when a new tip differs from the last only by new events, renewed
 //! heartbeats (the same agent on the same work and machine; its status and times moved),
-//! claims written, changed or released (on no batch or a saved one), coordinator task
+//! claims written, changed or released (on no batch or a saved one), manifests changed in
+//! place (the same path and batch id), coordinator task
 //! checkpoints and operators' annotations, re-derive just what those can change — their
 //! items, their batches (and the batches waiting on them), those batches' rows and health,
 //! for heartbeats the lanes, and for heartbeats and claims their agents on the machines view —
@@ -19,6 +20,7 @@ use super::batch_views;
 use super::event_index::Control;
 use super::event_index::EventIndex;
 use super::full::Derivation;
+use super::items;
 use super::items::Item;
 use super::machine_groups;
 use super::machine_groups::MachineOf;
@@ -76,16 +78,18 @@ pub fn update_with(
     let added = added_events(prev_inputs, inputs)?;
     let renewed = renewed_beats(prev_inputs, inputs)?;
     let claims = changed_claims(prev_inputs, inputs)?;
+    let manifests = changed_manifests(prev_inputs, inputs)?;
     let active = sources::active_claims(inputs);
     if added.len() > MAX_ADDED
         || renewed.len() > MAX_ADDED
         || claims.len() > MAX_ADDED
         || !machines_known(added.iter().map(|e| e.as_ref()), derivation)
         || !claims_local(&claims, inputs, &active, derivation)
+        || !manifests_local(&manifests, prev_inputs, inputs)
     {
         return None;
     }
-    if added.is_empty() && renewed.is_empty() && claims.is_empty() {
+    if added.is_empty() && renewed.is_empty() && claims.is_empty() && manifests.is_empty() {
         // Coordinator tasks (or records the dashboard does not read) changed: rows,
         // batches, machines and health are the previous ones, assembled again.
         let parts = previous_parts(prev);
@@ -98,10 +102,28 @@ pub fn update_with(
     if !renewed.is_empty() {
         sources::renew(&mut derivation.srcs, inputs, &renewed, &active, now);
     }
+    // A changed manifest is its batch again: the items its lanes named before and now.
+    let manifest_keys = lane_keys(&derivation.srcs, &manifests);
+    if !manifests.is_empty() {
+        sources::replace_manifests(&mut derivation.srcs, inputs, &manifests, now);
+        let mut lane_rows: Vec<(usize, usize)> = derivation
+            .lane_rows
+            .iter()
+            .filter(|(bi, _)| !manifests.contains(bi))
+            .copied()
+            .collect();
+        for &i in &manifests {
+            lane_rows.extend(items::lane_rows_of(i, &derivation.srcs[i]));
+        }
+        lane_rows.sort_unstable();
+        derivation.lane_rows = lane_rows;
+    }
     let changes = Changes {
         added: &added,
         renewed: &renewed,
         claims: &claims,
+        manifests: &manifests,
+        manifest_keys,
     };
     let parts = rederive(prev, derivation, inputs, &changes, &active, now);
     Some(assemble::assemble(inputs, now, version, parts))
@@ -115,6 +137,10 @@ struct Changes<'c, 'a> {
     renewed: &'c [&'a HeartbeatIn],
     /// Claims written, changed or released: `(before, after)` at one path.
     claims: &'c [ClaimChange<'a>],
+    /// Manifests changed in place, by index (of the manifest and of its batch).
+    manifests: &'c [usize],
+    /// The items the lanes of those manifests named before they changed.
+    manifest_keys: BTreeSet<(String, String)>,
 }
 
 /// One claim path's record before and after (`None`: no record there).
@@ -151,6 +177,9 @@ fn rederive(
     let srcs = &derivation.srcs;
     let (renewed, claims) = (changes.renewed, changes.claims);
     let mut affected = Affected::of(changes.added, srcs);
+    if !changes.manifests.is_empty() {
+        affected.manifests(changes.manifests, &changes.manifest_keys, srcs);
+    }
     if !claims.is_empty() {
         affected.claimed(claims, srcs);
     }
@@ -206,10 +235,6 @@ fn rederive(
     }
 }
 
-fn same_list<T>(a: &[Arc<T>], b: &[Arc<T>]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| Arc::ptr_eq(x, y))
-}
-
 /// Whether both inputs carry the very same GitHub facts (or none): new facts re-derive all.
 fn same_github(prev: &Inputs, now: &Inputs) -> bool {
     match (&prev.github, &now.github) {
@@ -220,10 +245,9 @@ fn same_github(prev: &Inputs, now: &Inputs) -> bool {
 }
 
 /// Events in `now` that `prev` did not have (maybe none), when the events changed only by
-/// those and manifests, unreadable records and GitHub's facts are the very same.
+/// those and unreadable records and GitHub's facts are the very same.
 fn added_events<'a>(prev: &Inputs, now: &'a Inputs) -> Option<Vec<&'a Arc<EventIn>>> {
-    if !same_list(&prev.manifests, &now.manifests)
-        || prev.malformed != now.malformed
+    if prev.malformed != now.malformed
         || !same_github(prev, now)
         || now.events.len() < prev.events.len()
     {
@@ -277,6 +301,59 @@ fn changed_claims<'a>(prev: &'a Inputs, now: &'a Inputs) -> Option<Vec<ClaimChan
         }
     }
     Some(out)
+}
+
+/// The manifests whose record differs between `prev` and `now`, by index (maybe none), when
+/// each changed in place: the same paths, each with the same batch id (a batch added,
+/// removed or renamed moves the inferred batches and every index after it).
+fn changed_manifests(prev: &Inputs, now: &Inputs) -> Option<Vec<usize>> {
+    if prev.manifests.len() != now.manifests.len() {
+        return None;
+    }
+    let mut out = Vec::new();
+    for (i, (old, new)) in prev.manifests.iter().zip(&now.manifests).enumerate() {
+        if Arc::ptr_eq(old, new) {
+            continue;
+        }
+        if old.path != new.path || old.id != new.id || out.len() == MAX_ADDED {
+            return None;
+        }
+        out.push(i);
+    }
+    Some(out)
+}
+
+/// Whether changed manifests touch only what an update re-derives: GitHub's facts cover
+/// none of the repositories they name, before or after (which items GitHub alone adds
+/// depends on the targets the fleet plans).
+fn manifests_local(changed: &[usize], prev: &Inputs, now: &Inputs) -> bool {
+    let Some(facts) = now.github.as_deref() else {
+        return true;
+    };
+    changed
+        .iter()
+        .flat_map(|&i| [&prev.manifests[i], &now.manifests[i]])
+        .all(|m| {
+            let repos = m
+                .repo
+                .iter()
+                .chain(m.targets.iter().filter_map(|t| t.repo.as_ref()));
+            repos.into_iter().all(|r| !facts.repos.contains_key(r))
+        })
+}
+
+/// The items the lanes of batches `batches` name.
+fn lane_keys(srcs: &[BatchSrc], batches: &[usize]) -> BTreeSet<(String, String)> {
+    let mut keys = BTreeSet::new();
+    for &i in batches {
+        let b = &srcs[i];
+        for t in b.lanes.iter().flat_map(|l| &l.targets) {
+            if let Some(r) = b.repo_of(t) {
+                keys.insert((r, t.clone()));
+            }
+        }
+    }
+    keys
 }
 
 /// The agents of changed claims: who held them, and who holds them now.
@@ -442,6 +519,23 @@ impl Affected {
         self.settle(srcs);
     }
 
+    /// Adds what changed manifests can change: their batches (now `srcs[i]`), the items
+    /// their lanes named before (`before`) and name now, and the batches waiting on them (a
+    /// lane renamed, added or completed moves what depends on it).
+    fn manifests(
+        &mut self,
+        changed: &[usize],
+        before: &BTreeSet<(String, String)>,
+        srcs: &[BatchSrc],
+    ) {
+        self.keys.extend(before.iter().cloned());
+        let changed: BTreeSet<usize> = changed.iter().copied().collect();
+        let waiting = affected_batches(srcs, &changed, &BTreeSet::new());
+        self.direct.extend(changed);
+        self.direct.extend(waiting);
+        self.settle(srcs);
+    }
+
     /// Adds what renewed heartbeats can change: the work each points at, the work its agent
     /// claims, and every batch with a lane it owns — with every target of those batches and
     /// of the batches waiting on them (a lane's status can complete a dependency).
@@ -566,10 +660,8 @@ impl Step<'_, '_> {
             .filter(|(bi, _)| direct.contains(bi))
             .copied()
             .collect();
-        let lane_row_ids: BTreeSet<String> = lane_rows
-            .iter()
-            .map(|(bi, li)| format!("lane:{}:{}", srcs[*bi].id, srcs[*bi].lanes[*li].name))
-            .collect();
+        // A direct batch's lane rows are derived again (its lanes may have changed).
+        let direct_ids: HashSet<&str> = direct.iter().map(|i| srcs[*i].id.as_str()).collect();
         // Kept in place (rows are large: moving every one into a new list cost more than
         // deriving the few that changed).
         let mut set = RowSet {
@@ -577,8 +669,13 @@ impl Step<'_, '_> {
             qa: prev_qa,
         };
         set.rows.retain(|r| {
-            (r.id.starts_with("lane:") || !self.key(&r.repo, &r.target))
-                && !lane_row_ids.contains(&r.id)
+            if r.id.starts_with("lane:") {
+                !r.batch_id
+                    .as_deref()
+                    .is_some_and(|b| direct_ids.contains(b))
+            } else {
+                !self.key(&r.repo, &r.target)
+            }
         });
         set.qa.retain(|q| !self.key(&q.repo, &q.target));
         let mut fresh = RowSet::default();
