@@ -458,9 +458,12 @@ impl Coord {
         cmd
     }
 
-    /// Runs `agent-coord coordinate --worker w1` with the tokens in the environment.
+    /// Runs one tick, `agent-coord coordinate --worker w1 --wait`, with the tokens in the
+    /// environment: it collects every lane it starts, so the task goes as far as it can.
     pub fn tick(&self, extra: &[&str]) -> CommandOutput {
-        let out = self.command(extra).output().expect("agent-coord runs");
+        let mut args = vec!["--wait"];
+        args.extend_from_slice(extra);
+        let out = self.command(&args).output().expect("agent-coord runs");
         CommandOutput::new(out, self.env.root())
     }
 

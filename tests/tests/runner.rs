@@ -14,6 +14,7 @@ mod test_claim;
 mod test_concurrency;
 mod test_coordinator;
 mod test_coordinator_demo;
+mod test_coordinator_detached;
 mod test_coordinator_gates;
 mod test_coordinator_ready;
 mod test_coordinator_regressions;

@@ -297,7 +297,7 @@ fn an_adapter_lane_whose_transcript_grows_is_not_stalled() {
     c.write_config(&config);
     let issue = c.assigned_issue("Add a feature file", HUMAN);
     let out = c
-        .command(&[])
+        .command(&["--wait"])
         .env("AGENT_COORD_CLAUDE_BIN", &claude)
         .output()
         .unwrap();

@@ -173,6 +173,7 @@ fn an_approval_dismissed_before_leaving_draft_blocks_ready_until_a_reply() {
                 ("AGENT_COORD_TEST_KILL_AT", "before-leave-draft"),
             ],
         )
+        .arg("--wait")
         .output()
         .unwrap();
     assert_eq!(crashed.status.signal(), Some(9), "the hook did not fire");
@@ -317,6 +318,7 @@ fn crash_at(c: &Coord, point: &str) -> bool {
                 ("AGENT_COORD_TEST_KILL_AT", point),
             ],
         )
+        .arg("--wait")
         .output()
         .unwrap();
     out.status.signal() == Some(9)

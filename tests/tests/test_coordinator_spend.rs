@@ -97,8 +97,10 @@ fn adapter_coord(budget: Option<Value>) -> (Coord, Value) {
 }
 
 fn tick(c: &Coord, extra: &[&str]) -> CommandOutput {
+    let mut args = vec!["--wait"];
+    args.extend_from_slice(extra);
     let out = c
-        .command(extra)
+        .command(&args)
         .env("AGENT_COORD_CLAUDE_BIN", c.dir.join("claude"))
         .env("AGENT_COORD_CODEX_BIN", c.dir.join("codex"))
         .output()

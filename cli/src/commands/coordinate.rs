@@ -17,6 +17,7 @@ use crate::context::Context;
 use crate::coordinator::config_file::config_path;
 use crate::coordinator::config_file::load;
 use crate::coordinator::preflight;
+use crate::coordinator::running;
 use crate::coordinator::tick;
 use crate::output::Report;
 
@@ -57,6 +58,11 @@ pub(crate) struct CoordinateArgs {
     /// Print observations as JSON (one document per tick)
     #[arg(long)]
     json: bool,
+    /// Wait for the lanes the tick starts or finds running, and advance each task as its
+    /// lanes end, until none runs (without it a tick starts lanes and returns; a later tick
+    /// or --follow collects them)
+    #[arg(long, conflicts_with = "follow")]
+    wait: bool,
 }
 
 pub(crate) fn cmd_coordinate(cx: &Context, args: &CoordinateArgs) -> Result<Report, CommandError> {
@@ -119,7 +125,12 @@ pub(crate) fn cmd_coordinate(cx: &Context, args: &CoordinateArgs) -> Result<Repo
     loop {
         let started = Instant::now();
         for w in &workers {
-            let report = tick::tick(cx, &config, w, &stop, &mut verified)?;
+            let wait = if args.wait {
+                tick::Wait::ForLanes
+            } else {
+                tick::Wait::No
+            };
+            let report = tick::tick(cx, &config, w, &stop, &mut verified, wait)?;
             if report.failed() {
                 verified.forget();
             }
@@ -139,7 +150,9 @@ pub(crate) fn cmd_coordinate(cx: &Context, args: &CoordinateArgs) -> Result<Repo
             .map(|w| w.poll_seconds)
             .min()
             .unwrap_or(30);
-        while started.elapsed() < Duration::from_secs(poll) {
+        // The next tick comes after poll_seconds, or as soon as a lane ended: its task
+        // advances without waiting for the poll.
+        while started.elapsed() < Duration::from_secs(poll) && !lane_ended(&config, &workers) {
             if stop.load(Ordering::SeqCst) {
                 return Ok(Report::default());
             }
@@ -156,6 +169,16 @@ pub(crate) fn cmd_coordinate(cx: &Context, args: &CoordinateArgs) -> Result<Repo
         ));
     }
     Ok(Report::default())
+}
+
+/// Whether a lane of one of `workers` ended and waits to be collected.
+fn lane_ended(config: &CoordinatorConfig, workers: &[String]) -> bool {
+    workers.iter().any(|w| {
+        config
+            .workers
+            .get(w)
+            .is_some_and(|c| running::any_settled(&preflight::control_dir(c), w))
+    })
 }
 
 /// Prints a tick's report as it happens (a `--follow` loop streams).

@@ -31,6 +31,7 @@ mod heartbeat;
 mod info;
 mod init;
 mod lane;
+mod lane_supervisor;
 mod record_event;
 mod register_batch;
 mod release;
@@ -90,6 +91,8 @@ pub(crate) enum Command {
     Completions(completions::CompletionsArgs),
     #[command(hide = true)]
     Man(completions::ManArgs),
+    #[command(hide = true)]
+    LaneSupervisor(lane_supervisor::LaneSupervisorArgs),
 }
 
 /// Parses `args` and runs the command.
@@ -138,6 +141,7 @@ fn run_command(cx: &Context, command: &Command) -> Result<Report, CommandError> 
         Command::Gc(a) => gc::cmd_gc(cx, a),
         Command::Completions(a) => completions::cmd_completions(a),
         Command::Man(a) => completions::cmd_man(a),
+        Command::LaneSupervisor(a) => lane_supervisor::cmd_lane_supervisor(a),
     }
 }
 

@@ -53,6 +53,9 @@ pub(super) struct Engine<'a> {
     pub(super) token: Token,
     pub(super) secrets: Secrets,
     pub(super) observations: Vec<Observation>,
+    /// The tasks (repository, issue) that found every lane slot they could take in use in
+    /// this tick: a waiting tick starts them again when a slot frees.
+    pub(super) slot_waiters: Vec<(String, u64)>,
     pub(super) stop: &'a AtomicBool,
 }
 
@@ -81,6 +84,7 @@ impl<'a> Engine<'a> {
             token: ready.worker_token,
             secrets: ready.secrets,
             observations: Vec::new(),
+            slot_waiters: Vec::new(),
             stop,
         }
     }

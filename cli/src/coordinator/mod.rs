@@ -23,6 +23,7 @@ mod ledger;
 mod pauses;
 mod phases;
 pub(crate) mod preflight;
+pub(crate) mod running;
 mod setup;
 pub(crate) mod tick;
 

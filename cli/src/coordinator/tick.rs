@@ -33,6 +33,7 @@ use super::ledger::Ledger;
 use super::phases;
 use super::preflight;
 use super::preflight::Check;
+use super::running;
 use crate::command_error::CommandError;
 use crate::context::Context;
 
@@ -173,6 +174,7 @@ pub(crate) fn tick(
     worker_id: &str,
     stop: &AtomicBool,
     verified: &mut preflight::Verified,
+    wait: Wait,
 ) -> Result<TickReport, CommandError> {
     let worker = config.workers.get(worker_id).ok_or_else(|| {
         CommandError::usage(format!("no worker {worker_id} in the configuration"))
@@ -199,7 +201,7 @@ pub(crate) fn tick(
         heartbeat_ttl(worker),
     )?;
     let mut engine = Engine::new(config, worker_id, worker, ledger, ready, stop);
-    let marks = work(&mut engine)?;
+    let marks = work(&mut engine, wait)?;
     let (requests, not_modified) = github_requests(&engine);
     let ms = |d: Duration| d.as_secs_f64() * 1e3;
     // The tick's time split, for `-v` and `bench coordinator`.
@@ -250,9 +252,20 @@ struct Marks {
     advanced: Instant,
 }
 
+/// Whether a tick waits for the lanes it finds running.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Wait {
+    /// Start what may start and return; a later tick collects (`coordinate`, `--follow`).
+    No,
+    /// Collect each of the worker's lanes as it ends and advance its task, until none runs
+    /// (`coordinate --wait`).
+    ForLanes,
+}
+
 /// The tick's work once the preflight passed: sync, discover and admit, advance every
-/// task, then beat, publish and save the GitHub caches.
-fn work(engine: &mut Engine<'_>) -> Result<Marks, CommandError> {
+/// task (with `--wait`, again as their lanes end), then beat, publish and save the GitHub
+/// caches.
+fn work(engine: &mut Engine<'_>, wait: Wait) -> Result<Marks, CommandError> {
     // Decide on the fleet's latest state, and publish what this tick did at its end.
     if let Err(e) = engine.ledger.sync() {
         engine.error(None, format!("sync before the tick failed: {}", e.message));
@@ -261,6 +274,10 @@ fn work(engine: &mut Engine<'_>) -> Result<Marks, CommandError> {
     let assigned = discover(engine)?;
     let discovered = Instant::now();
     advance_all(engine, &assigned)?;
+    if wait == Wait::ForLanes {
+        wait_for_lanes(engine, &assigned)?;
+    }
+    sweep(engine)?;
     let advanced = Instant::now();
     finish(engine)?;
     Ok(Marks {
@@ -281,11 +298,84 @@ fn advance_all(
             engine.observe(None, "interrupted: stopping after the current step");
             break;
         }
-        let label = task.task_id.clone();
-        match phases::advance(engine, task, assigned) {
-            Ok(()) => {}
-            Err(Halt::Retry { task, message }) => engine.error(Some(&task), message),
-            Err(Halt::Fatal(e)) => engine.error(Some(&label), e.message),
+        advance_one(engine, task, assigned);
+    }
+    Ok(())
+}
+
+/// Advances each task whose lanes ended, as they end, until none of the worker's lanes
+/// runs (or the tick is interrupted).
+fn wait_for_lanes(
+    engine: &mut Engine<'_>,
+    assigned: &BTreeSet<(String, u64)>,
+) -> Result<(), CommandError> {
+    let control = preflight::control_dir(engine.setup.worker);
+    let worker_id = engine.setup.worker_id.clone();
+    loop {
+        if engine.stop.load(std::sync::atomic::Ordering::SeqCst) {
+            return Ok(());
+        }
+        let (settled, running) = running::settled(&control, &worker_id);
+        if settled.is_empty() {
+            if running == 0 {
+                return Ok(());
+            }
+            std::thread::sleep(LANE_POLL);
+            continue;
+        }
+        for (nonce, entry) in settled {
+            if let Some(task) = engine.ledger.task(&entry.repo, entry.issue)? {
+                if launched_as(&task, &nonce) {
+                    advance_one(engine, task, assigned);
+                }
+            }
+            // Collected, or nobody's any more: a task that could not collect it now does
+            // so on the next tick, from its checkpoint.
+            running::remove(&control, &nonce);
+        }
+        // Slots freed: the tasks that waited for one try again, in the order they waited.
+        for (repo, issue) in std::mem::take(&mut engine.slot_waiters) {
+            if let Some(task) = engine.ledger.task(&repo, issue)? {
+                if task.pending.is_none() {
+                    advance_one(engine, task, assigned);
+                }
+            }
+        }
+    }
+}
+
+/// Advances one task; one that halts is reported and the tick goes on.
+fn advance_one(engine: &mut Engine<'_>, task: Task, assigned: &BTreeSet<(String, u64)>) {
+    let label = task.task_id.clone();
+    match phases::advance(engine, task, assigned) {
+        Ok(()) => {}
+        Err(Halt::Retry { task, message }) => engine.error(Some(&task), message),
+        Err(Halt::Fatal(e)) => engine.error(Some(&label), e.message),
+    }
+}
+
+/// How often a waiting tick looks for a lane's end.
+const LANE_POLL: Duration = Duration::from_millis(50);
+
+/// Whether `task`'s pending lanes are the start recorded under `nonce`.
+fn launched_as(task: &Task, nonce: &str) -> bool {
+    task.pending
+        .as_ref()
+        .and_then(|p| p.launch.as_ref())
+        .is_some_and(|l| l.nonce == nonce)
+}
+
+/// Forgets the worker's recorded starts that no task is waiting for any more (its task
+/// collected them in another process, or moved on), so they hold no slot.
+fn sweep(engine: &mut Engine<'_>) -> Result<(), CommandError> {
+    let control = preflight::control_dir(engine.setup.worker);
+    for (nonce, entry) in running::entries(&control) {
+        if entry.worker != engine.setup.worker_id {
+            continue;
+        }
+        let task = engine.ledger.task(&entry.repo, entry.issue)?;
+        if !task.is_some_and(|t| launched_as(&t, &nonce)) {
+            running::remove(&control, &nonce);
         }
     }
     Ok(())

@@ -2,6 +2,7 @@
 //! a streaming runner for the vendor CLI and the bounded, redacted transcript its events go to.
 
 pub(crate) mod runner;
+pub(crate) mod supervisor;
 pub(crate) mod transcript;
 
 /// The variable through which the coordinator names a lane's transcript file: `agent-coord

@@ -16,6 +16,7 @@ pub mod protocol;
 pub mod readiness;
 pub mod redact;
 pub mod reply;
+pub mod slots;
 pub mod spend;
 pub mod task;
 pub mod telemetry;

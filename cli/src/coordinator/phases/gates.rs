@@ -20,8 +20,15 @@ pub(super) fn pr_gates(
     if let Some(rejection) = task.carry.rejection.clone() {
         return post_rejection(engine, task, rejection);
     }
-    let Some(head) = checkpoint::checked_head(engine, task)? else {
-        return Ok(true);
+    // Gates already started review the head they were started on (checked then); the
+    // worktree is looked at again once they are collected.
+    let started_on = task.pending.as_ref().and(task.head.clone());
+    let head = match started_on {
+        Some(head) => head,
+        None => match checkpoint::checked_head(engine, task)? {
+            Some(head) => head,
+            None => return Ok(true),
+        },
     };
     if stage == Phase::PrGatesCodex && !task.codex_allowed() {
         return checkpoint::back_to(
@@ -35,7 +42,11 @@ pub(super) fn pr_gates(
     let results = if gates.is_empty() {
         Vec::new()
     } else {
-        let diff = head_diff(engine, task, &head)?;
+        // Gates already started read the diff written for them: never rewrite it under them.
+        let diff = match task.pending {
+            Some(_) => head_diff_path(engine, task, &head),
+            None => head_diff(engine, task, &head)?,
+        };
         let diff_path = diff.to_string_lossy().into_owned();
         let lanes: Vec<(LaneSlot, String)> = gates
             .iter()
@@ -104,14 +115,21 @@ fn post_rejection(
     Ok(true)
 }
 
+/// Where the PR reviewers of `head` read its diff.
+fn head_diff_path(engine: &Engine<'_>, task: &Task, head: &str) -> PathBuf {
+    engine
+        .setup
+        .task_control(task)
+        .join(format!("gates-{}.diff", short(head)))
+}
+
 /// Writes the script-made base→head diff outside the worktree for the PR reviewers.
 fn head_diff(engine: &Engine<'_>, task: &Task, head: &str) -> Result<PathBuf, Halt> {
     let dir = engine.setup.worktree(task);
     let base = task.base_sha.clone().unwrap_or_default();
     let diff = git::staged_diff(&dir, &base).map_err(|e| checkpoint::git_halt(engine, task, e))?;
-    let control = engine.setup.task_control(task);
-    let _ = std::fs::create_dir_all(&control);
-    let path = control.join(format!("gates-{}.diff", short(head)));
+    let _ = std::fs::create_dir_all(engine.setup.task_control(task));
+    let path = head_diff_path(engine, task, head);
     std::fs::write(&path, diff).map_err(|e| Halt::Retry {
         task: task.task_id.clone(),
         message: format!("cannot write the diff artifact: {e}"),

@@ -17,11 +17,14 @@ pub(super) fn implement(engine: &mut Engine<'_>, task: &mut Task) -> Result<bool
     if lanes::refuse_uncertain(engine, task)? {
         return Ok(true);
     }
-    // A held implementer is no round: check before counting it.
-    if let Some(held) = lanes::held(engine, task, &[LaneSlot::GrokImplementer])? {
-        return Ok(held.go_on());
+    // A started implementer is collected in the round it started in; a held one is no
+    // round: check before counting it.
+    if task.pending.is_none() {
+        if let Some(held) = lanes::may_start(engine, task, &[LaneSlot::GrokImplementer])? {
+            return Ok(held.go_on());
+        }
+        task.rounds += 1;
     }
-    task.rounds += 1;
     let prompt = protocol::implement_prompt(&ImplementPrompt {
         repo: &task.repo,
         issue: task.issue,
@@ -56,14 +59,21 @@ pub(super) fn implement(engine: &mut Engine<'_>, task: &mut Task) -> Result<bool
     lanes::follow(engine, task, next, Phase::Implement, "implementer")
 }
 
+/// Where the inner reviewer of this round reads the patch.
+fn diff_path(engine: &Engine<'_>, task: &Task) -> PathBuf {
+    engine
+        .setup
+        .task_control(task)
+        .join(format!("review-{}.diff", task.rounds))
+}
+
 /// Stages the worktree and writes the base→worktree diff outside it.
 fn diff_artifact(engine: &Engine<'_>, task: &Task) -> Result<PathBuf, Halt> {
     let dir = engine.setup.worktree(task);
     let base = task.base_sha.clone().unwrap_or_default();
     let diff = git::staged_diff(&dir, &base).map_err(|e| checkpoint::git_halt(engine, task, e))?;
-    let control = engine.setup.task_control(task);
-    let _ = std::fs::create_dir_all(&control);
-    let path = control.join(format!("review-{}.diff", task.rounds));
+    let _ = std::fs::create_dir_all(engine.setup.task_control(task));
+    let path = diff_path(engine, task);
     std::fs::write(&path, diff).map_err(|e| Halt::Retry {
         task: task.task_id.clone(),
         message: format!("cannot write the diff artifact: {e}"),
@@ -75,7 +85,11 @@ pub(super) fn inner_review(engine: &mut Engine<'_>, task: &mut Task) -> Result<b
     if lanes::refuse_uncertain(engine, task)? {
         return Ok(true);
     }
-    let diff = diff_artifact(engine, task)?;
+    // The reviewer already started reads the diff written for it: never rewrite it under it.
+    let diff = match task.pending {
+        Some(_) => diff_path(engine, task),
+        None => diff_artifact(engine, task)?,
+    };
     let diff_path = diff.to_string_lossy().into_owned();
     let prompt = lanes::review_prompt(task, &diff_path, ReviewFocus::Inner);
     let ran = lanes::run_lane(

@@ -10,7 +10,10 @@ use agent_coord_shared::coordinator::lane::reading;
 use agent_coord_shared::coordinator::lane::usage::CostSource;
 use agent_coord_shared::coordinator::lane::usage::LaneUsage;
 use agent_coord_shared::coordinator::lane::usage::Tokens;
+use agent_coord_shared::coordinator::slots;
+use agent_coord_shared::coordinator::slots::Caps;
 use agent_coord_shared::coordinator::spend;
+use agent_coord_shared::coordinator::task::LaneLaunch;
 use agent_coord_shared::coordinator::task::LanePause;
 use agent_coord_shared::coordinator::task::LaneRun;
 use agent_coord_shared::coordinator::task::LaneVerdict;
@@ -21,6 +24,10 @@ use agent_coord_shared::time;
 use super::*;
 use crate::coordinator::pauses;
 use crate::coordinator::preflight::control_dir;
+use crate::coordinator::running;
+use crate::lanes::supervisor;
+use crate::lanes::supervisor::LaneState;
+use crate::lanes::supervisor::LaunchSpec;
 
 /// Which protocol a lane answers in (how its verdict is read).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -38,12 +45,19 @@ pub(super) enum Held {
     Paused,
     /// The task's budget is reached: a question checkpoint is parked, to be published now.
     Parked,
+    /// They were started, or still run: a later tick collects them.
+    Running,
+    /// Every lane slot they could take is in use (observed): a later tick starts them.
+    NoSlot,
+    /// Their outcome cannot be known: the task was saved `uncertain`.
+    Uncertain,
 }
 
 impl Held {
-    /// Whether the task goes on in this tick (to publish a parked question).
+    /// Whether the task goes on in this tick (to publish a parked question or the
+    /// uncertain task's blocker).
     pub(super) fn go_on(self) -> bool {
-        self == Held::Parked
+        matches!(self, Held::Parked | Held::Uncertain)
     }
 }
 
@@ -51,8 +65,7 @@ impl Held {
 /// line split off), in order; or why none ran.
 pub(super) type Ran = Result<Vec<(ProcessEnd, String)>, Held>;
 
-/// Runs a lane with `prompt` on stdin in the worktree; the prompt and the (redacted)
-/// output are kept in the control directory.
+/// Runs a lane with `prompt` on stdin in the worktree (see [`run_lanes`]).
 pub(super) fn run_lane(
     engine: &mut Engine<'_>,
     task: &mut Task,
@@ -70,11 +83,17 @@ pub(super) fn run_lane(
     }
 }
 
-/// Runs fresh, independent lanes in parallel (one thread each), after recording them
-/// as started in one commit; every run is recorded in the task (usage, cost, transcript);
-/// the outcomes come back in order and are persisted by the caller on this thread. A paused
-/// vendor or a reached budget runs nothing; a usage-limit answer pauses the vendor and
-/// saves the task to run the same lanes again after the reset.
+/// Starts fresh, independent lanes together, or collects them once they all ended.
+///
+/// With no lane pending, the lanes are recorded as started (one commit, with how to find
+/// them again) and launched under detached supervisors that outlive this process: the
+/// answer is [`Held::Running`] and the tick goes on with other tasks. When the task's
+/// lanes are pending, each is looked up by its files: all ended, every run is recorded in
+/// the task (usage, cost, transcript) and the outcomes come back in order, to be persisted
+/// by the caller; one still running is [`Held::Running`]; one that can no longer be found
+/// makes the task `uncertain` (no second model starts). A paused vendor, a reached budget or
+/// a full lane slot starts nothing; a usage-limit answer pauses the vendor and saves the task
+/// to run the same lanes again after the reset.
 pub(super) fn run_lanes(
     engine: &mut Engine<'_>,
     task: &mut Task,
@@ -82,18 +101,86 @@ pub(super) fn run_lanes(
     lanes: Vec<(LaneSlot, String)>,
 ) -> Result<Ran, Halt> {
     let slots: Vec<LaneSlot> = lanes.iter().map(|(slot, _)| *slot).collect();
-    if let Some(held) = held(engine, task, &slots)? {
+    if let Some(pending) = task.pending.clone() {
+        return collect(engine, task, answers, &slots, &pending);
+    }
+    if let Some(held) = may_start(engine, task, &slots)? {
         return Ok(Err(held));
     }
-    record_started(engine, task, &lanes)?;
-    let started = engine.ledger.now_time();
-    let started_at = time::format(started);
+    start(engine, task, lanes)?;
+    Ok(Err(Held::Running))
+}
+
+/// Whether lanes of `slots` may start now: not while a vendor of theirs is paused or the
+/// task's budget is reached (see [`held`]), nor while every slot they could take is in use.
+pub(super) fn may_start(
+    engine: &mut Engine<'_>,
+    task: &mut Task,
+    slots: &[LaneSlot],
+) -> Result<Option<Held>, Halt> {
+    if let Some(held) = held(engine, task, slots)? {
+        return Ok(Some(held));
+    }
+    let caps = Caps {
+        worker: engine.setup.worker.max_lanes,
+        machine: engine.setup.config.machine_max_lanes,
+        vendor: engine.setup.worker.max_vendor_lanes.clone(),
+    };
+    let vendors: Vec<Option<&str>> = slots
+        .iter()
+        .map(|slot| lane_vendor(engine, *slot))
+        .collect();
+    let in_use = running::in_use(engine.setup.config, &engine.setup.worker_id);
+    if let Err(wait) = slots::may_start(&engine.setup.worker_id, &caps, &in_use, &vendors) {
+        engine.observe(
+            Some(&task.task_id),
+            format!(
+                "waits for a lane slot: {wait}; its {} lanes start when one frees",
+                task.phase
+            ),
+        );
+        engine.slot_waiters.push((task.repo.clone(), task.issue));
+        return Ok(Some(Held::NoSlot));
+    }
+    Ok(None)
+}
+
+/// The vendor a lane of `slot` counts under (an adapter's; a raw argv names none).
+fn lane_vendor(engine: &Engine<'_>, slot: LaneSlot) -> Option<&'static str> {
+    engine
+        .setup
+        .lane_spec(slot)
+        .and_then(LaneSpec::vendor)
+        .map(|v| v.wire_name())
+}
+
+/// The file stem of a start's lane (its launch, pid, result and transcript files): the run's
+/// number, then the stem its prompt and output files have (`<phase>-<round>-<slot>`).
+fn run_stem(run: u64, stem: &str) -> String {
+    format!("run{run}-{stem}")
+}
+
+/// The prompt and output stem of a lane, without its run number.
+fn short_stem(run_stem: &str) -> &str {
+    run_stem.split_once('-').map_or(run_stem, |(_, rest)| rest)
+}
+
+/// Records `lanes` as started in one commit (with the nonce and the stems that find them
+/// again), then launches each under its own detached supervisor; a lane that cannot be
+/// launched gets a result saying why, so it is collected as a failed lane, never as
+/// approval and never as unknown.
+fn start(
+    engine: &mut Engine<'_>,
+    task: &mut Task,
+    lanes: Vec<(LaneSlot, String)>,
+) -> Result<(), Halt> {
     let control = engine.setup.task_control(task);
     let _ = std::fs::create_dir_all(&control);
-    // Every run gets a transcript of its own (a rerun after a pause or a reply never
-    // overwrites the one an earlier run's record points to).
+    // Every run gets files of its own (a rerun after a pause or a reply never overwrites
+    // the transcript an earlier run's record points to).
     let runs_before = task.earlier_runs.runs + task.lane_runs.len() as u64;
-    let jobs: Vec<LaneJob> = lanes
+    let nonce = nonce(&task.task_id);
+    let jobs: Vec<(LaneSlot, String, String)> = lanes
         .into_iter()
         .enumerate()
         .map(|(i, (slot, prompt))| {
@@ -103,58 +190,232 @@ pub(super) fn run_lanes(
                 task.rounds,
                 slot.wire_name().replace(':', "-")
             );
-            let _ = std::fs::write(control.join(format!("{stem}.prompt")), &prompt);
-            let run = runs_before + i as u64 + 1;
-            let transcript = control.join(format!("run{run}-{stem}.transcript.jsonl"));
-            LaneJob {
-                transcript,
-                stem,
-                slot,
-                argv: engine.setup.lane_argv(slot),
-                prompt,
-            }
+            (slot, run_stem(runs_before + i as u64 + 1, &stem), prompt)
         })
         .collect();
-    let bounds = LaneBounds {
-        dir: engine.setup.worktree(task),
-        remove_env: accounts::token_variables(engine.setup.config),
-        timeout: Duration::from_secs(engine.setup.worker.lane_timeout),
-        stall: engine
-            .setup
-            .worker
-            .lane_stall_seconds
-            .map(Duration::from_secs),
+    let names: Vec<&str> = jobs.iter().map(|(s, _, _)| s.wire_name()).collect();
+    let joined = names.join("+");
+    task.pending = Some(PendingLane {
+        slot: joined.clone(),
+        phase: task.phase,
+        started_at: engine.ledger.now(),
+        launch: Some(LaneLaunch {
+            machine: engine.ledger.machine(),
+            nonce: nonce.clone(),
+            stems: jobs.iter().map(|(_, stem, _)| stem.clone()).collect(),
+        }),
+    });
+    checkpoint::commit(
+        engine,
+        task,
+        "coordinator.lane_started",
+        format!("{joined} started"),
+        None,
+    )?;
+    let remove_env = accounts::token_variables(engine.setup.config);
+    let worktree = engine.setup.worktree(task);
+    let mut entry = running::Entry {
+        worker: engine.setup.worker_id.clone(),
+        task_id: task.task_id.clone(),
+        repo: task.repo.clone(),
+        issue: task.issue,
+        lanes: Vec::new(),
     };
-    let results = run_parallel(&jobs, &bounds);
+    let mut specs = Vec::with_capacity(jobs.len());
+    for (slot, stem, prompt) in &jobs {
+        let prompt_path = control.join(format!("{}.prompt", short_stem(stem)));
+        let _ = std::fs::write(&prompt_path, prompt);
+        let transcript = control.join(format!("{stem}.transcript.jsonl"));
+        let spec = LaunchSpec {
+            argv: engine.setup.lane_argv(*slot),
+            cwd: worktree.clone(),
+            env: vec![
+                (
+                    crate::lanes::TRANSCRIPT_ENV.to_owned(),
+                    transcript.to_string_lossy().into_owned(),
+                ),
+                (supervisor::NONCE_ENV.to_owned(), nonce.clone()),
+            ],
+            remove_env: remove_env.clone(),
+            prompt: prompt_path,
+            timeout_ms: engine.setup.worker.lane_timeout.saturating_mul(1000),
+            stall_ms: engine
+                .setup
+                .worker
+                .lane_stall_seconds
+                .map(|s| s.saturating_mul(1000)),
+            watch: Some(transcript),
+            max_output: redact::LANE_BODY_MAX * 4,
+            pid: control.join(format!("{stem}.pid.json")),
+            result: control.join(format!("{stem}.result.json")),
+        };
+        entry.lanes.push(running::EntryLane {
+            slot: slot.wire_name().to_owned(),
+            vendor: lane_vendor(engine, *slot).map(str::to_owned),
+            result: spec.result.clone(),
+            pid: spec.pid.clone(),
+        });
+        specs.push((control.join(format!("{stem}.launch.json")), spec));
+    }
+    // The slot registry learns of the lanes before they run, so no crash lets them run
+    // uncounted.
+    let root = control_dir(engine.setup.worker);
+    if let Err(e) = running::record(&root, &nonce, &entry) {
+        engine.error(
+            Some(&task.task_id),
+            format!("cannot record the running lanes for the slot caps: {e}"),
+        );
+    }
+    for (spec_path, spec) in &specs {
+        if let Err(e) = supervisor::launch(spec_path, spec, &nonce, &remove_env) {
+            let why = format!("cannot start the lane: {e}");
+            if let Err(write) = supervisor::record_not_started(spec, why.clone()) {
+                engine.error(
+                    Some(&task.task_id),
+                    format!("{why}; and cannot record that: {write}"),
+                );
+            }
+        }
+    }
+    crate::coordinator::failpoint("lanes-started");
+    engine.observe(
+        Some(&task.task_id),
+        format!(
+            "started {}",
+            jobs.iter()
+                .map(|(_, stem, _)| short_stem(stem))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    );
+    Ok(())
+}
+
+/// A token no other launch has: 16 bytes of the system's randomness (else a digest of the
+/// task, the process and the time).
+fn nonce(task_id: &str) -> String {
+    use sha2::Digest;
+    use std::io::Read;
+    let mut bytes = [0u8; 16];
+    let random = std::fs::File::open("/dev/urandom")
+        .and_then(|mut f| f.read_exact(&mut bytes))
+        .is_ok();
+    if !random {
+        let seed = format!(
+            "{task_id}:{}:{:?}",
+            std::process::id(),
+            std::time::SystemTime::now()
+        );
+        bytes.copy_from_slice(&sha2::Sha256::digest(seed.as_bytes())[..16]);
+    }
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Looks up the task's pending lanes by their files (see [`run_lanes`]).
+fn collect(
+    engine: &mut Engine<'_>,
+    task: &mut Task,
+    answers: Answers,
+    slots: &[LaneSlot],
+    pending: &PendingLane,
+) -> Result<Ran, Halt> {
+    let Some(launch) = pending.launch.clone() else {
+        unknown(
+            engine,
+            task,
+            pending,
+            "it ran inside a tick that never finished",
+        )?;
+        return Ok(Err(Held::Uncertain));
+    };
+    let root = control_dir(engine.setup.worker);
+    let wanted: Vec<&str> = slots.iter().map(|s| s.wire_name()).collect();
+    if pending.slot != wanted.join("+") || launch.stems.len() != slots.len() {
+        running::remove(&root, &launch.nonce);
+        unknown(
+            engine,
+            task,
+            pending,
+            &format!("this phase runs {} instead", wanted.join("+")),
+        )?;
+        return Ok(Err(Held::Uncertain));
+    }
+    if launch.machine != engine.ledger.machine() {
+        unknown(
+            engine,
+            task,
+            pending,
+            &format!("it was started on machine {}", launch.machine),
+        )?;
+        return Ok(Err(Held::Uncertain));
+    }
+    let control = engine.setup.task_control(task);
+    let mut results = Vec::new();
+    let mut still = Vec::new();
+    let mut lost = Vec::new();
+    for stem in &launch.stems {
+        let result = control.join(format!("{stem}.result.json"));
+        let pid = control.join(format!("{stem}.pid.json"));
+        match supervisor::state(&result, &pid, &launch.nonce) {
+            LaneState::Ended(r) => results.push(r),
+            LaneState::Running => still.push(short_stem(stem).to_owned()),
+            LaneState::Unknown => lost.push(short_stem(stem).to_owned()),
+        }
+    }
+    if !lost.is_empty() {
+        running::remove(&root, &launch.nonce);
+        unknown(
+            engine,
+            task,
+            pending,
+            &format!(
+                "neither a result nor a live process of {} is left",
+                lost.join(", ")
+            ),
+        )?;
+        return Ok(Err(Held::Uncertain));
+    }
+    if !still.is_empty() {
+        engine.observe(
+            Some(&task.task_id),
+            format!(
+                "{} still running (started {})",
+                still.join(", "),
+                pending.started_at
+            ),
+        );
+        return Ok(Err(Held::Running));
+    }
+    let started = time::parse(&pending.started_at).unwrap_or_else(|| engine.ledger.now_time());
+    let started_at = time::format(started);
     let mut out = Vec::new();
     let mut pauses = Vec::new();
-    for (job, ran) in jobs.iter().zip(results) {
-        let LaneRan {
-            end,
-            stdout,
-            elapsed,
-            stalled,
-        } = ran;
+    let stall = engine.setup.worker.lane_stall_seconds;
+    for ((slot, stem), result) in slots.iter().zip(&launch.stems).zip(results) {
+        let elapsed = Duration::from_millis(result.elapsed_ms);
+        let end = ProcessEnd {
+            exit_code: result.exit_code,
+            timed_out: result.timed_out,
+        };
+        let short = short_stem(stem);
         let _ = std::fs::write(
-            control.join(format!("{}.out", job.stem)),
-            engine.secrets.scrub(&stdout),
+            control.join(format!("{short}.out")),
+            engine.secrets.scrub(&result.stdout),
         );
         engine.observe(
             Some(&task.task_id),
-            match (stalled, bounds.stall) {
+            match (result.stalled, stall) {
                 (true, Some(stall)) => format!(
-                    "{} ran for {} s and was killed: no output for {} s (lane_stall_seconds)",
-                    job.stem,
+                    "{short} ran for {} s and was killed: no output for {stall} s (lane_stall_seconds)",
                     elapsed.as_secs(),
-                    stall.as_secs()
                 ),
-                _ => format!("{} ran for {} s", job.stem, elapsed.as_secs()),
+                _ => format!("{short} ran for {} s", elapsed.as_secs()),
             },
         );
-        let answer = reading::read(&stdout);
+        let answer = reading::read(&result.stdout);
         let verdict = match answer.retry_after {
             Some(until) => {
-                pauses.push((pause_key(engine, job.slot, answer.usage.as_ref()), until));
+                pauses.push((pause_key(engine, *slot, answer.usage.as_ref()), until));
                 LaneVerdict::Paused
             }
             None => verdict(answers, end, &engine.secrets.scrub(&answer.protocol)),
@@ -162,14 +423,17 @@ pub(super) fn run_lanes(
         let run = lane_run(
             engine,
             task,
-            job,
+            &RanLane {
+                slot: *slot,
+                transcript: control.join(format!("{stem}.transcript.jsonl")),
+            },
             RunTimes {
                 started_at: &started_at,
-                // Lanes of one call start together and end each on its own.
+                // Lanes of one start start together and end each on its own.
                 ended_at: &time::format(
                     started + chrono::Duration::from_std(elapsed).unwrap_or_default(),
                 ),
-                duration_ms: u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX),
+                duration_ms: result.elapsed_ms,
             },
             end,
             verdict,
@@ -178,12 +442,34 @@ pub(super) fn run_lanes(
         task.record_lane_run(run);
         out.push((end, answer.protocol));
     }
+    running::remove(&root, &launch.nonce);
     crate::coordinator::failpoint("lane-finished");
     if !pauses.is_empty() {
         pause(engine, task, &pauses)?;
         return Ok(Err(Held::Paused));
     }
     Ok(Ok(out))
+}
+
+/// Pending lanes whose outcome cannot be known (`why`): the task is saved `uncertain` and
+/// no second model starts for it.
+fn unknown(
+    engine: &mut Engine<'_>,
+    task: &mut Task,
+    pending: &PendingLane,
+    why: &str,
+) -> Result<(), Halt> {
+    task.mark_uncertain(&format!(
+        "{} was started {} and its outcome is unknown ({why}), so no second model starts; an operator must inspect the worktree",
+        pending.slot, pending.started_at
+    ));
+    checkpoint::commit(
+        engine,
+        task,
+        "coordinator.uncertain",
+        "lane outcome unknown".into(),
+        None,
+    )
 }
 
 /// The start and end of one call's lanes.
@@ -198,7 +484,7 @@ struct RunTimes<'a> {
 fn lane_run(
     engine: &Engine<'_>,
     task: &Task,
-    job: &LaneJob,
+    job: &RanLane,
     times: RunTimes<'_>,
     end: ProcessEnd,
     verdict: LaneVerdict,
@@ -386,52 +672,17 @@ fn pause(
     Ok(())
 }
 
-/// Records `lanes` as running in one commit before any starts (a crash then leaves the
-/// task uncertain, never a second model); refuses while a lane is already recorded.
-fn record_started(
-    engine: &mut Engine<'_>,
-    task: &mut Task,
-    lanes: &[(LaneSlot, String)],
-) -> Result<(), Halt> {
-    if task.pending.is_some() {
-        return Err(Halt::Retry {
-            task: task.task_id.clone(),
-            message: "a lane is already recorded as running".into(),
-        });
-    }
-    let names: Vec<&str> = lanes.iter().map(|(s, _)| s.wire_name()).collect();
-    let joined = names.join("+");
-    task.pending = Some(PendingLane {
-        slot: joined.clone(),
-        phase: task.phase,
-        started_at: engine.ledger.now(),
-    });
-    checkpoint::commit(
-        engine,
-        task,
-        "coordinator.lane_started",
-        format!("{joined} started"),
-        None,
-    )
-}
-
-/// An implementer or reviewer started in an earlier tick never reported: its outcome is
-/// unknown, and no second model starts for it.
+/// A lane pending from a checkpoint of an earlier version (it ran inside a tick that never
+/// finished): its outcome is unknown, and no second model starts for it. Lanes with a
+/// launch record are collected by [`run_lanes`] instead.
 pub(super) fn refuse_uncertain(engine: &mut Engine<'_>, task: &mut Task) -> Result<bool, Halt> {
     let Some(p) = task.pending.clone() else {
         return Ok(false);
     };
-    task.mark_uncertain(&format!(
-            "the coordinator stopped while {} ran (started {}); its outcome is unknown, so no second model starts; an operator must inspect the worktree",
-            p.slot, p.started_at
-        ));
-    checkpoint::commit(
-        engine,
-        task,
-        "coordinator.uncertain",
-        "lane outcome unknown".into(),
-        None,
-    )?;
+    if p.launch.is_some() {
+        return Ok(false);
+    }
+    unknown(engine, task, &p, "it ran inside a tick that never finished")?;
     Ok(true)
 }
 
@@ -475,106 +726,10 @@ pub(super) fn follow(
     }
 }
 
-/// One lane to run: the stem of its files in the control directory, its argv, its prompt.
-struct LaneJob {
-    stem: String,
+/// A collected lane: its slot and where its transcript is.
+struct RanLane {
     slot: LaneSlot,
-    /// Where `agent-coord lane` writes the lane's transcript (named to it through
-    /// `AGENT_COORD_LANE_TRANSCRIPT`); its growth is output for the stall limit.
     transcript: PathBuf,
-    argv: Vec<String>,
-    prompt: String,
-}
-
-/// Where and within what every lane of one phase runs.
-struct LaneBounds {
-    /// The task's worktree.
-    dir: PathBuf,
-    /// The configuration's token variables, removed from every lane.
-    remove_env: Vec<String>,
-    /// How long a lane may run.
-    timeout: Duration,
-    /// The silence after which a lane is killed like a timeout (`lane_stall_seconds`).
-    stall: Option<Duration>,
-}
-
-/// How one lane ran.
-struct LaneRan {
-    /// How it ended, as the protocol reads it (a stall is a timeout).
-    end: ProcessEnd,
-    stdout: String,
-    elapsed: Duration,
-    /// It was killed for printing nothing for `lane_stall_seconds`.
-    stalled: bool,
-}
-
-/// Runs `jobs` on one thread each and returns their ends in order (a panicked thread is a
-/// lane that ended without an exit code).
-fn run_parallel(jobs: &[LaneJob], bounds: &LaneBounds) -> Vec<LaneRan> {
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = jobs
-            .iter()
-            .map(|job| {
-                scope.spawn(move || {
-                    let spec = process::Spec {
-                        argv: &job.argv,
-                        cwd: &bounds.dir,
-                        env: vec![(
-                            crate::lanes::TRANSCRIPT_ENV.to_owned(),
-                            job.transcript.to_string_lossy().into_owned(),
-                        )],
-                        remove_env: bounds.remove_env.clone(),
-                        stdin: Some(job.prompt.as_bytes().to_vec()),
-                        timeout: bounds.timeout,
-                        stall: bounds.stall,
-                        watch: Some(job.transcript.clone()),
-                        max_output: redact::LANE_BODY_MAX * 4,
-                        gh_config_dir: None,
-                    };
-                    lane_end(process::run(&spec))
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| {
-                h.join().unwrap_or_else(|_| LaneRan {
-                    end: ProcessEnd {
-                        exit_code: None,
-                        timed_out: false,
-                    },
-                    stdout: "the lane's thread panicked".to_owned(),
-                    elapsed: Duration::ZERO,
-                    stalled: false,
-                })
-            })
-            .collect()
-    })
-}
-
-/// A lane process's end, its stdout, and how long it ran (a failure to start is a
-/// non-zero end with the reason as output: never approval; a stall ends it like a timeout).
-fn lane_end(run: Result<process::Finished, process::RunError>) -> LaneRan {
-    match run {
-        Ok(done) => LaneRan {
-            end: ProcessEnd {
-                exit_code: done.exit_code(),
-                timed_out: done.timed_out() || done.stalled(),
-            },
-            stalled: done.stalled(),
-            stdout: done.stdout,
-            elapsed: done.elapsed,
-        },
-        Err(e) => LaneRan {
-            end: ProcessEnd {
-                exit_code: None,
-                timed_out: false,
-            },
-            stdout: format!("cannot start the lane: {e}"),
-            elapsed: Duration::ZERO,
-            stalled: false,
-        },
-    }
 }
 
 /// The prompt of a reviewer of the task's patch (`diff_path`) with `focus`: the inner

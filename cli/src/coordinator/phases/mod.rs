@@ -117,7 +117,13 @@ pub(super) fn advance(
                 }
             }
             TaskState::Active => {
-                if let Some(changes) = engine.setup.pin_changes(&task) {
+                // Lanes already started are collected first: parking now would orphan
+                // them, and a reply could then start a second model beside them.
+                let changes = match task.pending {
+                    Some(_) => None,
+                    None => engine.setup.pin_changes(&task),
+                };
+                if let Some(changes) = changes {
                     let resume = task.phase;
                     task.occurrences.insert(REPIN.to_owned(), 1);
                     checkpoint::park(engine, &mut task, resume, BLOCKER, format!(

@@ -33,6 +33,7 @@ use self::read::Obj;
 use crate::coordinator::lane::usage::Price;
 use crate::coordinator::lane::usage::PriceTable;
 use crate::coordinator::lane::usage::Rates;
+use crate::coordinator::lane::Vendor;
 use crate::coordinator::naming::is_valid_branch_name;
 use crate::ids::is_segment;
 use crate::ids::RepoSlug;
@@ -65,6 +66,8 @@ pub struct CoordinatorConfig {
     /// The price table for computed lane costs: the defaults (`lane::usage::DEFAULT_PRICES`)
     /// with the `prices` entries in place of the same prefix.
     pub prices: PriceTable,
+    /// How many lanes every worker of this machine may run at once (`None`: no cap).
+    pub machine_max_lanes: Option<u64>,
 }
 
 /// One worker, keyed by its session id (the spec's schema verbatim).
@@ -89,6 +92,10 @@ pub struct WorkerConfig {
     pub check_timeout: u64,
     /// A per-task budget (opt-in): reaching it asks a human whether to go on.
     pub budget: Option<Budget>,
+    /// How many lanes of this worker may run at once (`None`: no cap).
+    pub max_lanes: Option<u64>,
+    /// How many lanes of one vendor (an adapter lane's vendor) this worker may run at once.
+    pub max_vendor_lanes: BTreeMap<String, u64>,
 }
 
 /// A per-task budget: lane spend since acceptance (or the last reply to a budget question)
@@ -262,6 +269,7 @@ pub fn parse(text: &str) -> Result<CoordinatorConfig, ConfigError> {
             "sessions",
             "authorized_publication",
             "prices",
+            "machine_max_lanes",
         ],
     )
     .map_err(|e| {
@@ -290,6 +298,7 @@ pub fn parse(text: &str) -> Result<CoordinatorConfig, ConfigError> {
         sessions,
         authorized_publication,
         prices: prices(root.get("prices"))?,
+        machine_max_lanes: root.opt_count("machine_max_lanes")?,
     };
     for (id, value) in entries("workers", root.get("workers"))? {
         let worker = worker(&config, id, value)?;
@@ -308,6 +317,7 @@ fn empty() -> CoordinatorConfig {
         sessions: BTreeMap::new(),
         authorized_publication: BTreeMap::new(),
         prices: PriceTable::default(),
+        machine_max_lanes: None,
     }
 }
 
@@ -511,6 +521,8 @@ fn worker(
             "lane_stall_seconds",
             "check_timeout",
             "budget",
+            "max_lanes",
+            "max_vendor_lanes",
         ],
     )?;
     let review_session = obj.string("review_session")?;
@@ -566,7 +578,28 @@ fn worker(
             .get("budget")
             .map(|v| budget(&obj.key("budget"), v))
             .transpose()?,
+        max_lanes: obj.opt_count("max_lanes")?,
+        max_vendor_lanes: vendor_lanes(&obj.key("max_vendor_lanes"), obj.get("max_vendor_lanes"))?,
     })
+}
+
+/// `max_vendor_lanes`: a vendor (`claude`, `codex`, `gemini`, `grok`) to a positive count.
+fn vendor_lanes(key: &str, value: Option<&Value>) -> Result<BTreeMap<String, u64>, ConfigError> {
+    let mut caps = BTreeMap::new();
+    for (vendor, n) in entries(key, value)? {
+        let entry_key = join(key, vendor);
+        if Vendor::parse(vendor).is_none() {
+            return Err(err(
+                entry_key,
+                "unknown vendor (expected claude, codex, gemini or grok)",
+            ));
+        }
+        match n.as_u64() {
+            Some(n) if n > 0 => caps.insert(vendor.clone(), n),
+            _ => return Err(err(entry_key, "expected a positive whole number")),
+        };
+    }
+    Ok(caps)
 }
 
 /// Returns the worker's own binding, which must sign commits and bind every lane slot.

@@ -166,6 +166,25 @@ pub struct PendingLane {
     pub phase: Phase,
     /// When it started.
     pub started_at: String,
+    /// How its processes can be found again, recorded before any starts (absent in
+    /// checkpoints of earlier versions, whose lanes ran inside the tick: a lane pending
+    /// without it has an unknown outcome).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub launch: Option<LaneLaunch>,
+}
+
+/// Where the lanes of one start run and leave their outcome: each runs under a supervisor
+/// process that outlives the coordinator (the lane's environment carries the nonce) and
+/// writes `<stem>.result.json` in the task's control directory when the lane ends.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LaneLaunch {
+    /// The machine that started them (only it can find their processes and files).
+    pub machine: String,
+    /// A random token in every lane's environment (`AGENT_COORD_LANE_NONCE`), so a reused
+    /// pid is never taken for the lane.
+    pub nonce: String,
+    /// The file stem of each lane, in the order the slots were given.
+    pub stems: Vec<String>,
 }
 
 /// What the task carries from one phase to the next (persisted before anything is signed or

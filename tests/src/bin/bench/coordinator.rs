@@ -72,7 +72,8 @@ pub fn bench_coordinator(ticks: usize) {
     let setup_requests_before = c.gh.stats().requests;
     let waiting = loop {
         setup_ticks += 1;
-        let out = run(&c, &[]);
+        // Each setup tick waits for the lanes it starts, as they end.
+        let out = run(&c, &["--wait"]);
         assert!(
             out.status.success(),
             "a setup tick failed:\n{}\n{}",

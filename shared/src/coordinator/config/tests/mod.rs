@@ -134,6 +134,30 @@ fn a_lane_stall_limit_is_read_when_given() {
 }
 
 #[test]
+fn lane_caps_are_read_when_given_and_absent_means_none() {
+    let config = parse_value(&valid()).unwrap();
+    assert_eq!(config.machine_max_lanes, None);
+    assert_eq!(config.workers["w1"].max_lanes, None);
+    assert!(config.workers["w1"].max_vendor_lanes.is_empty());
+    let mut v = valid();
+    v["machine_max_lanes"] = json!(12);
+    v["workers"]["w1"]["max_lanes"] = json!(4);
+    v["workers"]["w1"]["max_vendor_lanes"] = json!({"claude": 2, "codex": 1});
+    let config = parse_value(&v).unwrap();
+    assert_eq!(config.machine_max_lanes, Some(12));
+    let worker = &config.workers["w1"];
+    assert_eq!(worker.max_lanes, Some(4));
+    assert_eq!(
+        worker
+            .max_vendor_lanes
+            .iter()
+            .map(|(k, n)| (k.as_str(), *n))
+            .collect::<Vec<_>>(),
+        [("claude", 2), ("codex", 1)]
+    );
+}
+
+#[test]
 fn a_full_configuration_parses() {
     let config = parse_value(&valid()).unwrap();
     assert_eq!(config.api_url, "http://127.0.0.1:8080");

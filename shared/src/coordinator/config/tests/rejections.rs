@@ -182,6 +182,18 @@ rejects! {
         => "workers.w1.lane_stall_seconds", "must be at least 1 second";
     fractional_lane_stall_seconds: |v| set(&mut v, "/workers/w1/lane_stall_seconds", json!(1.5))
         => "workers.w1.lane_stall_seconds", "expected a positive whole number of seconds";
+    zero_max_lanes: |v| set(&mut v, "/workers/w1/max_lanes", json!(0))
+        => "workers.w1.max_lanes", "expected a positive whole number";
+    max_lanes_as_a_string: |v| set(&mut v, "/workers/w1/max_lanes", json!("4"))
+        => "workers.w1.max_lanes", "expected a positive whole number";
+    zero_machine_max_lanes: |v| set(&mut v, "/machine_max_lanes", json!(0))
+        => "machine_max_lanes", "expected a positive whole number";
+    unknown_lane_vendor: |v| set(&mut v, "/workers/w1/max_vendor_lanes", json!({"openai": 2}))
+        => "workers.w1.max_vendor_lanes.openai", "unknown vendor";
+    zero_vendor_lanes: |v| set(&mut v, "/workers/w1/max_vendor_lanes", json!({"claude": 0}))
+        => "workers.w1.max_vendor_lanes.claude", "expected a positive whole number";
+    vendor_lanes_not_an_object: |v| set(&mut v, "/workers/w1/max_vendor_lanes", json!([2]))
+        => "workers.w1.max_vendor_lanes", "expected an object";
     zero_check_timeout: |v| set(&mut v, "/workers/w1/check_timeout", json!(0))
         => "workers.w1.check_timeout", "must be at least 1 second";
     negative_seconds: |v| set(&mut v, "/workers/w1/check_timeout", json!(-5))

@@ -1,0 +1,164 @@
+//! Lane slots: whether the lanes of one phase may start now under the configured caps
+//! (`max_lanes` of the worker, `machine_max_lanes` of all workers on this machine,
+//! `max_vendor_lanes` per vendor of the worker), given what is running.
+//!
+//! The lanes of one phase start together or not at all (the PR gates of one head are one
+//! unit), and a unit larger than a cap still starts when nothing under that cap runs, so a
+//! cap below a phase's width slows the fleet down but never stalls it.
+
+use std::collections::BTreeMap;
+
+/// The caps that apply to one worker's lanes on this machine; `None` is no cap.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Caps {
+    /// The worker's `max_lanes`.
+    pub worker: Option<u64>,
+    /// The configuration's `machine_max_lanes` (every worker of this machine).
+    pub machine: Option<u64>,
+    /// The worker's `max_vendor_lanes`, by vendor wire name.
+    pub vendor: BTreeMap<String, u64>,
+}
+
+/// Lanes running now that count against the caps.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct InUse {
+    /// Running lanes of this worker.
+    pub worker: u64,
+    /// Running lanes of every worker on this machine.
+    pub machine: u64,
+    /// Running lanes of this worker, by vendor wire name (a raw argv lane names none).
+    pub vendor: BTreeMap<String, u64>,
+}
+
+/// Why lanes wait for a slot, for the operator (`waits for a lane slot: …`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SlotWait {
+    /// Which cap is full, e.g. `max_lanes 4 of worker w1`.
+    pub cap: String,
+    /// How many lanes under it run now.
+    pub running: u64,
+}
+
+impl std::fmt::Display for SlotWait {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} in use ({} running)", self.cap, self.running)
+    }
+}
+
+/// Whether lanes of `vendors` (one entry per lane, its vendor when known) may start now
+/// for `worker`: the first full cap, else `Ok`.
+pub fn may_start(
+    worker: &str,
+    caps: &Caps,
+    in_use: &InUse,
+    vendors: &[Option<&str>],
+) -> Result<(), SlotWait> {
+    let want = vendors.len() as u64;
+    let full = |cap: Option<u64>, running: u64| match cap {
+        Some(cap) => running > 0 && running + want > cap,
+        None => false,
+    };
+    if full(caps.worker, in_use.worker) {
+        return Err(SlotWait {
+            cap: format!("max_lanes {} of worker {worker}", caps.worker.unwrap_or(0)),
+            running: in_use.worker,
+        });
+    }
+    if full(caps.machine, in_use.machine) {
+        return Err(SlotWait {
+            cap: format!(
+                "machine_max_lanes {} of this machine",
+                caps.machine.unwrap_or(0)
+            ),
+            running: in_use.machine,
+        });
+    }
+    let mut wanted: BTreeMap<&str, u64> = BTreeMap::new();
+    for vendor in vendors.iter().flatten() {
+        *wanted.entry(vendor).or_default() += 1;
+    }
+    for (vendor, n) in wanted {
+        let Some(&cap) = caps.vendor.get(vendor) else {
+            continue;
+        };
+        let running = in_use.vendor.get(vendor).copied().unwrap_or(0);
+        if running > 0 && running + n > cap {
+            return Err(SlotWait {
+                cap: format!("max_vendor_lanes.{vendor} {cap} of worker {worker}"),
+                running,
+            });
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn caps(worker: Option<u64>, machine: Option<u64>, vendor: &[(&str, u64)]) -> Caps {
+        Caps {
+            worker,
+            machine,
+            vendor: vendor.iter().map(|(v, n)| ((*v).to_owned(), *n)).collect(),
+        }
+    }
+
+    fn in_use(worker: u64, machine: u64, vendor: &[(&str, u64)]) -> InUse {
+        InUse {
+            worker,
+            machine,
+            vendor: vendor.iter().map(|(v, n)| ((*v).to_owned(), *n)).collect(),
+        }
+    }
+
+    #[test]
+    fn no_caps_always_start() {
+        let wants = [Some("claude"), Some("grok")];
+        assert_eq!(
+            may_start("w1", &Caps::default(), &in_use(50, 90, &[]), &wants),
+            Ok(())
+        );
+    }
+
+    #[test]
+    fn the_worker_cap_counts_the_lanes_that_would_start() {
+        let c = caps(Some(4), None, &[]);
+        assert_eq!(may_start("w1", &c, &in_use(3, 3, &[]), &[None]), Ok(()));
+        let wait = may_start("w1", &c, &in_use(3, 3, &[]), &[None, None]).unwrap_err();
+        assert_eq!(wait.cap, "max_lanes 4 of worker w1");
+        assert_eq!(wait.running, 3);
+        assert_eq!(
+            wait.to_string(),
+            "max_lanes 4 of worker w1 in use (3 running)"
+        );
+        assert!(may_start("w1", &c, &in_use(4, 4, &[]), &[None]).is_err());
+    }
+
+    #[test]
+    fn a_unit_wider_than_its_cap_starts_when_nothing_runs() {
+        let c = caps(Some(1), Some(1), &[("codex", 1)]);
+        let gates = [Some("codex"), Some("codex")];
+        assert_eq!(may_start("w1", &c, &in_use(0, 0, &[]), &gates), Ok(()));
+        assert!(may_start("w1", &c, &in_use(1, 1, &[("codex", 1)]), &[None]).is_err());
+    }
+
+    #[test]
+    fn the_machine_cap_counts_every_worker() {
+        let c = caps(Some(8), Some(4), &[]);
+        let wait = may_start("w1", &c, &in_use(1, 4, &[]), &[None]).unwrap_err();
+        assert_eq!(wait.cap, "machine_max_lanes 4 of this machine");
+        assert_eq!(wait.running, 4);
+    }
+
+    #[test]
+    fn a_vendor_cap_holds_only_that_vendor() {
+        let c = caps(None, None, &[("claude", 2)]);
+        let busy = in_use(2, 2, &[("claude", 2)]);
+        let wait = may_start("w1", &c, &busy, &[Some("claude")]).unwrap_err();
+        assert_eq!(wait.cap, "max_vendor_lanes.claude 2 of worker w1");
+        assert_eq!(may_start("w1", &c, &busy, &[Some("grok")]), Ok(()));
+        // A raw argv lane names no vendor: only the worker and machine caps hold it.
+        assert_eq!(may_start("w1", &c, &busy, &[None]), Ok(()));
+    }
+}

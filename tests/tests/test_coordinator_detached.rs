@@ -1,0 +1,265 @@
+//! Lanes outlive the coordinator that started them: a one-shot tick starts every lane it
+//! may and returns, a later tick (or `--wait`) collects them, a restart re-attaches to lanes
+//! still running and collects those that ended while no coordinator ran, only a lane whose
+//! files are gone is `uncertain`, and `max_lanes` holds the rest back with a reason.
+
+use std::path::Path;
+use std::path::PathBuf;
+use std::time::Duration;
+use std::time::Instant;
+
+use agent_coord_tests::coord::Coord;
+use agent_coord_tests::coord::HUMAN;
+use agent_coord_tests::coord::REPO;
+use agent_coord_tests::coord::WORKER_TOKEN;
+use serde_json::Value;
+
+/// Runs one tick (with `--wait`) that kills itself at `point`.
+fn crash_at(c: &Coord, point: &str) -> std::process::Output {
+    c.coordinate_on(
+        &c.env,
+        "w1",
+        &c.config,
+        &[
+            ("W1_TOKEN", WORKER_TOKEN),
+            ("AGENT_COORD_TEST_KILL_AT", point),
+        ],
+    )
+    .arg("--wait")
+    .output()
+    .unwrap()
+}
+
+/// Puts a gate in front of the implementer: each start is logged to `starts.log`, then the
+/// lane waits until the test creates `go` and runs the scripted implementer.
+fn gate_implementer(c: &Coord, config: &mut Value) {
+    let d = c.dir.display();
+    let gated = c.dir.join("gated.sh");
+    std::fs::write(
+        &gated,
+        format!(
+            "#!/bin/sh\necho \"$(basename \"$PWD\")\" >> '{d}/starts.log'\n\
+             while [ ! -e '{d}/go' ]; do sleep 0.05; done\nexec '{d}/implementer.sh'\n"
+        ),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&gated, std::fs::Permissions::from_mode(0o755)).unwrap();
+    config["sessions"]["w1"]["lanes"]["grok:implementer"] =
+        serde_json::json!([gated.to_string_lossy()]);
+}
+
+fn go(c: &Coord) {
+    std::fs::write(c.dir.join("go"), "").unwrap();
+}
+
+fn starts(c: &Coord) -> usize {
+    c.recorded("starts.log").lines().count()
+}
+
+/// Waits (up to a minute) until `done` holds.
+fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !done() {
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// Every file under `dir` whose name ends with `suffix`.
+fn files_ending(dir: &Path, suffix: &str) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return out;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            out.extend(files_ending(&path, suffix));
+        } else if path.to_string_lossy().ends_with(suffix) {
+            out.push(path);
+        }
+    }
+    out
+}
+
+fn unknown_outcome_comments(c: &Coord, issue: u64) -> usize {
+    c.comments(issue)
+        .iter()
+        .filter(|(_, b)| b.contains("outcome is unknown"))
+        .count()
+}
+
+#[test]
+fn a_lane_that_ended_while_no_coordinator_ran_is_collected_from_its_files() {
+    let c = Coord::new(30);
+    let issue = c.assigned_issue("Add a feature file", HUMAN);
+    // The lane ended and its result was read, but the process died before recording it.
+    let crashed = crash_at(&c, "lane-finished");
+    assert!(!crashed.status.success());
+    assert!(c.task(issue)["pending"].is_object(), "{:#}", c.task(issue));
+    let out = c.tick(&[]);
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    let task = c.task(issue);
+    assert_eq!(task["state"], "active", "{task:#}");
+    assert_eq!(task["phase"], "ci", "{task:#}");
+    assert_eq!(
+        c.recorded("implementer.log").lines().count(),
+        1,
+        "one model"
+    );
+    assert_eq!(unknown_outcome_comments(&c, issue), 0);
+    assert_eq!(c.gh.pulls(REPO).len(), 1);
+}
+
+#[test]
+fn a_restarted_coordinator_re_attaches_to_a_lane_that_still_runs() {
+    let c = Coord::new(30);
+    let mut config = c.config_value(30);
+    gate_implementer(&c, &mut config);
+    c.write_config(&config);
+    let issue = c.assigned_issue("Add a feature file", HUMAN);
+    // The coordinator dies right after launching the lane; the lane goes on without it.
+    let crashed = crash_at(&c, "lanes-started");
+    assert!(!crashed.status.success());
+    wait_until("the lane to start", || starts(&c) == 1);
+    // A tick that does not wait sees it still running and starts nothing else.
+    let out = c.command(&[]).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains("still running"), "{text}");
+    go(&c);
+    let out = c.tick(&[]);
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    let task = c.task(issue);
+    assert_eq!(task["state"], "active", "{task:#}");
+    assert_eq!(task["phase"], "ci", "{task:#}");
+    assert_eq!(starts(&c), 1, "the lane was started once");
+    assert_eq!(c.recorded("implementer.log").lines().count(), 1);
+    assert_eq!(unknown_outcome_comments(&c, issue), 0);
+}
+
+#[test]
+fn a_lane_whose_files_are_gone_leaves_its_task_uncertain_and_starts_no_second_model() {
+    let c = Coord::new(30);
+    let mut config = c.config_value(30);
+    gate_implementer(&c, &mut config);
+    c.write_config(&config);
+    let issue = c.assigned_issue("Add a feature file", HUMAN);
+    let crashed = crash_at(&c, "lanes-started");
+    assert!(!crashed.status.success());
+    go(&c);
+    let ws = c.dir.join("ws");
+    wait_until("the lane's result", || {
+        !files_ending(&ws, ".result.json").is_empty()
+    });
+    // What a reboot mid-write leaves: neither the lane's exit status nor its process.
+    for file in files_ending(&ws, ".result.json")
+        .into_iter()
+        .chain(files_ending(&ws, ".pid.json"))
+    {
+        std::fs::remove_file(file).unwrap();
+    }
+    let out = c.tick(&[]);
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    let task = c.task(issue);
+    assert_eq!(task["state"], "uncertain", "{task:#}");
+    assert_eq!(
+        unknown_outcome_comments(&c, issue),
+        1,
+        "{:?}",
+        c.comments(issue)
+    );
+    // Not even an authorized reply starts another model.
+    c.gh.comment(REPO, issue, HUMAN, "Go ahead.");
+    c.tick(&[]).success();
+    assert_eq!(starts(&c), 1);
+    assert!(c.gh.pulls(REPO).is_empty());
+}
+
+#[test]
+fn a_one_shot_tick_starts_every_lane_and_a_later_tick_collects_each_once() {
+    let c = Coord::new(30);
+    let mut config = c.config_value(30);
+    gate_implementer(&c, &mut config);
+    c.write_config(&config);
+    let issues: Vec<u64> = (0..3)
+        .map(|i| c.assigned_issue(&format!("Add feature file {i}"), HUMAN))
+        .collect();
+    // The tick returns while all three implementers wait at the gate.
+    let out = c.command(&["--json"]).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for &issue in &issues {
+        let task = c.task(issue);
+        assert_eq!(task["phase"], "implement", "{task:#}");
+        assert!(
+            task["pending"]["launch"]["nonce"].is_string(),
+            "the start is recorded with how to find it again: {task:#}"
+        );
+    }
+    wait_until("three lanes to start", || starts(&c) == 3);
+    // Another coordinator process while they run (a restart): nothing starts twice.
+    c.command(&[]).output().unwrap();
+    go(&c);
+    let out = c.tick(&[]);
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    for &issue in &issues {
+        let task = c.task(issue);
+        assert_eq!(task["state"], "active", "{task:#}");
+        assert_eq!(task["phase"], "ci", "{task:#}");
+        assert_eq!(unknown_outcome_comments(&c, issue), 0);
+    }
+    assert_eq!(starts(&c), 3, "each implementer started once");
+    assert_eq!(c.recorded("implementer.log").lines().count(), 3);
+    assert_eq!(c.gh.pulls(REPO).len(), 3);
+}
+
+#[test]
+fn max_lanes_holds_the_other_tasks_back_with_a_reason_until_a_slot_frees() {
+    let c = Coord::new(30);
+    let mut config = c.config_value(30);
+    gate_implementer(&c, &mut config);
+    config["workers"]["w1"]["max_lanes"] = serde_json::json!(1);
+    c.write_config(&config);
+    let first = c.assigned_issue("Add a feature file", HUMAN);
+    let second = c.assigned_issue("Add another file", HUMAN);
+    let out = c.command(&["--json"]).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(out.status.success(), "{text}");
+    let report: Value = serde_json::from_str(text.trim()).unwrap();
+    let waits: Vec<&Value> = report["observations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|o| {
+            o["message"].as_str().is_some_and(|m| {
+                m.starts_with("waits for a lane slot: max_lanes 1 of worker w1 in use (1 running)")
+            })
+        })
+        .collect();
+    assert_eq!(waits.len(), 1, "{text}");
+    let pending: Vec<bool> = [first, second]
+        .iter()
+        .map(|&i| c.task(i)["pending"].is_object())
+        .collect();
+    assert_eq!(pending.iter().filter(|p| **p).count(), 1, "{pending:?}");
+    wait_until("the first lane to start", || starts(&c) == 1);
+    // When the first lane ends, the waiting tick starts the second in the freed slot.
+    go(&c);
+    let out = c.tick(&[]);
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    for issue in [first, second] {
+        assert_eq!(
+            c.task(issue)["phase"],
+            "ci",
+            "{}\n{:#}",
+            out.stdout,
+            c.task(issue)
+        );
+    }
+    assert_eq!(starts(&c), 2);
+}
