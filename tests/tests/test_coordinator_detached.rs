@@ -1,7 +1,8 @@
 //! Lanes outlive the coordinator that started them: a one-shot tick starts every lane it
 //! may and returns, a later tick (or `--wait`) collects them, a restart re-attaches to lanes
 //! still running and collects those that ended while no coordinator ran, only a lane whose
-//! files are gone is `uncertain`, and `max_lanes` holds the rest back with a reason.
+//! files are gone is `uncertain`, `max_lanes` holds the rest back with a reason, and slots go
+//! by label priority, turns between repositories and the oldest assignment.
 
 use std::path::Path;
 use std::path::PathBuf;
@@ -262,4 +263,46 @@ fn max_lanes_holds_the_other_tasks_back_with_a_reason_until_a_slot_frees() {
         );
     }
     assert_eq!(starts(&c), 2);
+}
+
+#[test]
+fn slots_go_by_label_priority_then_turns_between_repositories_then_the_oldest_assignment() {
+    let c = Coord::with_repos(30, &["acme/widget", "acme/gadget"]);
+    let mut config = c.config_value(30);
+    gate_implementer(&c, &mut config);
+    config["workers"]["w1"]["max_lanes"] = serde_json::json!(1);
+    config["workers"]["w1"]["priority_labels"] = serde_json::json!({"urgent": 0, "later": 5});
+    c.write_config(&config);
+    let a1 = c.assigned_issue_in("acme/widget", "First", HUMAN);
+    let a2 = c.assigned_issue_in("acme/widget", "Second", HUMAN);
+    let a3 = c.assigned_issue_in("acme/widget", "Third", HUMAN);
+    c.gh.label("acme/widget", a3, &["bug", "urgent"]);
+    // The other repository's issue is assigned a second later (assignment times have
+    // whole seconds).
+    let second = chrono::Utc::now().timestamp();
+    wait_until("the next second", || {
+        chrono::Utc::now().timestamp() > second
+    });
+    let b1 = c.assigned_issue_in("acme/gadget", "Other", HUMAN);
+    go(&c);
+    let out = c.tick(&[]);
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    let order: Vec<String> = c
+        .recorded("starts.log")
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    // The urgent issue first; then acme/widget's oldest and acme/gadget's only issue take
+    // turns before acme/widget's second one.
+    assert_eq!(
+        order,
+        [
+            format!("acme.widget.{a3}"),
+            format!("acme.widget.{a1}"),
+            format!("acme.gadget.{b1}"),
+            format!("acme.widget.{a2}"),
+        ],
+        "{}",
+        out.stdout
+    );
 }

@@ -2,6 +2,7 @@
 //! every configured repository, admit new ones, and advance every task of the worker as far
 //! as it can go without waiting (spec "Assumptions": a bounded, resumable advancement).
 
+use std::collections::BTreeMap;
 use std::collections::BTreeSet;
 use std::fs::File;
 use std::io::Write;
@@ -14,6 +15,7 @@ use agent_coord_shared::coordinator::config::PinnedIdentity;
 use agent_coord_shared::coordinator::config::WorkerConfig;
 use agent_coord_shared::coordinator::evidence;
 use agent_coord_shared::coordinator::naming;
+use agent_coord_shared::coordinator::priority;
 use agent_coord_shared::coordinator::redact;
 use agent_coord_shared::coordinator::spend::CostTotals;
 use agent_coord_shared::coordinator::task::Admitted;
@@ -271,9 +273,9 @@ fn work(engine: &mut Engine<'_>, wait: Wait) -> Result<Marks, CommandError> {
         engine.error(None, format!("sync before the tick failed: {}", e.message));
     }
     let opened = Instant::now();
-    let assigned = discover(engine)?;
+    let (assigned, labels) = discover(engine)?;
     let discovered = Instant::now();
-    advance_all(engine, &assigned)?;
+    advance_all(engine, &assigned, &labels)?;
     if wait == Wait::ForLanes {
         wait_for_lanes(engine, &assigned)?;
     }
@@ -287,13 +289,16 @@ fn work(engine: &mut Engine<'_>, wait: Wait) -> Result<Marks, CommandError> {
     })
 }
 
-/// Advances each task of the worker in turn, until the tick is interrupted; a task that
-/// halts is reported and the next one goes on.
+/// Advances each task of the worker in turn, in priority order (who gets lane slots first,
+/// see `coordinator::priority`), until the tick is interrupted; a task that halts is
+/// reported and the next one goes on.
 fn advance_all(
     engine: &mut Engine<'_>,
     assigned: &BTreeSet<(String, u64)>,
+    labels: &Labels,
 ) -> Result<(), CommandError> {
-    for task in engine.ledger.tasks()? {
+    let tasks = engine.ledger.tasks()?;
+    for task in in_priority_order(tasks, labels, &engine.setup.worker.priority_labels) {
         if engine.stop.load(std::sync::atomic::Ordering::SeqCst) {
             engine.observe(None, "interrupted: stopping after the current step");
             break;
@@ -342,6 +347,27 @@ fn wait_for_lanes(
             }
         }
     }
+}
+
+/// The labels of each issue assigned to the worker now, by (repository, issue).
+type Labels = BTreeMap<(String, u64), Vec<String>>;
+
+/// `tasks` in the order they get lane slots: priority by label, fair turns between
+/// repositories, then the oldest verified assignment.
+fn in_priority_order(tasks: Vec<Task>, labels: &Labels, map: &BTreeMap<String, u64>) -> Vec<Task> {
+    let none = Vec::new();
+    let candidates: Vec<priority::Candidate<'_>> = tasks
+        .iter()
+        .map(|t| priority::Candidate {
+            repo: &t.repo,
+            issue: t.issue,
+            labels: labels.get(&(t.repo.clone(), t.issue)).unwrap_or(&none),
+            assigned_at: &t.assignment.created_at,
+        })
+        .collect();
+    let order = priority::order(&candidates, map);
+    let mut slots: Vec<Option<Task>> = tasks.into_iter().map(Some).collect();
+    order.into_iter().filter_map(|i| slots[i].take()).collect()
 }
 
 /// Advances one task; one that halts is reported and the tick goes on.
@@ -406,9 +432,11 @@ fn github_requests(engine: &Engine<'_>) -> (u64, u64) {
 }
 
 /// Discovers open issues assigned to the worker's login in every configured repository
-/// and admits the new ones; returns the `repo#issue` keys currently assigned.
-fn discover(engine: &mut Engine<'_>) -> Result<BTreeSet<(String, u64)>, CommandError> {
+/// and admits the new ones; returns the `repo#issue` keys currently assigned, and their
+/// labels.
+fn discover(engine: &mut Engine<'_>) -> Result<(BTreeSet<(String, u64)>, Labels), CommandError> {
     let mut assigned = BTreeSet::new();
+    let mut labels = Labels::new();
     let repos: Vec<String> = engine
         .setup
         .worker
@@ -428,6 +456,7 @@ fn discover(engine: &mut Engine<'_>) -> Result<BTreeSet<(String, u64)>, CommandE
         };
         for issue in issues {
             assigned.insert((repo.clone(), issue.number));
+            labels.insert((repo.clone(), issue.number), issue.labels.clone());
             let key = format!("{repo}#{}", issue.number);
             if let Some(task) = engine.ledger.task(&repo, issue.number)? {
                 if task.worker != engine.setup.worker_id {
@@ -446,7 +475,7 @@ fn discover(engine: &mut Engine<'_>) -> Result<BTreeSet<(String, u64)>, CommandE
             admit(engine, &repo, &issue)?;
         }
     }
-    Ok(assigned)
+    Ok((assigned, labels))
 }
 
 fn admit(

@@ -51,6 +51,8 @@ pub(crate) struct Issue {
     pub(crate) body: String,
     pub(crate) state: String,
     pub(crate) assignees: Vec<String>,
+    /// The names of its labels (what `priority_labels` ranks).
+    pub(crate) labels: Vec<String>,
 }
 
 #[derive(Deserialize)]
@@ -62,6 +64,26 @@ struct IssueJson {
     state: String,
     #[serde(default, deserialize_with = "nullable")]
     assignees: Vec<Who>,
+    #[serde(default, deserialize_with = "nullable")]
+    labels: Vec<Label>,
+}
+
+/// A label as an issue nests it: GitHub's schema allows a bare name or an object
+/// (`{"name": …, "color": …, …}`, what the REST API sends).
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum Label {
+    Name(String),
+    Object { name: Option<String> },
+}
+
+impl Label {
+    fn name(self) -> Option<String> {
+        match self {
+            Label::Name(name) => Some(name),
+            Label::Object { name } => name,
+        }
+    }
 }
 
 impl From<IssueJson> for Issue {
@@ -72,6 +94,7 @@ impl From<IssueJson> for Issue {
             body: j.body,
             state: j.state,
             assignees: j.assignees.into_iter().filter_map(|u| u.login).collect(),
+            labels: j.labels.into_iter().filter_map(Label::name).collect(),
         }
     }
 }
@@ -287,6 +310,23 @@ mod tests {
         assert_eq!(e.actor_type.as_deref(), Some("User"));
         assert_eq!(e.assignee_login.as_deref(), Some("bot"));
         assert_eq!(parse(json!({"event": "assigned"})), None);
+    }
+
+    #[test]
+    fn an_issue_reads_its_label_names_as_objects_or_bare_names() {
+        let parse = |v: Value| IssueJson::deserialize(&v).ok().map(Issue::from);
+        let issue = parse(json!({
+            "number": 7, "title": "t", "body": null, "state": "open",
+            "labels": [
+                {"id": 1, "name": "urgent", "color": "ff0000", "default": false},
+                "bug",
+                {"id": 2, "name": null}
+            ]
+        }))
+        .unwrap();
+        assert_eq!(issue.labels, ["urgent", "bug"]);
+        let bare = parse(json!({"number": 8, "title": "t", "state": "open", "labels": null}));
+        assert_eq!(bare.map(|i| i.labels), Some(Vec::new()));
     }
 
     #[test]

@@ -12,6 +12,7 @@ pub mod evidence;
 pub mod lane;
 pub mod merge;
 pub mod naming;
+pub mod priority;
 pub mod protocol;
 pub mod readiness;
 pub mod redact;

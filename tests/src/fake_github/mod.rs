@@ -266,6 +266,12 @@ impl FakeGitHub {
         );
     }
 
+    /// Sets the issue's labels (replacing any).
+    pub fn label(&self, repo: &str, number: u64, labels: &[&str]) {
+        let path = format!("/_control/repos/{repo}/issues/{number}/labels");
+        self.control("POST", &path, json!({ "labels": labels }));
+    }
+
     /// Comments as `author` and returns the comment's id.
     pub fn comment(&self, repo: &str, number: u64, author: &str, body: &str) -> u64 {
         let path = format!("/_control/repos/{repo}/issues/{number}/comments");

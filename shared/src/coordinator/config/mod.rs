@@ -96,6 +96,8 @@ pub struct WorkerConfig {
     pub max_lanes: Option<u64>,
     /// How many lanes of one vendor (an adapter lane's vendor) this worker may run at once.
     pub max_vendor_lanes: BTreeMap<String, u64>,
+    /// An issue label to its priority, lower first (see `coordinator::priority`).
+    pub priority_labels: BTreeMap<String, u64>,
 }
 
 /// A per-task budget: lane spend since acceptance (or the last reply to a budget question)
@@ -523,6 +525,7 @@ fn worker(
             "budget",
             "max_lanes",
             "max_vendor_lanes",
+            "priority_labels",
         ],
     )?;
     let review_session = obj.string("review_session")?;
@@ -580,7 +583,24 @@ fn worker(
             .transpose()?,
         max_lanes: obj.opt_count("max_lanes")?,
         max_vendor_lanes: vendor_lanes(&obj.key("max_vendor_lanes"), obj.get("max_vendor_lanes"))?,
+        priority_labels: priority_labels(&obj.key("priority_labels"), obj.get("priority_labels"))?,
     })
+}
+
+/// `priority_labels`: a non-empty issue label to a whole number (lower goes first).
+fn priority_labels(key: &str, value: Option<&Value>) -> Result<BTreeMap<String, u64>, ConfigError> {
+    let mut map = BTreeMap::new();
+    for (label, n) in entries(key, value)? {
+        let entry_key = join(key, label);
+        if label.trim().is_empty() {
+            return Err(err(entry_key, "a label must not be empty"));
+        }
+        match n.as_u64() {
+            Some(n) => map.insert(label.clone(), n),
+            None => return Err(err(entry_key, "expected a whole number (lower goes first)")),
+        };
+    }
+    Ok(map)
 }
 
 /// `max_vendor_lanes`: a vendor (`claude`, `codex`, `gemini`, `grok`) to a positive count.

@@ -52,6 +52,10 @@ pub fn router() -> Router<Shared> {
             post(unassign_create),
         )
         .route(
+            "/_control/repos/{owner}/{repo}/issues/{number}/labels",
+            post(labels_create),
+        )
+        .route(
             "/_control/repos/{owner}/{repo}/issues/{number}/comments",
             get(comments_index).post(comments_create),
         )
@@ -256,6 +260,27 @@ fn set_assignment(
         &a.assignee,
         &a.actor,
         assigned,
+    )?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+/// `{labels: [name, …]}`: the issue's labels from now on.
+#[derive(Debug, Deserialize)]
+struct Labels {
+    labels: Vec<String>,
+}
+
+async fn labels_create(
+    State(shared): State<Shared>,
+    Path((owner, repo, n)): IssuePath,
+    ApiJson(l): ApiJson<Labels>,
+) -> Result<StatusCode, ApiError> {
+    let mut world = shared.lock();
+    ops::set_labels(
+        &mut world,
+        &format!("{owner}/{repo}"),
+        number(&n)?,
+        &l.labels,
     )?;
     Ok(StatusCode::NO_CONTENT)
 }

@@ -67,6 +67,7 @@ pub fn open_issue_numbered(
             open: true,
             author: author.to_owned(),
             assignees: Vec::new(),
+            labels: Vec::new(),
             created_at: at.clone(),
             updated_at: at,
             closed_at: None,
@@ -109,6 +110,20 @@ pub fn set_assignee(
         ..IssueEvent::new(id, event, Some(actor), &at)
     });
     issue.updated_at = at;
+    Ok(())
+}
+
+/// Replaces the issue's labels (as `PUT /repos/{owner}/{repo}/issues/{n}/labels` does).
+pub fn set_labels(
+    world: &mut World,
+    full_name: &str,
+    number: u64,
+    labels: &[String],
+) -> Result<(), ApiError> {
+    let (owner, name) = split_full_name(full_name)?;
+    let issue = world.repo_mut(owner, name)?.issue_mut(number)?;
+    issue.labels = labels.to_vec();
+    issue.updated_at = now();
     Ok(())
 }
 

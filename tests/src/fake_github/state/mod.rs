@@ -176,6 +176,8 @@ pub struct Issue {
     pub open: bool,
     pub author: String,
     pub assignees: Vec<String>,
+    /// Label names, in the order they were set.
+    pub labels: Vec<String>,
     pub created_at: String,
     pub updated_at: String,
     pub closed_at: Option<String>,

@@ -158,6 +158,20 @@ fn lane_caps_are_read_when_given_and_absent_means_none() {
 }
 
 #[test]
+fn priority_labels_map_a_label_to_its_rank_and_default_to_none() {
+    assert!(parse_value(&valid()).unwrap().workers["w1"]
+        .priority_labels
+        .is_empty());
+    let mut v = valid();
+    v["workers"]["w1"]["priority_labels"] = json!({"urgent": 0, "priority: low": 9});
+    let config = parse_value(&v).unwrap();
+    let labels = &config.workers["w1"].priority_labels;
+    assert_eq!(labels.get("urgent"), Some(&0));
+    assert_eq!(labels.get("priority: low"), Some(&9));
+    assert_eq!(labels.len(), 2);
+}
+
+#[test]
 fn a_full_configuration_parses() {
     let config = parse_value(&valid()).unwrap();
     assert_eq!(config.api_url, "http://127.0.0.1:8080");

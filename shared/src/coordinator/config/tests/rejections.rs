@@ -34,7 +34,7 @@ macro_rules! rejects {
 rejects! {
     // Unknown keys at every level.
     unknown_root_key: |v| set(&mut v, "/api_ur", json!("x"))
-        => "api_ur", "unknown key (expected one of: api_url, workers, sessions, authorized_publication, prices)";
+        => "api_ur", "unknown key (expected one of: api_url, workers, sessions, authorized_publication, prices, machine_max_lanes)";
     unknown_worker_key: |v| set(&mut v, "/workers/w1/poll", json!(1))
         => "workers.w1.poll", "unknown key";
     unknown_repository_key: |v| set(&mut v, &format!("{REPO}/chek_argv"), json!([]))
@@ -194,6 +194,12 @@ rejects! {
         => "workers.w1.max_vendor_lanes.claude", "expected a positive whole number";
     vendor_lanes_not_an_object: |v| set(&mut v, "/workers/w1/max_vendor_lanes", json!([2]))
         => "workers.w1.max_vendor_lanes", "expected an object";
+    negative_label_priority: |v| set(&mut v, "/workers/w1/priority_labels", json!({"urgent": -1}))
+        => "workers.w1.priority_labels.urgent", "expected a whole number";
+    empty_priority_label: |v| set(&mut v, "/workers/w1/priority_labels", json!({" ": 1}))
+        => "workers.w1.priority_labels. ", "a label must not be empty";
+    priority_labels_as_a_list: |v| set(&mut v, "/workers/w1/priority_labels", json!(["urgent"]))
+        => "workers.w1.priority_labels", "expected an object";
     zero_check_timeout: |v| set(&mut v, "/workers/w1/check_timeout", json!(0))
         => "workers.w1.check_timeout", "must be at least 1 second";
     negative_seconds: |v| set(&mut v, "/workers/w1/check_timeout", json!(-5))
