@@ -95,6 +95,66 @@ fn crash_at(c: &Coord, point: &str) -> std::process::Output {
 }
 
 #[test]
+fn one_worker_on_two_machines_runs_each_issue_once_on_one_machine() {
+    use agent_coord_tests::remote::Fleet;
+    let mut fleet = Fleet::new(2);
+    let second = fleet.machines.pop().unwrap();
+    let first = fleet.machines.pop().unwrap();
+    let c = Coord::with_env(first, 30);
+    let issues: Vec<u64> = (0..4)
+        .map(|i| c.assigned_issue(&format!("Add feature file {i}"), HUMAN))
+        .collect();
+    // The same worker (id, login, lanes) on another machine, with its own workspace.
+    let mut config = c.config_value(30);
+    config["workers"]["w1"]["workspace_root"] =
+        serde_json::json!(c.dir.join("ws-box-1").to_string_lossy());
+    let elsewhere = c.dir.join("elsewhere.json");
+    std::fs::write(&elsewhere, serde_json::to_vec(&config).unwrap()).unwrap();
+    let tick = |env, config: &std::path::Path| {
+        let mut cmd = c.coordinate_on(env, "w1", config, &[("W1_TOKEN", WORKER_TOKEN)]);
+        cmd.arg("--wait");
+        cmd
+    };
+    // Both machines tick at once, then once more each to settle.
+    for _ in 0..2 {
+        let (mut one, mut two) = (tick(&c.env, &c.config), tick(&second, &elsewhere));
+        let (a, b) = std::thread::scope(|s| {
+            let a = s.spawn(move || one.output().unwrap());
+            let b = s.spawn(move || two.output().unwrap());
+            (a.join().unwrap(), b.join().unwrap())
+        });
+        for out in [a, b] {
+            assert!(
+                out.status.code() == Some(0),
+                "{}{}",
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+    }
+    tick(&c.env, &c.config).output().unwrap();
+    tick(&second, &elsewhere).output().unwrap();
+    assert_eq!(
+        c.recorded("implementer.log").lines().count(),
+        4,
+        "one implementer per issue"
+    );
+    assert_eq!(c.gh.pulls(REPO).len(), 4);
+    for issue in issues {
+        let accepts = c
+            .comments(issue)
+            .iter()
+            .filter(|(_, b)| b.starts_with("Accepted by the agent-coord coordinator"))
+            .count();
+        assert_eq!(accepts, 1, "{:?}", c.comments(issue));
+        let task = c.task(issue);
+        assert_eq!(task["phase"], "ci", "{task:#}");
+        let machine = task["machine"].as_str().unwrap_or_default();
+        assert!(machine == "box-0" || machine == "box-1", "{task:#}");
+    }
+}
+
+#[test]
 fn a_crash_at_every_effect_boundary_resumes_with_exactly_one_of_each() {
     use std::os::unix::process::ExitStatusExt;
     for point in [

@@ -31,6 +31,7 @@ use super::engine::Engine;
 use super::engine::Halt;
 use super::engine::Observation;
 use super::ledger::Admission;
+use super::ledger::Held;
 use super::ledger::Ledger;
 use super::phases;
 use super::preflight;
@@ -491,11 +492,9 @@ fn admit(
             return Ok(());
         }
     };
-    if let Some(holder) = engine.ledger.claim_holder(&slug, issue.number)? {
-        if holder != engine.setup.worker_id {
-            engine.observe(Some(&key), format!("skipped: claimed by {holder}"));
-            return Ok(());
-        }
+    if let Held::Other(holder) = engine.ledger.claim_of(&slug, issue.number)? {
+        engine.observe(Some(&key), format!("skipped: claimed by {holder}"));
+        return Ok(());
     }
     let events = match engine.gh.issue_events(repo, issue.number) {
         Ok(e) => e,
@@ -556,7 +555,7 @@ fn admitted_task(
         .repo_config(repo)
         .map(|r| r.base.clone())
         .unwrap_or_default();
-    Task::admitted(
+    let mut task = Task::admitted(
         Admitted {
             task_id: task_id.clone(),
             worker: engine.setup.worker_id.clone(),
@@ -574,5 +573,7 @@ fn admitted_task(
             base,
         },
         &now,
-    )
+    );
+    task.machine = Some(engine.ledger.machine());
+    task
 }

@@ -54,6 +54,17 @@ pub(crate) enum Admission {
     Refused(String),
 }
 
+/// Who holds an issue's claim, as [`Ledger::claim_of`] sees it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Held {
+    /// No active claim.
+    Free,
+    /// This worker on this machine.
+    Ours,
+    /// Someone else, described (`w2`, `w1 on machine box-2`).
+    Other(String),
+}
+
 /// An event to record with a save.
 pub(crate) struct Note {
     pub(crate) kind: &'static str,
@@ -116,18 +127,28 @@ impl<'a> Ledger<'a> {
         time::format(self.ctx().now)
     }
 
-    /// Returns every task of this worker, in path order.
+    /// Returns every task of this worker that runs on this machine, in path order.
     pub(crate) fn tasks(&self) -> Result<Vec<Task>, CommandError> {
         let snap = self.store.snapshot()?;
         let mut out = Vec::new();
         for (_, record) in snap.list(TASKS_DIR)? {
             if let Ok(task) = serde_json::from_value::<Task>(Value::Object(record)) {
-                if task.worker == self.worker.as_str() {
+                if self.runs_here(&task) {
                     out.push(task);
                 }
             }
         }
         Ok(out)
+    }
+
+    /// Whether `task` is this worker's on this machine (a checkpoint that names no machine
+    /// is the worker's wherever it ticks).
+    pub(crate) fn runs_here(&self, task: &Task) -> bool {
+        task.worker == self.worker.as_str()
+            && task
+                .machine
+                .as_deref()
+                .is_none_or(|m| m == self.store.machine.to_string())
     }
 
     /// Returns the task for `repo#issue`, whoever owns it.
@@ -148,18 +169,29 @@ impl<'a> Ledger<'a> {
             .and_then(|r| serde_json::from_value(Value::Object(r)).ok()))
     }
 
-    /// Returns the agent holding an active claim on `repo#issue`, if anyone does.
-    pub(crate) fn claim_holder(
-        &self,
-        repo: &RepoSlug,
-        issue: u64,
-    ) -> Result<Option<String>, CommandError> {
+    /// Who holds an active claim on `repo#issue`: nobody, this worker on this machine, or
+    /// someone else — another agent, or this worker on another machine (several machines
+    /// may run one worker: each issue is one machine's task).
+    pub(crate) fn claim_of(&self, repo: &RepoSlug, issue: u64) -> Result<Held, CommandError> {
         let snap = self.store.snapshot()?;
         let target = Target::from_str(&issue.to_string()).map_err(|e| parse_err("issue", e))?;
         let claim: Option<Claim> = snap.read_as(&paths::claim(repo, &target))?;
-        Ok(claim
-            .filter(|c| c.is_active())
-            .and_then(|c| c.agent_id().map(str::to_owned)))
+        let Some(claim) = claim.filter(|c| c.is_active()) else {
+            return Ok(Held::Free);
+        };
+        let Some(agent) = claim.agent_id() else {
+            return Ok(Held::Free);
+        };
+        if agent != self.worker.as_str() {
+            return Ok(Held::Other(agent.to_owned()));
+        }
+        // A claim from before machines were told apart names none: it is this worker's.
+        match f::MACHINE_ID.text(&claim) {
+            Some(machine) if machine != self.store.machine.to_string() => {
+                Ok(Held::Other(format!("{agent} on machine {machine}")))
+            }
+            _ => Ok(Held::Ours),
+        }
     }
 
     /// Returns the remote this coordination repository publishes through, if any.
@@ -193,10 +225,8 @@ impl<'a> Ledger<'a> {
             return self.admit_here(task);
         };
         sync::run_sync(self.cx, &self.store, &remote)?;
-        if let Some(holder) = self.claim_holder_of(task)? {
-            if holder != self.worker.as_str() {
-                return Ok(Admission::Refused(format!("claimed by {holder}")));
-            }
+        if let Held::Other(holder) = self.claim_of_task(task)? {
+            return Ok(Admission::Refused(format!("claimed by {holder}")));
         }
         let request = self.claim_request(task)?;
         let trailer = self.trailer();
@@ -214,12 +244,16 @@ impl<'a> Ledger<'a> {
             Err(e) => return Err(e),
         }
         sync::run_sync(self.cx, &self.store, &remote)?;
-        match self.claim_holder_of(task)? {
-            Some(h) if h == self.worker.as_str() => {}
-            holder => {
+        match self.claim_of_task(task)? {
+            Held::Ours => {}
+            Held::Other(holder) => {
                 return Ok(Admission::Refused(format!(
-                    "claimed by {}; it reached remote {remote} first",
-                    holder.unwrap_or_else(|| "another agent (since released)".into())
+                    "claimed by {holder}; it reached remote {remote} first"
+                )))
+            }
+            Held::Free => {
+                return Ok(Admission::Refused(format!(
+                    "claimed by another agent (since released); it reached remote {remote} first"
                 )))
             }
         }
@@ -228,9 +262,9 @@ impl<'a> Ledger<'a> {
         Ok(admitted)
     }
 
-    fn claim_holder_of(&self, task: &Task) -> Result<Option<String>, CommandError> {
+    fn claim_of_task(&self, task: &Task) -> Result<Held, CommandError> {
         let repo = RepoSlug::from_str(&task.repo).map_err(|e| parse_err("repository", e))?;
-        self.claim_holder(&repo, task.issue)
+        self.claim_of(&repo, task.issue)
     }
 
     fn claim_request(&self, task: &Task) -> Result<claim::ClaimRequest, CommandError> {

@@ -226,6 +226,10 @@ pub struct Task {
     pub task_id: String,
     /// The worker session that owns it (also its agent id).
     pub worker: String,
+    /// The machine that runs it (several machines may run one worker; each task is one
+    /// machine's). Absent in checkpoints from before: whichever machine ticks the worker.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub machine: Option<String>,
     /// The target repository (`owner/repo`): every PR and issue call goes here.
     pub repo: String,
     /// The issue number.
@@ -367,6 +371,7 @@ impl Task {
             schema_version: 1,
             task_id: a.task_id,
             worker: a.worker,
+            machine: None,
             repo: a.repo,
             issue: a.issue,
             title: a.title,
