@@ -20,6 +20,7 @@ mod test_coordinator_ready;
 mod test_coordinator_regressions;
 mod test_coordinator_runs;
 mod test_coordinator_spend;
+mod test_coordinator_takeover;
 mod test_enrich;
 mod test_fake_github;
 mod test_faults;

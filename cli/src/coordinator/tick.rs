@@ -18,6 +18,7 @@ use agent_coord_shared::coordinator::naming;
 use agent_coord_shared::coordinator::priority;
 use agent_coord_shared::coordinator::redact;
 use agent_coord_shared::coordinator::spend::CostTotals;
+use agent_coord_shared::coordinator::takeover;
 use agent_coord_shared::coordinator::task::Admitted;
 use agent_coord_shared::coordinator::task::Assignment;
 use agent_coord_shared::coordinator::task::Task;
@@ -275,6 +276,7 @@ fn work(engine: &mut Engine<'_>, wait: Wait) -> Result<Marks, CommandError> {
     }
     let opened = Instant::now();
     let (assigned, labels) = discover(engine)?;
+    take_over_orphans(engine)?;
     let discovered = Instant::now();
     advance_all(engine, &assigned, &labels)?;
     if wait == Wait::ForLanes {
@@ -348,6 +350,34 @@ fn wait_for_lanes(
             }
         }
     }
+}
+
+/// Takes over the worker's tasks whose machine died (its heartbeat is dead), each
+/// decided on the fleet's latest state, and rebuilds the worktree of each that needs one;
+/// the tick then advances them with its own tasks.
+fn take_over_orphans(engine: &mut Engine<'_>) -> Result<(), CommandError> {
+    for orphan in engine.ledger.orphans()? {
+        let from = orphan.machine.clone().unwrap_or_default();
+        let label = orphan.task_id.clone();
+        let Some(mut task) = engine.ledger.take_over(&orphan)? else {
+            continue;
+        };
+        engine.observe(
+            Some(&label),
+            format!(
+                "taken over from machine {from} (its heartbeat is dead); goes on at {}",
+                task.phase
+            ),
+        );
+        if takeover::needs_worktree(task.phase) && task.state != TaskState::Uncertain {
+            match phases::adopt_worktree(engine, &mut task) {
+                Ok(()) => {}
+                Err(Halt::Retry { task, message }) => engine.error(Some(&task), message),
+                Err(Halt::Fatal(e)) => engine.error(Some(&label), e.message),
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The labels of each issue assigned to the worker now, by (repository, issue).

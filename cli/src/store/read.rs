@@ -171,6 +171,32 @@ impl<'s> TipSnapshot<'s> {
         Ok(copies)
     }
 
+    /// The heartbeat at `path` as the heartbeat refs of `machine` hold it (its own ref and
+    /// any copy fetched from a remote; the newest copy counts), `None` when that machine has
+    /// none: what one machine last said, whatever other machines beat for the same agent.
+    pub(crate) fn beat_on_machine(
+        &self,
+        machine: &str,
+        path: &str,
+    ) -> Result<Option<Record>, ReadError> {
+        self.consulted_heartbeats.set(true);
+        let mut ids = Vec::new();
+        for hb in &self.heartbeats {
+            if hb.name.rsplit('/').next() != Some(machine) {
+                continue;
+            }
+            if let Some(id) = self.blob_at(hb.tree, path)? {
+                ids.push(id);
+            }
+        }
+        ids.sort();
+        ids.dedup();
+        if ids.is_empty() {
+            return Ok(None);
+        }
+        self.newest(path, &ids, true).map(Some)
+    }
+
     /// Picks the copy of a heartbeat that counts (shared's `newest_beat` rule).
     fn newest(&self, path: &str, ids: &[ObjectId], cached: bool) -> Result<Record, ReadError> {
         let copies = ids.iter().map(|id| {

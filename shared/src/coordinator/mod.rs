@@ -19,5 +19,6 @@ pub mod redact;
 pub mod reply;
 pub mod slots;
 pub mod spend;
+pub mod takeover;
 pub mod task;
 pub mod telemetry;

@@ -86,6 +86,95 @@ pub(super) fn create(plan: &CheckoutPlan, auth: &GitAuth) -> Result<Prepared, Gi
     })
 }
 
+/// Rebuilds a task's checkout on a machine that took the task over: the pinned `base_sha`
+/// from origin and, when the task has a pushed `head`, the feature branch from publication
+/// at exactly that commit (a branch that moved past the checkpoint is refused, never
+/// guessed). An existing checkout of this task on this machine is reused as it is.
+pub(super) fn adopt(
+    plan: &CheckoutPlan,
+    auth: &GitAuth,
+    base_sha: &str,
+    head: Option<&str>,
+) -> Result<Prepared, GitError> {
+    check_oid(base_sha)?;
+    if let Some(head) = head {
+        check_oid(head)?;
+    }
+    if let Found::Ours = inspect(plan.dir, plan.task_id)? {
+        return reuse(plan);
+    }
+    let dir = plan.dir;
+    let git = Git::local(dir);
+    git.init()?;
+    write_marker(dir, PARTIAL_MARKER, plan.task_id)?;
+    git.ok(&["remote", "add", "origin", plan.origin_url])?;
+    git.ok(&["remote", "add", "publication", plan.publication_url])?;
+    let tracking = format!("refs/remotes/origin/{}", plan.base);
+    let refspec = format!("refs/heads/{}:{tracking}", plan.base);
+    Git::network(dir, plan.origin_url, auth).ok(&[
+        "fetch",
+        "--quiet",
+        "--no-tags",
+        "origin",
+        &refspec,
+    ])?;
+    let not_found = |what: &str, sha: &str| GitError::NotOurs {
+        dir: dir.to_path_buf(),
+        detail: format!("its {what} {sha} cannot be found after the takeover"),
+    };
+    if !git
+        .run(&["cat-file", "-e", &format!("{base_sha}^{{commit}}")])?
+        .success()
+    {
+        return Err(not_found("pinned base", base_sha));
+    }
+    let start = match head {
+        None => base_sha.to_owned(),
+        Some(head) => {
+            let pushed = format!("refs/remotes/publication/{}", plan.branch);
+            let refspec = format!("refs/heads/{}:{pushed}", plan.branch);
+            Git::network(dir, plan.publication_url, auth).ok(&[
+                "fetch",
+                "--quiet",
+                "--no-tags",
+                "publication",
+                &refspec,
+            ])?;
+            let tip = git.ok(&["rev-parse", "--verify", &format!("{pushed}^{{commit}}")])?;
+            if tip.trim() != head {
+                return Err(GitError::NotOurs {
+                    dir: dir.to_path_buf(),
+                    detail: format!(
+                        "the pushed branch {} is at {} while the last checkpoint recorded {head}",
+                        plan.branch,
+                        tip.trim()
+                    ),
+                });
+            }
+            head.to_owned()
+        }
+    };
+    git.ok(&[
+        "checkout",
+        "--quiet",
+        "--no-track",
+        "-b",
+        plan.branch,
+        &start,
+    ])?;
+    git.ok(&["config", "user.name", plan.user_name])?;
+    git.ok(&["config", "user.email", plan.user_email])?;
+    write_marker(dir, BASE_MARKER, base_sha)?;
+    write_marker(dir, TASK_MARKER, plan.task_id)?;
+    let partial = dir.join(".git").join(PARTIAL_MARKER);
+    std::fs::remove_file(&partial).map_err(|e| io(&partial, e))?;
+    Ok(Prepared {
+        head: start,
+        base_sha: base_sha.to_owned(),
+        reused: false,
+    })
+}
+
 pub(super) fn reuse(plan: &CheckoutPlan) -> Result<Prepared, GitError> {
     let dir = plan.dir;
     let not_ours = |detail: String| GitError::NotOurs {

@@ -239,6 +239,21 @@ pub(crate) fn prepare(plan: &CheckoutPlan, auth: &GitAuth) -> Result<Prepared, G
     }
 }
 
+/// Rebuilds a taken-over task's checkout (see [`checkout::adopt`]), with the same checks
+/// as [`prepare`].
+pub(crate) fn adopt(
+    plan: &CheckoutPlan,
+    auth: &GitAuth,
+    base_sha: &str,
+    head: Option<&str>,
+) -> Result<Prepared, GitError> {
+    check_not_protected(plan.branch, plan.base, plan.protected)?;
+    check_ref("base branch", plan.base)?;
+    check_url(plan.origin_url)?;
+    check_url(plan.publication_url)?;
+    checkout::adopt(plan, auth, base_sha, head)
+}
+
 /// Reports whether the worktree has no staged, unstaged or untracked changes.
 pub(crate) fn is_clean(dir: &Path) -> Result<bool, GitError> {
     let args = ["status", "--porcelain", "-z", "--untracked-files=all"];

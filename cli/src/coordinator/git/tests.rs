@@ -333,6 +333,63 @@ fn push_fast_forwards_and_never_forces() {
 }
 
 #[test]
+fn adopt_rebuilds_a_checkout_at_the_pushed_head_and_refuses_a_branch_that_moved() {
+    let fx = Fx::new();
+    let (signer, _) = fx.signers();
+    let auth = GitAuth::default();
+    // The machine that died: a checkout with one pushed commit.
+    let dead = fx.root().join("dead").join(TASK);
+    prepare(&fx.plan(&dead, "coord/7"), &auth).unwrap();
+    std::fs::write(dead.join("a.txt"), "a\n").unwrap();
+    let head = commit_all(&dead, "a", &signer).unwrap().unwrap();
+    push(&dead, "coord/7", "develop", &fx.protected, &auth).unwrap();
+
+    // The machine taking over: the same branch at exactly that head, on the pinned base.
+    let here = fx.root().join("here").join(TASK);
+    let got = adopt(&fx.plan(&here, "coord/7"), &auth, &fx.base_sha, Some(&head)).unwrap();
+    assert_eq!(
+        got,
+        Prepared {
+            base_sha: fx.base_sha.clone(),
+            head: head.clone(),
+            reused: false
+        }
+    );
+    assert_eq!(git(&here, &["rev-parse", "HEAD"]), head);
+    assert_eq!(git(&here, &["symbolic-ref", "HEAD"]), "refs/heads/coord/7");
+    assert!(is_clean(&here).unwrap());
+    assert_eq!(
+        std::fs::read_to_string(here.join(".git").join(BASE_MARKER)).unwrap(),
+        format!("{}\n", fx.base_sha)
+    );
+    // Adopting again reuses it.
+    let again = adopt(&fx.plan(&here, "coord/7"), &auth, &fx.base_sha, Some(&head)).unwrap();
+    assert!(again.reused);
+
+    // Without a pushed head: a fresh branch at the pinned base.
+    let fresh = fx.root().join("fresh").join(TASK);
+    let got = adopt(&fx.plan(&fresh, "coord/8"), &auth, &fx.base_sha, None).unwrap();
+    assert_eq!(got.head, fx.base_sha);
+
+    // The dead machine pushed once more before its checkpoint: refused, not guessed.
+    std::fs::write(dead.join("b.txt"), "b\n").unwrap();
+    commit_all(&dead, "b", &signer).unwrap().unwrap();
+    push(&dead, "coord/7", "develop", &fx.protected, &auth).unwrap();
+    let elsewhere = fx.root().join("elsewhere").join(TASK);
+    let err = adopt(
+        &fx.plan(&elsewhere, "coord/7"),
+        &auth,
+        &fx.base_sha,
+        Some(&head),
+    )
+    .unwrap_err();
+    assert!(
+        matches!(&err, GitError::NotOurs { detail, .. } if detail.contains("pushed branch coord/7 is at")),
+        "{err}"
+    );
+}
+
+#[test]
 fn token_travels_as_a_header_to_its_remote_only_and_never_in_errors() {
     let fx = Fx::new();
     let dir = fx.root().join(TASK);

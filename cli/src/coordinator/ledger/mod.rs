@@ -5,6 +5,7 @@
 
 use std::str::FromStr;
 
+use agent_coord_shared::coordinator::takeover;
 use agent_coord_shared::coordinator::task::activity_path;
 use agent_coord_shared::coordinator::task::task_path;
 use agent_coord_shared::coordinator::task::Activity;
@@ -23,6 +24,7 @@ use agent_coord_shared::rules::batch;
 use agent_coord_shared::rules::claim;
 use agent_coord_shared::rules::event::new_event;
 use agent_coord_shared::rules::heartbeat;
+use agent_coord_shared::rules::liveness;
 use agent_coord_shared::rules::Ctx;
 use agent_coord_shared::rules::Plan;
 use agent_coord_shared::rules::RuleError;
@@ -149,6 +151,127 @@ impl<'a> Ledger<'a> {
                 .machine
                 .as_deref()
                 .is_none_or(|m| m == self.store.machine.to_string())
+    }
+
+    /// This worker's tasks on other machines that this machine may take over now: the
+    /// worker's heartbeat on the machine that runs them is dead (see `coordinator::takeover`).
+    pub(crate) fn orphans(&self) -> Result<Vec<Task>, CommandError> {
+        let snap = self.store.snapshot()?;
+        let here = self.store.machine.to_string();
+        let now = self.ctx().now;
+        let mut out = Vec::new();
+        for (_, record) in snap.list(TASKS_DIR)? {
+            let Ok(task) = serde_json::from_value::<Task>(Value::Object(record)) else {
+                continue;
+            };
+            if task.worker != self.worker.as_str() {
+                continue;
+            }
+            let beat = self.machine_beat(&snap, &task, now)?;
+            if takeover::may_take_over(&task, &here, &beat) {
+                out.push(task);
+            }
+        }
+        Ok(out)
+    }
+
+    /// The worker's heartbeat on the machine that runs `task` (what that machine last said,
+    /// whatever other machines of the worker beat); a task that names no machine has none.
+    fn machine_beat(
+        &self,
+        snap: &TipSnapshot<'_>,
+        task: &Task,
+        now: time::Instant,
+    ) -> Result<claim::HolderBeat, CommandError> {
+        let Some(machine) = task.machine.as_deref() else {
+            return Ok(claim::HolderBeat::Missing);
+        };
+        Ok(
+            match snap.beat_on_machine(machine, &paths::heartbeat(&self.worker)) {
+                Ok(Some(beat)) => claim::HolderBeat::Seen(liveness::of_record(&beat, now)),
+                Ok(None) => claim::HolderBeat::Missing,
+                Err(agent_coord_shared::snapshot::ReadError::Malformed { .. }) => {
+                    claim::HolderBeat::Invalid
+                }
+                Err(e) => return Err(CommandError::from(e)),
+            },
+        )
+    }
+
+    /// Takes `task` over for this machine, decided on the fleet's latest state: the task
+    /// names this machine (the dead one among `previous_machines`) and goes on from
+    /// [`takeover::resume_phase`], the issue's claim is stamped with this machine, with an
+    /// event, in one commit published at once. Returns the task as taken, or `None` when it
+    /// is no longer an orphan (it beat again, or another machine took it first).
+    pub(crate) fn take_over(&self, task: &Task) -> Result<Option<Task>, CommandError> {
+        let remote = self.remote();
+        if let Some(remote) = &remote {
+            sync::run_sync(self.cx, &self.store, remote)?;
+        }
+        let here = self.store.machine.to_string();
+        let path = task_path(&task.repo, task.issue);
+        let trailer = self.trailer();
+        let mut taken: Option<Task> = None;
+        self.store
+            .transact(&trailer, |snap| -> Result<_, CommandError> {
+                let ctx = self.ctx();
+                taken = None;
+                let mut plan = Plan::nothing("coordinate", ());
+                let Some(mut current) = read_task(snap, &path)? else {
+                    return Ok(plan);
+                };
+                let beat = self.machine_beat(snap, &current, ctx.now)?;
+                if current.worker != self.worker.as_str()
+                    || !takeover::may_take_over(&current, &here, &beat)
+                {
+                    return Ok(plan);
+                }
+                let from = current.machine.clone().unwrap_or_default();
+                current.previous_machines.push(from.clone());
+                current.machine = Some(here.clone());
+                let resume = takeover::resume_phase(&current);
+                let previous = current.phase;
+                current.phase = resume;
+                current.updated_at = time::format(ctx.now);
+                plan.state.push((path.clone(), to_record(&current)));
+                if let (Ok(repo), Ok(target)) = (
+                    RepoSlug::from_str(&current.repo),
+                    Target::from_str(&current.issue.to_string()),
+                ) {
+                    let claim_path = paths::claim(&repo, &target);
+                    if let Some(mut claim) = snap.read(&claim_path)? {
+                        ctx.identity.stamp(&mut claim);
+                        f::UPDATED_AT.set(&mut claim, time::format(ctx.now));
+                        plan.state.push((claim_path, claim));
+                    }
+                }
+                let message = if resume == previous {
+                    format!("taken over from machine {from}, whose heartbeat is dead; it goes on at {resume}")
+                } else {
+                    format!("taken over from machine {from}, whose heartbeat is dead; its {previous} input was an uncommitted change on that machine, so it goes on at {resume}")
+                };
+                let note = Note {
+                    kind: "coordinator.takeover",
+                    message,
+                    previous_phase: Some(previous.wire_name().into()),
+                };
+                self.extend(snap, &ctx, &mut plan, &current, Some(&note))?;
+                plan.summary = format!("coordinator: {} taken over from {from}", current.task_id);
+                taken = Some(current);
+                Ok(plan)
+            })?;
+        if taken.is_none() {
+            return Ok(None);
+        }
+        if let Some(remote) = &remote {
+            sync::run_sync(self.cx, &self.store, remote)?;
+        }
+        // The remote decided: the task is ours only if it still names this machine.
+        let snap = self.store.snapshot()?;
+        match read_task(&snap, &path)? {
+            Some(now) if now.machine.as_deref() == Some(here.as_str()) => Ok(Some(now)),
+            _ => Ok(None),
+        }
     }
 
     /// Returns the task for `repo#issue`, whoever owns it.

@@ -212,6 +212,26 @@ fn start(
         format!("{joined} started"),
         None,
     )?;
+    // The fleet learns of the start before any model runs: a machine that takes this task
+    // over after this one dies must find the start (and judge the lane's outcome unknown)
+    // instead of starting a second model. Unpublished, the start is withdrawn.
+    if let Err(e) = engine.ledger.sync() {
+        task.pending = None;
+        checkpoint::commit(
+            engine,
+            task,
+            "coordinator.lane_withdrawn",
+            format!("{joined} not started: the start could not be published"),
+            None,
+        )?;
+        return Err(Halt::Retry {
+            task: task.task_id.clone(),
+            message: format!(
+                "{joined} not started: the start could not be published to the fleet ({}); the next tick tries again",
+                e.message
+            ),
+        });
+    }
     let remove_env = accounts::token_variables(engine.setup.config);
     let worktree = engine.setup.worktree(task);
     let mut entry = running::Entry {

@@ -79,6 +79,11 @@ const REPIN: &str = "pending:repin";
 const BUDGET: &str = "pending:budget";
 
 /// Advances `task` until it waits, ends, or the tick is interrupted.
+/// Rebuilds the worktree of a task this machine took over, before it advances.
+pub(super) fn adopt_worktree(engine: &mut Engine<'_>, task: &mut Task) -> Result<(), Halt> {
+    start::adopt(engine, task)
+}
+
 pub(super) fn advance(
     engine: &mut Engine<'_>,
     mut task: Task,

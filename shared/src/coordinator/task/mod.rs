@@ -230,6 +230,9 @@ pub struct Task {
     /// machine's). Absent in checkpoints from before: whichever machine ticks the worker.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub machine: Option<String>,
+    /// The machines that ran it before, oldest first (each a takeover from a dead machine).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub previous_machines: Vec<String>,
     /// The target repository (`owner/repo`): every PR and issue call goes here.
     pub repo: String,
     /// The issue number.
@@ -372,6 +375,7 @@ impl Task {
             task_id: a.task_id,
             worker: a.worker,
             machine: None,
+            previous_machines: Vec::new(),
             repo: a.repo,
             issue: a.issue,
             title: a.title,

@@ -1,0 +1,215 @@
+//! A machine that dies: after its task heartbeats are dead, another machine of the same
+//! worker takes its tasks over from the last published checkpoint — the pushed branch, never
+//! a second branch or pull request — and goes on without a human, except for a lane that was
+//! running on the dead machine, whose task is `uncertain` (no second model starts).
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use agent_coord_tests::coord::Coord;
+use agent_coord_tests::coord::HUMAN;
+use agent_coord_tests::coord::REPO;
+use agent_coord_tests::coord::WORKER_TOKEN;
+use agent_coord_tests::env::TestEnv;
+use agent_coord_tests::remote::Fleet;
+use serde_json::json;
+use serde_json::Value;
+
+/// A day after the fixture's start: every heartbeat of the first machine is dead by then.
+const A_DAY_LATER: i64 = 86_400;
+
+/// The same worker on two machines (`box-0` is the fixture's, `box-1` the other), each with
+/// its own workspace; `lanes` edits the configuration both use.
+struct Two {
+    c: Coord,
+    other: TestEnv,
+    other_config: PathBuf,
+    /// Keeps the remote alive.
+    _fleet: Fleet,
+}
+
+impl Two {
+    fn new(lanes: impl Fn(&Coord, &mut Value)) -> Two {
+        let mut fleet = Fleet::new(2);
+        let other = fleet.machines.pop().unwrap();
+        let first = fleet.machines.pop().unwrap();
+        let c = Coord::with_env(first, 30);
+        let mut config = c.config_value(30);
+        lanes(&c, &mut config);
+        c.write_config(&config);
+        config["workers"]["w1"]["workspace_root"] = json!(c.dir.join("ws-box-1").to_string_lossy());
+        let other_config = c.dir.join("box-1.json");
+        std::fs::write(&other_config, serde_json::to_vec(&config).unwrap()).unwrap();
+        Two {
+            c,
+            other,
+            other_config,
+            _fleet: fleet,
+        }
+    }
+
+    fn first(&self, extra: &[(&str, &str)]) -> Command {
+        let mut env = vec![("W1_TOKEN", WORKER_TOKEN)];
+        env.extend_from_slice(extra);
+        let mut cmd = self
+            .c
+            .coordinate_on(&self.c.env, "w1", &self.c.config, &env);
+        cmd.arg("--wait");
+        cmd
+    }
+
+    fn second(&self) -> Command {
+        let mut cmd = self.c.coordinate_on(
+            &self.other,
+            "w1",
+            &self.other_config,
+            &[("W1_TOKEN", WORKER_TOKEN)],
+        );
+        cmd.arg("--wait");
+        cmd
+    }
+}
+
+/// The task checkpoint of `issue` as `env`'s state branch holds it.
+fn task_on(env: &TestEnv, issue: u64) -> Value {
+    let text = env.git(&[
+        "show",
+        &format!("refs/heads/agent-coord:coordinator/tasks/{REPO}/{issue}.json"),
+    ]);
+    serde_json::from_str(&text).unwrap_or(Value::Null)
+}
+
+fn text(out: &std::process::Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+fn accepts(c: &Coord, issue: u64) -> usize {
+    c.comments(issue)
+        .iter()
+        .filter(|(_, b)| b.starts_with("Accepted by the agent-coord coordinator"))
+        .count()
+}
+
+#[test]
+fn a_dead_machines_task_goes_on_from_its_pushed_head_on_another_machine() {
+    let two = Two::new(|_, _| {});
+    let c = &two.c;
+    c.gh.ci_plan(REPO, &[], "pending");
+    let issue = c.assigned_issue("Add a feature file", HUMAN);
+    let out = two.first(&[]).output().unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let task = c.task(issue);
+    assert_eq!(task["phase"], "ci", "{task:#}");
+    assert_eq!(task["machine"], "box-0");
+    let head = task["head"].as_str().unwrap().to_owned();
+    // box-0 dies. While its heartbeat for the task lives, box-1 leaves the task alone.
+    let out = two.second().output().unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    assert_eq!(
+        task_on(&two.other, issue)["machine"],
+        "box-0",
+        "{}",
+        text(&out)
+    );
+    // A day later box-0 still ticks (its task waits for CI, nothing to save): it is alive,
+    // so box-1 still leaves the task alone.
+    c.env.at(A_DAY_LATER);
+    let out = two.first(&[]).output().unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    two.other.at(A_DAY_LATER + 60);
+    let out = two.second().output().unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    assert_eq!(task_on(&two.other, issue)["machine"], "box-0", "{}", text(&out));
+    // Then box-0 dies. A day later it is dead: box-1 takes the task over and takes it to
+    // Ready.
+    c.gh.set_ci(REPO, &head, "success");
+    two.other.at(2 * A_DAY_LATER);
+    let out = two.second().output().unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(
+        text(&out).contains("taken over from machine box-0"),
+        "{}",
+        text(&out)
+    );
+    let task = task_on(&two.other, issue);
+    assert_eq!(task["machine"], "box-1", "{task:#}");
+    assert_eq!(task["previous_machines"], json!(["box-0"]));
+    assert_eq!(task["phase"], "await_merge", "{task:#}\n{}", text(&out));
+    assert_eq!(task["head"], head.as_str(), "the same head, approved");
+    assert!(c
+        .dir
+        .join("ws-box-1")
+        .join(task["task_id"].as_str().unwrap())
+        .is_dir());
+    // Exactly one of everything: no second model, comment, branch or pull request.
+    assert_eq!(c.recorded("implementer.log").lines().count(), 1);
+    assert_eq!(accepts(c, issue), 1);
+    assert_eq!(c.gh.pulls(REPO).len(), 1);
+    assert_eq!(c.gh.stats().ready_mutations, 1);
+    let branches = c.bare_git(&[
+        "for-each-ref",
+        "--format=%(refname)",
+        "refs/heads/agent-coord",
+    ]);
+    assert_eq!(String::from_utf8_lossy(&branches.stdout).lines().count(), 1);
+    // box-0 comes back: the task is no longer its own.
+    c.env.at(2 * A_DAY_LATER + 60);
+    let out = two.first(&[]).output().unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    assert_eq!(
+        c.task(issue)["machine"],
+        "box-1",
+        "box-0 synced the takeover"
+    );
+    assert_eq!(c.gh.stats().ready_mutations, 1);
+    assert_eq!(c.recorded("implementer.log").lines().count(), 1);
+}
+
+#[test]
+fn a_lane_that_ran_on_the_dead_machine_leaves_its_task_uncertain_on_the_new_one() {
+    let two = Two::new(|c, config| {
+        let d = c.dir.display();
+        let gated = c.dir.join("gated.sh");
+        std::fs::write(
+            &gated,
+            format!(
+                "#!/bin/sh\necho started >> '{d}/starts.log'\n\
+                 while [ ! -e '{d}/go' ]; do sleep 0.05; done\nexec '{d}/implementer.sh'\n"
+            ),
+        )
+        .unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&gated, std::fs::Permissions::from_mode(0o755)).unwrap();
+        config["sessions"]["w1"]["lanes"]["grok:implementer"] = json!([gated.to_string_lossy()]);
+    });
+    let c = &two.c;
+    let issue = c.assigned_issue("Add a feature file", HUMAN);
+    // box-0 starts the implementer and dies with it running.
+    let out = two
+        .first(&[("AGENT_COORD_TEST_KILL_AT", "lanes-started")])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    two.other.at(A_DAY_LATER);
+    let out = two.second().output().unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let task = task_on(&two.other, issue);
+    assert_eq!(task["machine"], "box-1", "{task:#}\n{}", text(&out));
+    assert_eq!(task["state"], "uncertain", "{task:#}\n{}", text(&out));
+    assert!(
+        c.comments(issue)
+            .iter()
+            .any(|(_, b)| b.contains("outcome is unknown")),
+        "{:?}",
+        c.comments(issue)
+    );
+    // Let the orphaned lane end; nothing starts a second one.
+    std::fs::write(c.dir.join("go"), "").unwrap();
+    two.second().output().unwrap();
+    assert_eq!(c.recorded("starts.log").lines().count(), 1);
+    assert!(c.gh.pulls(REPO).is_empty());
+}
