@@ -314,8 +314,9 @@ fn start(
 /// A token no other launch has: 16 bytes of the system's randomness (else a digest of the
 /// task, the process and the time).
 fn nonce(task_id: &str) -> String {
-    use sha2::Digest;
     use std::io::Read;
+
+    use sha2::Digest;
     let mut bytes = [0u8; 16];
     let random = std::fs::File::open("/dev/urandom")
         .and_then(|mut f| f.read_exact(&mut bytes))
