@@ -4,7 +4,7 @@
 CARGO ?= cargo
 BIN := target/release/agent-coord
 
-.PHONY: run demo-coordinator test bench soak tools test-tools host-tools web browser-tools vendor-tools lint fmt clean man fuzz fuzz-tools
+.PHONY: run demo-coordinator test bench soak soak-coordinators tools test-tools host-tools web browser-tools vendor-tools lint fmt clean man fuzz fuzz-tools
 
 TRUNK_VERSION := 0.21.14
 # The build tools compile once per machine: a light optimisation level (no LTO, parallel
@@ -120,6 +120,18 @@ soak:
 	$(CARGO) build --release -p agent-coord
 	$(CARGO) build --release -p agent-coord-tests --bin soak
 	$${CARGO_TARGET_DIR:-target}/release/soak --machines 10 --ops $(SOAK_OPS) --seed $(SOAK_SEED)
+
+## Coordinators under load: three machines of one worker through one coordination remote,
+## the fake GitHub and instant lanes; 60 issues assigned over time, one machine SIGKILLed
+## mid-tick and restarted, one killed for good (its tasks taken over once its heartbeat is
+## dead). Fails if an issue got two tasks, accept comments, pull requests, approvals or Ready
+## mutations, a model ran twice, a task that needed no human is not Ready, or a live machine
+## ran under 25 % of the lanes. A short run is in `make test` (test_coordinator_soak).
+SOAK_ISSUES ?= 60
+soak-coordinators:
+	$(CARGO) build --release -p agent-coord --bins
+	$(CARGO) build --release -p agent-coord-tests --bin soak-coordinators
+	$${CARGO_TARGET_DIR:-target}/release/soak-coordinators --issues $(SOAK_ISSUES) --seed $(SOAK_SEED)
 
 ## The man page, generated from the same clap definitions as --help: target/man/agent-coord.1
 ## (read it with `man target/man/agent-coord.1`).

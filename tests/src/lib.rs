@@ -3,6 +3,7 @@
 
 pub mod call;
 pub mod coord;
+pub mod coord_soak;
 pub mod env;
 pub mod fake_github;
 pub mod fake_model;

@@ -19,6 +19,7 @@ mod test_coordinator_gates;
 mod test_coordinator_ready;
 mod test_coordinator_regressions;
 mod test_coordinator_runs;
+mod test_coordinator_soak;
 mod test_coordinator_spend;
 mod test_coordinator_takeover;
 mod test_enrich;

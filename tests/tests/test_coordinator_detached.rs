@@ -1,8 +1,9 @@
 //! Lanes outlive the coordinator that started them: a one-shot tick starts every lane it
 //! may and returns, a later tick (or `--wait`) collects them, a restart re-attaches to lanes
 //! still running and collects those that ended while no coordinator ran, only a lane whose
-//! files are gone is `uncertain`, `max_lanes` holds the rest back with a reason, and slots go
-//! by label priority, turns between repositories and the oldest assignment.
+//! files are gone is `uncertain`, a full lane cap holds the rest back with a reason,
+//! `max_lanes` admits only what the machine has room for, and slots go by label priority,
+//! turns between repositories and the oldest assignment.
 
 use std::path::Path;
 use std::path::PathBuf;
@@ -220,11 +221,11 @@ fn a_one_shot_tick_starts_every_lane_and_a_later_tick_collects_each_once() {
 }
 
 #[test]
-fn max_lanes_holds_the_other_tasks_back_with_a_reason_until_a_slot_frees() {
+fn a_full_lane_cap_holds_the_other_tasks_back_with_a_reason_until_a_slot_frees() {
     let c = Coord::new(30);
     let mut config = c.config_value(30);
     gate_implementer(&c, &mut config);
-    config["workers"]["w1"]["max_lanes"] = serde_json::json!(1);
+    config["machine_max_lanes"] = serde_json::json!(1);
     c.write_config(&config);
     let first = c.assigned_issue("Add a feature file", HUMAN);
     let second = c.assigned_issue("Add another file", HUMAN);
@@ -238,7 +239,9 @@ fn max_lanes_holds_the_other_tasks_back_with_a_reason_until_a_slot_frees() {
         .iter()
         .filter(|o| {
             o["message"].as_str().is_some_and(|m| {
-                m.starts_with("waits for a lane slot: max_lanes 1 of worker w1 in use (1 running)")
+                m.starts_with(
+                    "waits for a lane slot: machine_max_lanes 1 of this machine in use (1 running)",
+                )
             })
         })
         .collect();
@@ -266,11 +269,39 @@ fn max_lanes_holds_the_other_tasks_back_with_a_reason_until_a_slot_frees() {
 }
 
 #[test]
+fn max_lanes_admits_only_as_many_issues_as_the_machine_has_room_for() {
+    let c = Coord::new(30);
+    let mut config = c.config_value(30);
+    config["workers"]["w1"]["max_lanes"] = serde_json::json!(1);
+    c.write_config(&config);
+    let first = c.assigned_issue("Add a feature file", HUMAN);
+    let second = c.assigned_issue("Add another file", HUMAN);
+    // The first tick admits one issue and takes it to CI (no lanes left ahead of it); the
+    // other stays unclaimed and unaccepted, saying why.
+    let out = c.tick(&[]);
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    assert_eq!(c.task(first)["phase"], "ci", "{}", out.stdout);
+    assert!(c.task(second).is_null(), "{}", out.stdout);
+    assert!(
+        out.stdout.contains(&format!(
+            "{REPO}#{second}: not admitted yet: this machine's tasks that still need lanes fill max_lanes 1"
+        )),
+        "{}",
+        out.stdout
+    );
+    assert!(c.comments(second).is_empty());
+    // Now the slot is free: the next tick admits it.
+    let out = c.tick(&[]);
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    assert_eq!(c.task(second)["phase"], "ci", "{}", out.stdout);
+}
+
+#[test]
 fn slots_go_by_label_priority_then_turns_between_repositories_then_the_oldest_assignment() {
     let c = Coord::with_repos(30, &["acme/widget", "acme/gadget"]);
     let mut config = c.config_value(30);
     gate_implementer(&c, &mut config);
-    config["workers"]["w1"]["max_lanes"] = serde_json::json!(1);
+    config["machine_max_lanes"] = serde_json::json!(1);
     config["workers"]["w1"]["priority_labels"] = serde_json::json!({"urgent": 0, "later": 5});
     c.write_config(&config);
     let a1 = c.assigned_issue_in("acme/widget", "First", HUMAN);

@@ -123,7 +123,12 @@ fn a_dead_machines_task_goes_on_from_its_pushed_head_on_another_machine() {
     two.other.at(A_DAY_LATER + 60);
     let out = two.second().output().unwrap();
     assert!(out.status.success(), "{}", text(&out));
-    assert_eq!(task_on(&two.other, issue)["machine"], "box-0", "{}", text(&out));
+    assert_eq!(
+        task_on(&two.other, issue)["machine"],
+        "box-0",
+        "{}",
+        text(&out)
+    );
     // Then box-0 dies. A day later it is dead: box-1 takes the task over and takes it to
     // Ready.
     c.gh.set_ci(REPO, &head, "success");

@@ -17,6 +17,7 @@ use agent_coord_shared::coordinator::evidence;
 use agent_coord_shared::coordinator::naming;
 use agent_coord_shared::coordinator::priority;
 use agent_coord_shared::coordinator::redact;
+use agent_coord_shared::coordinator::slots;
 use agent_coord_shared::coordinator::spend::CostTotals;
 use agent_coord_shared::coordinator::takeover;
 use agent_coord_shared::coordinator::task::Admitted;
@@ -463,11 +464,13 @@ fn github_requests(engine: &Engine<'_>) -> (u64, u64) {
 }
 
 /// Discovers open issues assigned to the worker's login in every configured repository
-/// and admits the new ones; returns the `repo#issue` keys currently assigned, and their
+/// and admits new ones — in priority order, as many as this machine has room for (see
+/// [`slots::admission_room`]); returns the `repo#issue` keys currently assigned, and their
 /// labels.
 fn discover(engine: &mut Engine<'_>) -> Result<(BTreeSet<(String, u64)>, Labels), CommandError> {
     let mut assigned = BTreeSet::new();
     let mut labels = Labels::new();
+    let mut fresh: Vec<(String, crate::github::Issue)> = Vec::new();
     let repos: Vec<String> = engine
         .setup
         .worker
@@ -495,7 +498,7 @@ fn discover(engine: &mut Engine<'_>) -> Result<(BTreeSet<(String, u64)>, Labels)
                         Some(&key),
                         format!("skipped: worker {} already has a task for it", task.worker),
                     );
-                } else if task.state == TaskState::Failed {
+                } else if task.state == TaskState::Failed && engine.ledger.runs_here(&task) {
                     engine.observe(
                         Some(&task.task_id),
                         "failed task remains; it is not reopened while the issue stays assigned",
@@ -503,28 +506,89 @@ fn discover(engine: &mut Engine<'_>) -> Result<(BTreeSet<(String, u64)>, Labels)
                 }
                 continue;
             }
-            admit(engine, &repo, &issue)?;
+            fresh.push((repo.clone(), issue));
         }
     }
+    admit_fresh(engine, fresh)?;
     Ok((assigned, labels))
 }
 
-fn admit(
+/// Vets each new issue (claim, assignment evidence, configuration), then admits the vetted
+/// ones in priority order while this machine has room; the others wait, unclaimed, for a
+/// later tick or another machine of the worker.
+fn admit_fresh(
+    engine: &mut Engine<'_>,
+    fresh: Vec<(String, crate::github::Issue)>,
+) -> Result<(), CommandError> {
+    if fresh.is_empty() {
+        return Ok(());
+    }
+    let mut vetted = Vec::new();
+    for (repo, issue) in fresh {
+        if let Some(v) = vet(engine, &repo, &issue)? {
+            vetted.push((repo, issue, v));
+        }
+    }
+    let candidates: Vec<priority::Candidate<'_>> = vetted
+        .iter()
+        .map(|(repo, issue, v)| priority::Candidate {
+            repo,
+            issue: issue.number,
+            labels: &issue.labels,
+            assigned_at: &v.evidence.created_at,
+        })
+        .collect();
+    let order = priority::order(&candidates, &engine.setup.worker.priority_labels);
+    let cap = engine.setup.worker.max_lanes;
+    let mut room = slots::admission_room(cap, &engine.ledger.tasks()?);
+    let mut slots: Vec<Option<(String, crate::github::Issue, Vetted)>> =
+        vetted.into_iter().map(Some).collect();
+    for i in order {
+        let Some((repo, issue, v)) = slots[i].take() else {
+            continue;
+        };
+        if room == Some(0) {
+            engine.observe(
+                Some(&format!("{repo}#{}", issue.number)),
+                format!(
+                    "not admitted yet: this machine's tasks that still need lanes fill max_lanes {}; a later tick or another machine of the worker takes it",
+                    cap.unwrap_or(0)
+                ),
+            );
+            continue;
+        }
+        if admit(engine, &repo, &issue, v)? {
+            room = room.map(|r| r.saturating_sub(1));
+        }
+    }
+    Ok(())
+}
+
+/// What admission needs of an issue that passed vetting.
+struct Vetted {
+    slug: RepoSlug,
+    evidence: evidence::AssignmentEvidence,
+    pinned: PinnedIdentity,
+}
+
+/// Whether `issue` may become a task here: nobody else claims it, a human's standing
+/// assignment is on record, its repository is configured; each refusal is observed.
+fn vet(
     engine: &mut Engine<'_>,
     repo: &str,
     issue: &crate::github::Issue,
-) -> Result<(), CommandError> {
+) -> Result<Option<Vetted>, CommandError> {
     let key = format!("{repo}#{}", issue.number);
     let slug: RepoSlug = match repo.parse() {
         Ok(s) => s,
         Err(e) => {
             engine.error(Some(&key), format!("unusable repository name: {e}"));
-            return Ok(());
+            return Ok(None);
         }
     };
     if let Held::Other(holder) = engine.ledger.claim_of(&slug, issue.number)? {
         engine.observe(Some(&key), format!("skipped: claimed by {holder}"));
-        return Ok(());
+        return Ok(None);
     }
     let events = match engine.gh.issue_events(repo, issue.number) {
         Ok(e) => e,
@@ -534,7 +598,7 @@ fn admit(
                 Some(&key),
                 format!("cannot read the assignment events: {msg}"),
             );
-            return Ok(());
+            return Ok(None);
         }
     };
     let evidence = match evidence::assignment_evidence(&events, &engine.login) {
@@ -544,7 +608,7 @@ fn admit(
                 Some(&key),
                 format!("not admitted: {e}; a human must assign the issue"),
             );
-            return Ok(());
+            return Ok(None);
         }
     };
     let Some(pinned) = engine.setup.pin_of(repo) else {
@@ -552,20 +616,39 @@ fn admit(
             Some(&key),
             "the repository is not configured for this worker",
         );
-        return Ok(());
+        return Ok(None);
     };
-    let task = admitted_task(engine, &slug, repo, issue, evidence, &pinned);
+    Ok(Some(Vetted {
+        slug,
+        evidence,
+        pinned,
+    }))
+}
+
+/// Admits a vetted issue; whether it became this machine's task.
+fn admit(
+    engine: &mut Engine<'_>,
+    repo: &str,
+    issue: &crate::github::Issue,
+    v: Vetted,
+) -> Result<bool, CommandError> {
+    let key = format!("{repo}#{}", issue.number);
+    let task = admitted_task(engine, &v.slug, repo, issue, v.evidence, &v.pinned);
     let task_id = task.task_id.clone();
     match engine.ledger.admit(&task) {
         Ok(Admission::Admitted) => {
             engine.observe(Some(&task_id), format!("admitted {key}"));
+            Ok(true)
         }
         Ok(Admission::Refused(why)) => {
             engine.observe(Some(&key), format!("skipped: {why}"));
+            Ok(false)
         }
-        Err(e) => engine.error(Some(&key), format!("not admitted: {}", e.message)),
+        Err(e) => {
+            engine.error(Some(&key), format!("not admitted: {}", e.message));
+            Ok(false)
+        }
     }
-    Ok(())
 }
 
 /// The task record of an admitted issue: its id and branch derived, its text redacted and

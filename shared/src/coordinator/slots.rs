@@ -8,6 +8,10 @@
 
 use std::collections::BTreeMap;
 
+use super::task::Phase;
+use super::task::Task;
+use super::task::TaskState;
+
 /// The caps that apply to one worker's lanes on this machine; `None` is no cap.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Caps {
@@ -92,9 +96,62 @@ pub fn may_start(
     Ok(())
 }
 
+/// Whether a task still has lanes ahead of it before CI: an active task from acceptance
+/// through the PR gates (what admission counts against `max_lanes`).
+pub fn still_needs_lanes(task: &Task) -> bool {
+    task.state == TaskState::Active
+        && matches!(
+            task.phase,
+            Phase::Accept
+                | Phase::Checkout
+                | Phase::Implement
+                | Phase::InnerReview
+                | Phase::Publish
+                | Phase::Checks
+                | Phase::PrGatesGrok
+                | Phase::PrGatesCodex
+        )
+}
+
+/// How many new issues this machine may admit for a worker with `max_lanes` (`None`: no
+/// cap, any number), given the worker's `tasks` on this machine: one per free slot, each
+/// task that still needs lanes holding one. So machines of one worker take issues as they
+/// have room, and an issue nobody has room for stays unclaimed for the first that does.
+pub fn admission_room(max_lanes: Option<u64>, tasks: &[Task]) -> Option<u64> {
+    let cap = max_lanes?;
+    let load = tasks.iter().filter(|t| still_needs_lanes(t)).count() as u64;
+    Some(cap.saturating_sub(load))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::coordinator::task::tests::task;
+
+    #[test]
+    fn admission_has_room_for_one_issue_per_free_slot() {
+        assert_eq!(admission_room(None, &[]), None);
+        assert_eq!(admission_room(Some(3), &[]), Some(3));
+        let at = |phase: Phase, state: TaskState| {
+            let mut t = task();
+            t.phase = phase;
+            t.state = state;
+            t
+        };
+        let tasks = [
+            at(Phase::Implement, TaskState::Active),
+            at(Phase::PrGatesCodex, TaskState::Active),
+            // Past the gates, waiting for a human, or over: no slot held.
+            at(Phase::Ci, TaskState::Active),
+            at(Phase::AwaitMerge, TaskState::Active),
+            at(Phase::Implement, TaskState::Waiting),
+            at(Phase::Implement, TaskState::Uncertain),
+            at(Phase::Finished, TaskState::Done),
+        ];
+        assert_eq!(admission_room(Some(3), &tasks), Some(1));
+        assert_eq!(admission_room(Some(2), &tasks), Some(0));
+        assert_eq!(admission_room(Some(1), &tasks), Some(0), "never below zero");
+    }
 
     fn caps(worker: Option<u64>, machine: Option<u64>, vendor: &[(&str, u64)]) -> Caps {
         Caps {
