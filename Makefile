@@ -91,6 +91,7 @@ bench: tools web
 	target/release/bench update 10,100
 	target/release/bench enrich 1
 	target/release/bench coordinator --ticks 10
+	target/release/bench coordinators --issues 200 --machines 3 --slots 4 --lane-ms 2000 --in-flight 100
 	target/release/bench lanes 30
 	target/release/bench lane-runs 200
 	target/release/bench serve-memory 700

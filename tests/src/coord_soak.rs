@@ -183,26 +183,35 @@ impl Outcome {
     }
 }
 
-/// The three machines and what they share.
-struct Machines {
-    c: Coord,
+/// Machines of one worker (`box-0`, `box-1`, …) through one coordination remote, each with
+/// its own workspace and configuration, sharing the fake GitHub (CI green on every head) and
+/// the scripted lanes, each lane wrapped to log where it ran (`lanes.log`: its directory and
+/// script) after sleeping `lane_delay`.
+pub struct Machines {
+    /// The first machine's fixture (the fake GitHub, the recordings).
+    pub c: Coord,
     envs: Vec<TestEnv>,
     configs: Vec<PathBuf>,
     _fleet: Fleet,
 }
 
 impl Machines {
-    fn new(opts: &Options) -> Machines {
-        let mut fleet = Fleet::new(3);
+    /// `n` machines with `max_lanes` each.
+    pub fn new(n: usize, max_lanes: u64, lane_delay: Duration) -> Machines {
+        let mut fleet = Fleet::new(n);
         let mut envs: Vec<TestEnv> = fleet.machines.drain(..).collect();
         let first = envs.remove(0);
         let c = Coord::with_env(first, 30);
         c.gh.ci_plan(REPO, &[], "success");
         let d = c.dir.display().to_string();
         let wrap = c.dir.join("wrap.sh");
+        let sleep = match lane_delay.as_millis() {
+            0 => String::new(),
+            ms => format!("sleep {}\n", ms as f64 / 1000.0),
+        };
         std::fs::write(
             &wrap,
-            format!("#!/bin/sh\necho \"$PWD $1\" >> '{d}/lanes.log'\nexec \"$@\"\n"),
+            format!("#!/bin/sh\n{sleep}echo \"$PWD $1\" >> '{d}/lanes.log'\nexec \"$@\"\n"),
         )
         .expect("wrap script");
         use std::os::unix::fs::PermissionsExt;
@@ -215,8 +224,8 @@ impl Machines {
                 }
             }
         }
-        config["workers"]["w1"]["max_lanes"] = json!(opts.max_lanes);
-        let configs: Vec<PathBuf> = (0..3)
+        config["workers"]["w1"]["max_lanes"] = json!(max_lanes);
+        let configs: Vec<PathBuf> = (0..n)
             .map(|i| {
                 config["workers"]["w1"]["workspace_root"] =
                     json!(c.dir.join(format!("ws-box-{i}")).to_string_lossy());
@@ -234,24 +243,42 @@ impl Machines {
         }
     }
 
-    fn env(&self, i: usize) -> &TestEnv {
+    /// Lane runs per machine, from `lanes.log`.
+    pub fn lanes_per_machine(&self) -> Vec<usize> {
+        let mut lanes = vec![0; self.configs.len()];
+        for line in self.c.recorded("lanes.log").lines() {
+            let (dir, _) = line.rsplit_once(' ').unwrap_or((line, ""));
+            if let Some(i) = (0..lanes.len()).find(|i| dir.contains(&format!("/ws-box-{i}/"))) {
+                lanes[i] += 1;
+            }
+        }
+        lanes
+    }
+
+    /// `coordinate --worker w1` on machine `i` with its configuration and token, and the
+    /// test failpoint `kill_at` when given.
+    pub fn coordinate(&self, i: usize, kill_at: Option<&str>) -> Command {
+        let mut env = vec![("W1_TOKEN", WORKER_TOKEN)];
+        if let Some(point) = kill_at {
+            env.push(("AGENT_COORD_TEST_KILL_AT", point));
+        }
+        self.c
+            .coordinate_on(self.env(i), "w1", &self.configs[i], &env)
+    }
+
+    fn tick(&self, i: usize, kill_at: Option<&str>) -> Command {
+        let mut cmd = self.coordinate(i, kill_at);
+        cmd.arg("--wait");
+        cmd
+    }
+
+    /// Machine `i`'s environment.
+    pub fn env(&self, i: usize) -> &TestEnv {
         if i == 0 {
             &self.c.env
         } else {
             &self.envs[i - 1]
         }
-    }
-
-    fn tick(&self, i: usize, kill_at: Option<&str>) -> Command {
-        let mut env = vec![("W1_TOKEN", WORKER_TOKEN)];
-        if let Some(point) = kill_at {
-            env.push(("AGENT_COORD_TEST_KILL_AT", point));
-        }
-        let mut cmd = self
-            .c
-            .coordinate_on(self.env(i), "w1", &self.configs[i], &env);
-        cmd.arg("--wait");
-        cmd
     }
 }
 
@@ -277,7 +304,7 @@ fn run(mut cmd: Command, kill_after: Option<Duration>) -> Ran {
 
 /// Runs the soak.
 pub fn run_soak(opts: Options) -> Outcome {
-    let m = Machines::new(&opts);
+    let m = Machines::new(3, opts.max_lanes, Duration::ZERO);
     let c = &m.c;
     let mut rng = opts.seed.max(1);
     let mut next = move |below: u64| {
@@ -388,13 +415,11 @@ fn outcome(
     let c = &m.c;
     let _ = c.env.run(["sync"]);
     let tasks: BTreeMap<u64, Value> = issues.iter().map(|&n| (n, c.task(n))).collect();
-    let mut lanes = [0usize; 3];
+    let per_machine = m.lanes_per_machine();
+    let lanes = [per_machine[0], per_machine[1], per_machine[2]];
     let mut implementers: BTreeMap<String, usize> = BTreeMap::new();
     for line in c.recorded("lanes.log").lines() {
         let (dir, script) = line.rsplit_once(' ').unwrap_or((line, ""));
-        if let Some(i) = (0..3).find(|i| dir.contains(&format!("/ws-box-{i}/"))) {
-            lanes[i] += 1;
-        }
         if script.ends_with("implementer.sh") {
             let id = dir.rsplit('/').next().unwrap_or_default().to_owned();
             *implementers.entry(id).or_default() += 1;

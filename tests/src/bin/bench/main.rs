@@ -3,7 +3,9 @@
 //! Usage: `bench [--scales 1,10] [--runs N] [--no-day]` (the Makefile's `make bench`),
 //! `bench dashboard 10,100`, `bench enrich [SCALE]` (requests per cold and per unchanged
 //! GitHub enrichment refresh against the fake GitHub), `bench coordinator [--ticks N]` (idle coordinator ticks against
-//! the fake GitHub), `bench lanes [RUNS]` (what `agent-coord lane` adds to a vendor run), `bench update [SCALES] [RUNS] [STATE_GIT]` (one write of
+//! the fake GitHub), `bench coordinators [--issues 200] [--machines 3] [--slots 4] [--lane-ms 2000]
+//! [--in-flight 100]` (a fleet of `coordinate --follow` as a scheduler: time to all Ready against
+//! the ideal, requests per task and idle tick, CPU and RSS, and 100 lanes in flight), `bench lanes [RUNS]` (what `agent-coord lane` adds to a vendor run), `bench update [SCALES] [RUNS] [STATE_GIT]` (one write of
 //! each kind as an in-process model update, no server; of an imported repository if named), `bench lane-runs [RUNS]` (a
 //! coordinator task page with RUNS lane runs, and one run's transcript), `bench packing [SCALE]` (`status --json` on an unpacked store and once a
 //! write has packed it), `bench serve-memory [CYCLES]` (the server's memory across cycles of
@@ -16,6 +18,7 @@
 
 mod cli;
 mod coordinator;
+mod coordinators;
 mod dashboard;
 mod enrich;
 mod lane_runs;
@@ -34,6 +37,8 @@ use crate::cli::binary;
 use crate::cli::rss_child;
 use crate::cli::NOW_UNIX;
 use crate::coordinator::bench_coordinator;
+use crate::coordinators::bench_coordinators;
+use crate::coordinators::Sizes;
 use crate::dashboard::bench_dashboard;
 use crate::enrich::bench_enrich;
 use crate::lane_runs::bench_lane_runs;
@@ -74,6 +79,23 @@ fn main() {
             std::process::exit(1);
         }
         bench_coordinator(ticks);
+        return;
+    }
+    if args.first().map(String::as_str) == Some("coordinators") {
+        let flag = |name: &str, default: u64| {
+            args.iter()
+                .position(|a| a == name)
+                .and_then(|i| args.get(i + 1))
+                .and_then(|n| n.parse().ok())
+                .unwrap_or(default)
+        };
+        bench_coordinators(&Sizes {
+            issues: flag("--issues", 200) as usize,
+            machines: flag("--machines", 3).max(1) as usize,
+            slots: flag("--slots", 4).max(1),
+            lane_ms: flag("--lane-ms", 2000),
+            in_flight: flag("--in-flight", 100) as usize,
+        });
         return;
     }
     if args.first().map(String::as_str) == Some("update") {
