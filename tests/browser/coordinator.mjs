@@ -50,8 +50,11 @@ try {
   await panel.waitFor();
   assert.equal(await page.evaluate(() => window.__sameDocument), true, 'no page reload happened');
 
-  step('the panel shows phase, resume phase, question with its link, PR, head and rounds');
+  step('the panel shows machine, what it waits for, phase, resume phase, question with its link, PR, head and rounds');
   assert.equal((await tid('coordinator-worker').innerText()).trim(), 'w-coord');
+  assert.equal((await tid('coordinator-machine').innerText()).trim(), 'box-1 (before: box-0)');
+  assert.equal((await tid('coordinator-waits-for').innerText()).trim(),
+    'a reply from an authorized human on the issue');
   assert.match(await tid('coordinator-state').innerText(), /waiting/);
   assert.equal((await tid('coordinator-phase').innerText()).trim(), 'pr_gates_codex');
   assert.equal((await tid('coordinator-resume-phase').innerText()).trim(), 'pr_gates_codex');

@@ -268,6 +268,9 @@ pub(crate) fn seed_coordinator_tasks(env: &TestEnv) {
     waiting.blocker = Some("Codex logic found a race in the cache. Lock or channel?".into());
     waiting.question_activity_id = Some("w-coord-acme-app-7.question.1".into());
     waiting.question_url = Some(QUESTION.into());
+    // It was taken over from a dead machine.
+    waiting.machine = Some("box-1".into());
+    waiting.previous_machines = vec!["box-0".into()];
     waiting.evidence = Evidence {
         checks_passed: Some(HEAD.into()),
         grok_quality: Some(HEAD.into()),

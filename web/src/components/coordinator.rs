@@ -59,6 +59,10 @@ pub fn panel(
             <h2 id="coordinator-heading">"Coordinator"</h2>
             <dl class="meta">
                 <dt>"Worker"</dt><dd data-testid="coordinator-worker">{p.worker.clone()}</dd>
+                <dt>"Machine"</dt>
+                <dd data-testid="coordinator-machine">{machine(p)}</dd>
+                <dt>"Waits for"</dt>
+                <dd data-testid="coordinator-waits-for">{format::or_dash(p.waits_for.as_deref())}</dd>
                 <dt>"Task"</dt><dd>{p.task_id.clone()} " " <span class="muted">{p.title.clone()}</span></dd>
                 <dt>"State"</dt>
                 <dd data-testid="coordinator-state">{widgets::badge("task", p.state.wire_name().to_owned())} {attention}</dd>
@@ -80,6 +84,16 @@ pub fn panel(
             {p.merge.as_ref().map(merge)}
             {lane_runs(p, repo, target, open)}
         </section>
+    }
+}
+
+/// Where the task runs, and where it ran before a takeover.
+fn machine(p: &CoordinatorPanel) -> String {
+    let here = p.machine.clone().unwrap_or_else(|| "—".into());
+    if p.previous_machines.is_empty() {
+        here
+    } else {
+        format!("{here} (before: {})", p.previous_machines.join(", "))
     }
 }
 

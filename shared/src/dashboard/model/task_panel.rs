@@ -21,6 +21,15 @@ pub struct CoordinatorPanel {
     pub task_id: String,
     /// The worker session that owns the task.
     pub worker: String,
+    /// The machine that runs it (absent in checkpoints from before machines were recorded).
+    #[serde(default)]
+    pub machine: Option<String>,
+    /// The machines that ran it before, oldest first (each a takeover from a dead machine).
+    #[serde(default)]
+    pub previous_machines: Vec<String>,
+    /// What the task waits for now, in words (`None` while it just goes on).
+    #[serde(default)]
+    pub waits_for: Option<String>,
     /// The issue title.
     pub title: String,
     /// Active, waiting, failed, uncertain or done.

@@ -130,12 +130,54 @@ pub fn checklist(evidence: &Evidence, head: Option<&str>) -> Vec<ChecklistRow> {
         .collect()
 }
 
+/// What `task` waits for now, in words: a human (a reply, an operator, the merge), a vendor's
+/// usage limit, its running lanes, a lane slot, or CI; `None` while it just goes on (or is
+/// over).
+pub fn waits_for(task: &Task) -> Option<String> {
+    match task.state {
+        TaskState::Done | TaskState::Failed => return None,
+        TaskState::Waiting => return Some("a reply from an authorized human on the issue".into()),
+        TaskState::Uncertain => {
+            return Some("an operator: a lane's outcome is unknown, so no model starts".into())
+        }
+        TaskState::Active => {}
+    }
+    if let Some(pause) = &task.paused {
+        return Some(format!(
+            "the {} usage limit to reset ({})",
+            pause.vendor, pause.until
+        ));
+    }
+    if let Some(pending) = &task.pending {
+        let on = pending
+            .launch
+            .as_ref()
+            .map(|l| format!(" on {}", l.machine))
+            .unwrap_or_default();
+        return Some(format!(
+            "its running lanes {}{on}, started {}",
+            pending.slot, pending.started_at
+        ));
+    }
+    match task.phase {
+        Phase::Implement | Phase::InnerReview | Phase::PrGatesGrok | Phase::PrGatesCodex => {
+            Some("a lane slot to start its next lanes".into())
+        }
+        Phase::Ci => Some("CI on the exact head".into()),
+        Phase::AwaitMerge => Some("a human to merge the pull request".into()),
+        _ => None,
+    }
+}
+
 /// The item page's panel of a task.
 pub fn panel(task: &Task) -> CoordinatorPanel {
     let head = task.head.as_deref().filter(|h| !h.trim().is_empty());
     CoordinatorPanel {
         task_id: task.task_id.clone(),
         worker: task.worker.clone(),
+        machine: task.machine.clone(),
+        previous_machines: task.previous_machines.clone(),
+        waits_for: waits_for(task),
         title: task.title.clone(),
         state: task.state,
         phase: task.phase,

@@ -392,3 +392,78 @@ fn a_run_with_unreadable_or_backwards_times_has_no_duration() {
     assert_eq!(p.lane_runs[1].duration_secs, None);
     assert_eq!(p.lane_runs[0].ended_at, "garbage");
 }
+
+#[test]
+fn what_a_task_waits_for_in_words() {
+    use crate::coordinator::task::LaneLaunch;
+    use crate::coordinator::task::LanePause;
+    use crate::coordinator::task::PendingLane;
+    let table: [(&str, &str, Option<&str>); 9] = [
+        (
+            "waiting",
+            "implement",
+            Some("a reply from an authorized human on the issue"),
+        ),
+        (
+            "uncertain",
+            "implement",
+            Some("an operator: a lane's outcome is unknown, so no model starts"),
+        ),
+        ("failed", "implement", None),
+        ("done", "finished", None),
+        (
+            "active",
+            "implement",
+            Some("a lane slot to start its next lanes"),
+        ),
+        (
+            "active",
+            "pr_gates_codex",
+            Some("a lane slot to start its next lanes"),
+        ),
+        ("active", "ci", Some("CI on the exact head")),
+        (
+            "active",
+            "await_merge",
+            Some("a human to merge the pull request"),
+        ),
+        ("active", "publish", None),
+    ];
+    for (state, phase, want) in table {
+        assert_eq!(
+            waits_for(&task(state, phase)).as_deref(),
+            want,
+            "{state} {phase}"
+        );
+    }
+    let mut running = task("active", "pr_gates_grok");
+    running.pending = Some(PendingLane {
+        slot: "grok:pr-reviewer-quality+grok:pr-reviewer-logic".into(),
+        phase: Phase::PrGatesGrok,
+        started_at: "2026-05-01T10:00:00Z".into(),
+        launch: Some(LaneLaunch {
+            machine: "box-2".into(),
+            nonce: "n".into(),
+            stems: Vec::new(),
+        }),
+    });
+    assert_eq!(
+        waits_for(&running).as_deref(),
+        Some("its running lanes grok:pr-reviewer-quality+grok:pr-reviewer-logic on box-2, started 2026-05-01T10:00:00Z")
+    );
+    running.paused = Some(LanePause {
+        vendor: "claude".into(),
+        until: "2026-05-01T15:00:00Z".into(),
+    });
+    assert_eq!(
+        waits_for(&running).as_deref(),
+        Some("the claude usage limit to reset (2026-05-01T15:00:00Z)")
+    );
+    // The panel carries it, with where the task runs and ran.
+    running.machine = Some("box-1".into());
+    running.previous_machines = vec!["box-0".into()];
+    let p = panel(&running);
+    assert_eq!(p.machine.as_deref(), Some("box-1"));
+    assert_eq!(p.previous_machines, ["box-0"]);
+    assert!(p.waits_for.is_some_and(|w| w.contains("claude")));
+}
