@@ -541,12 +541,24 @@ fn admit_fresh(
     let order = priority::order(&candidates, &engine.setup.worker.priority_labels);
     let cap = engine.setup.worker.max_lanes;
     let mut room = slots::admission_room(cap, &engine.ledger.tasks()?);
+    let live = engine.ledger.live_machines()?;
+    let mut share = slots::admission_share(order.len(), live);
     let mut slots: Vec<Option<(String, crate::github::Issue, Vetted)>> =
         vetted.into_iter().map(Some).collect();
     for i in order {
         let Some((repo, issue, v)) = slots[i].take() else {
             continue;
         };
+        if share == 0 {
+            engine.observe(
+                Some(&format!("{repo}#{}", issue.number)),
+                format!(
+                    "left for another machine: {live} machines run worker {} and this one took its share of the new issues",
+                    engine.setup.worker_id
+                ),
+            );
+            continue;
+        }
         if room == Some(0) {
             engine.observe(
                 Some(&format!("{repo}#{}", issue.number)),
@@ -559,6 +571,7 @@ fn admit_fresh(
         }
         if admit(engine, &repo, &issue, v)? {
             room = room.map(|r| r.saturating_sub(1));
+            share = share.saturating_sub(1);
         }
     }
     Ok(())

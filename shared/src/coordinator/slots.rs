@@ -123,10 +123,32 @@ pub fn admission_room(max_lanes: Option<u64>, tasks: &[Task]) -> Option<u64> {
     Some(cap.saturating_sub(load))
 }
 
+/// How many of `fresh` new issues one machine takes in one tick when `live` machines of the
+/// worker beat (itself included): its share, rounded up, so the new issues spread over the
+/// machines instead of going to whichever ticks first; what is left over goes to the next
+/// tick of any machine with room.
+pub fn admission_share(fresh: usize, live: usize) -> usize {
+    fresh.div_ceil(live.max(1))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::coordinator::task::tests::task;
+
+    #[test]
+    fn each_live_machine_takes_its_share_of_the_new_issues_rounded_up() {
+        assert_eq!(admission_share(6, 1), 6);
+        assert_eq!(admission_share(6, 3), 2);
+        assert_eq!(admission_share(7, 3), 3);
+        assert_eq!(admission_share(1, 3), 1, "one issue is still taken");
+        assert_eq!(admission_share(0, 3), 0);
+        assert_eq!(
+            admission_share(5, 0),
+            5,
+            "no beat known: this machine alone"
+        );
+    }
 
     #[test]
     fn admission_has_room_for_one_issue_per_free_slot() {

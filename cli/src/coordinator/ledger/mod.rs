@@ -175,6 +175,27 @@ impl<'a> Ledger<'a> {
         Ok(out)
     }
 
+    /// How many machines run this worker now: this one, and every other machine whose
+    /// heartbeat for the worker is live.
+    pub(crate) fn live_machines(&self) -> Result<usize, CommandError> {
+        let snap = self.store.snapshot()?;
+        let here = self.store.machine.to_string();
+        let now = self.ctx().now;
+        let mut machines: std::collections::BTreeSet<String> = snap
+            .heartbeats
+            .iter()
+            .filter_map(|hb| hb.name.rsplit('/').next().map(str::to_owned))
+            .filter(|m| *m != here)
+            .collect();
+        machines.retain(|m| {
+            matches!(
+                snap.beat_on_machine(m, &paths::heartbeat(&self.worker)),
+                Ok(Some(beat)) if liveness::of_record(&beat, now) == liveness::Liveness::Live
+            )
+        });
+        Ok(machines.len() + 1)
+    }
+
     /// The worker's heartbeat on the machine that runs `task` (what that machine last said,
     /// whatever other machines of the worker beat); a task that names no machine has none.
     fn machine_beat(
