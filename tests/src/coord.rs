@@ -467,6 +467,23 @@ impl Coord {
         CommandOutput::new(out, self.env.root())
     }
 
+    /// Runs one tick (with `--wait`) that kills itself with SIGKILL at the test failpoint
+    /// `point` (`AGENT_COORD_TEST_KILL_AT`).
+    pub fn crash_at(&self, point: &str) -> std::process::Output {
+        self.coordinate_on(
+            &self.env,
+            "w1",
+            &self.config,
+            &[
+                ("W1_TOKEN", WORKER_TOKEN),
+                ("AGENT_COORD_TEST_KILL_AT", point),
+            ],
+        )
+        .arg("--wait")
+        .output()
+        .expect("agent-coord runs")
+    }
+
     /// The task checkpoint of `issue` in [`REPO`] from the state branch.
     pub fn task(&self, issue: u64) -> Value {
         self.task_in(REPO, issue)

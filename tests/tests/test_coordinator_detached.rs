@@ -13,24 +13,7 @@ use std::time::Instant;
 use agent_coord_tests::coord::Coord;
 use agent_coord_tests::coord::HUMAN;
 use agent_coord_tests::coord::REPO;
-use agent_coord_tests::coord::WORKER_TOKEN;
 use serde_json::Value;
-
-/// Runs one tick (with `--wait`) that kills itself at `point`.
-fn crash_at(c: &Coord, point: &str) -> std::process::Output {
-    c.coordinate_on(
-        &c.env,
-        "w1",
-        &c.config,
-        &[
-            ("W1_TOKEN", WORKER_TOKEN),
-            ("AGENT_COORD_TEST_KILL_AT", point),
-        ],
-    )
-    .arg("--wait")
-    .output()
-    .unwrap()
-}
 
 /// Puts a gate in front of the implementer: each start is logged to `starts.log`, then the
 /// lane waits until the test creates `go` and runs the scripted implementer.
@@ -97,7 +80,7 @@ fn a_lane_that_ended_while_no_coordinator_ran_is_collected_from_its_files() {
     let c = Coord::new(30);
     let issue = c.assigned_issue("Add a feature file", HUMAN);
     // The lane ended and its result was read, but the process died before recording it.
-    let crashed = crash_at(&c, "lane-finished");
+    let crashed = c.crash_at("lane-finished");
     assert!(!crashed.status.success());
     assert!(c.task(issue)["pending"].is_object(), "{:#}", c.task(issue));
     let out = c.tick(&[]);
@@ -122,7 +105,7 @@ fn a_restarted_coordinator_re_attaches_to_a_lane_that_still_runs() {
     c.write_config(&config);
     let issue = c.assigned_issue("Add a feature file", HUMAN);
     // The coordinator dies right after launching the lane; the lane goes on without it.
-    let crashed = crash_at(&c, "lanes-started");
+    let crashed = c.crash_at("lanes-started");
     assert!(!crashed.status.success());
     wait_until("the lane to start", || starts(&c) == 1);
     // A tick that does not wait sees it still running and starts nothing else.
@@ -148,7 +131,7 @@ fn a_lane_whose_files_are_gone_leaves_its_task_uncertain_and_starts_no_second_mo
     gate_implementer(&c, &mut config);
     c.write_config(&config);
     let issue = c.assigned_issue("Add a feature file", HUMAN);
-    let crashed = crash_at(&c, "lanes-started");
+    let crashed = c.crash_at("lanes-started");
     assert!(!crashed.status.success());
     go(&c);
     let ws = c.dir.join("ws");

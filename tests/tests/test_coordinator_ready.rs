@@ -308,20 +308,7 @@ fn a_revoked_assignment_stops_the_approval_and_reassignment_resumes_it() {
 /// Runs one tick that kills itself with SIGKILL at `point`; `true` when the hook fired.
 fn crash_at(c: &Coord, point: &str) -> bool {
     use std::os::unix::process::ExitStatusExt;
-    let out = c
-        .coordinate_on(
-            &c.env,
-            "w1",
-            &c.config,
-            &[
-                ("W1_TOKEN", WORKER_TOKEN),
-                ("AGENT_COORD_TEST_KILL_AT", point),
-            ],
-        )
-        .arg("--wait")
-        .output()
-        .unwrap();
-    out.status.signal() == Some(9)
+    c.crash_at(point).status.signal() == Some(9)
 }
 
 #[test]

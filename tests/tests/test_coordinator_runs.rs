@@ -78,22 +78,6 @@ fn two_workers_on_two_machines_race_for_one_issue_and_one_wins() {
     );
 }
 
-/// Runs one tick that kills itself with SIGKILL at `point`.
-fn crash_at(c: &Coord, point: &str) -> std::process::Output {
-    c.coordinate_on(
-        &c.env,
-        "w1",
-        &c.config,
-        &[
-            ("W1_TOKEN", WORKER_TOKEN),
-            ("AGENT_COORD_TEST_KILL_AT", point),
-        ],
-    )
-    .arg("--wait")
-    .output()
-    .unwrap()
-}
-
 #[test]
 fn one_worker_on_two_machines_runs_each_issue_once_on_one_machine() {
     use agent_coord_tests::remote::Fleet;
@@ -167,7 +151,7 @@ fn a_crash_at_every_effect_boundary_resumes_with_exactly_one_of_each() {
     ] {
         let c = Coord::new(30);
         let issue = c.assigned_issue("Add a feature file", HUMAN);
-        let crashed = crash_at(&c, point);
+        let crashed = c.crash_at(point);
         assert_eq!(
             crashed.status.signal(),
             Some(9),

@@ -48,6 +48,21 @@ pub(super) fn inspect(dir: &Path, task_id: &str) -> Result<Found, GitError> {
 }
 
 pub(super) fn create(plan: &CheckoutPlan, auth: &GitAuth) -> Result<Prepared, GitError> {
+    let (git, tracking) = begin(plan, auth)?;
+    let base_sha = git.ok(&["rev-parse", "--verify", &format!("{tracking}^{{commit}}")])?;
+    let base_sha = base_sha.trim().to_owned();
+    finish(plan, &git, &base_sha, &base_sha)?;
+    Ok(Prepared {
+        head: base_sha.clone(),
+        base_sha,
+        reused: false,
+    })
+}
+
+/// Starts a checkout in the empty `plan.dir`: a repository marked as an interrupted checkout
+/// of the task, its two remotes, and the base branch fetched from origin; returns the
+/// repository and the base's tracking ref.
+fn begin<'a>(plan: &CheckoutPlan<'a>, auth: &GitAuth) -> Result<(Git<'a>, String), GitError> {
     let dir = plan.dir;
     let git = Git::local(dir);
     git.init()?;
@@ -63,27 +78,27 @@ pub(super) fn create(plan: &CheckoutPlan, auth: &GitAuth) -> Result<Prepared, Gi
         "origin",
         &refspec,
     ])?;
-    let base_sha = git.ok(&["rev-parse", "--verify", &format!("{tracking}^{{commit}}")])?;
-    let base_sha = base_sha.trim().to_owned();
+    Ok((git, tracking))
+}
+
+/// Ends a checkout [`begin`] started: the feature branch at `start`, the identity, the
+/// pinned base and ownership markers, and the interrupted-checkout marker removed last.
+fn finish(plan: &CheckoutPlan, git: &Git<'_>, base_sha: &str, start: &str) -> Result<(), GitError> {
+    let dir = plan.dir;
     git.ok(&[
         "checkout",
         "--quiet",
         "--no-track",
         "-b",
         plan.branch,
-        &base_sha,
+        start,
     ])?;
     git.ok(&["config", "user.name", plan.user_name])?;
     git.ok(&["config", "user.email", plan.user_email])?;
-    write_marker(dir, BASE_MARKER, &base_sha)?;
+    write_marker(dir, BASE_MARKER, base_sha)?;
     write_marker(dir, TASK_MARKER, plan.task_id)?;
     let partial = dir.join(".git").join(PARTIAL_MARKER);
-    std::fs::remove_file(&partial).map_err(|e| io(&partial, e))?;
-    Ok(Prepared {
-        head: base_sha.clone(),
-        base_sha,
-        reused: false,
-    })
+    std::fs::remove_file(&partial).map_err(|e| io(&partial, e))
 }
 
 /// Rebuilds a task's checkout on a machine that took the task over: the pinned `base_sha`
@@ -104,20 +119,7 @@ pub(super) fn adopt(
         return reuse(plan);
     }
     let dir = plan.dir;
-    let git = Git::local(dir);
-    git.init()?;
-    write_marker(dir, PARTIAL_MARKER, plan.task_id)?;
-    git.ok(&["remote", "add", "origin", plan.origin_url])?;
-    git.ok(&["remote", "add", "publication", plan.publication_url])?;
-    let tracking = format!("refs/remotes/origin/{}", plan.base);
-    let refspec = format!("refs/heads/{}:{tracking}", plan.base);
-    Git::network(dir, plan.origin_url, auth).ok(&[
-        "fetch",
-        "--quiet",
-        "--no-tags",
-        "origin",
-        &refspec,
-    ])?;
+    let (git, _) = begin(plan, auth)?;
     let not_found = |what: &str, sha: &str| GitError::NotOurs {
         dir: dir.to_path_buf(),
         detail: format!("its {what} {sha} cannot be found after the takeover"),
@@ -154,20 +156,7 @@ pub(super) fn adopt(
             head.to_owned()
         }
     };
-    git.ok(&[
-        "checkout",
-        "--quiet",
-        "--no-track",
-        "-b",
-        plan.branch,
-        &start,
-    ])?;
-    git.ok(&["config", "user.name", plan.user_name])?;
-    git.ok(&["config", "user.email", plan.user_email])?;
-    write_marker(dir, BASE_MARKER, base_sha)?;
-    write_marker(dir, TASK_MARKER, plan.task_id)?;
-    let partial = dir.join(".git").join(PARTIAL_MARKER);
-    std::fs::remove_file(&partial).map_err(|e| io(&partial, e))?;
+    finish(plan, &git, base_sha, &start)?;
     Ok(Prepared {
         head: start,
         base_sha: base_sha.to_owned(),
