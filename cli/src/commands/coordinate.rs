@@ -32,6 +32,12 @@ use crate::output::Report;
 /// human merge. The coordinator never merges, and models never touch git or GitHub. Run
 /// `coordinate --check-config --worker ID` first.
 ///
+/// Lanes run on their own: a tick starts every lane the caps allow (`max_lanes`,
+/// `max_vendor_lanes`, `machine_max_lanes`) under a detached supervisor and moves on; the
+/// next tick, `--follow` as soon as a lane ends, or `--wait` collects them, also after a
+/// restart. Machines configured with the same worker split its issues, and take over the
+/// tasks of one whose heartbeat is dead.
+///
 /// The configuration (default $XDG_CONFIG_HOME/agent-coord/coordinator.json) holds the
 /// `workers` of the coordinator spec plus explicit `sessions` bindings (GitHub account and
 /// where its token comes from, git signing identity, the six lane argv). Absent or empty =
