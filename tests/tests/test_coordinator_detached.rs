@@ -320,3 +320,39 @@ fn slots_go_by_label_priority_then_turns_between_repositories_then_the_oldest_as
         out.stdout
     );
 }
+
+#[test]
+fn follow_advances_a_task_as_soon_as_its_lane_ends_without_polling_the_others() {
+    let c = Coord::new(30);
+    let mut config = c.config_value(30);
+    gate_implementer(&c, &mut config);
+    // A full tick (discovery and every task's poll) only once an hour.
+    config["workers"]["w1"]["poll_seconds"] = serde_json::json!(3600);
+    c.write_config(&config);
+    let issue = c.assigned_issue("Add a feature file", HUMAN);
+    let mut child = c
+        .command(&["--follow"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_until("the implementer to start", || starts(&c) == 1);
+    c.gh.reset_requests();
+    go(&c);
+    // Each lane's end wakes a collecting tick: the task goes through the inner review and
+    // both gate phases to CI long before the next hourly poll.
+    wait_until("the task to reach CI", || c.task(issue)["phase"] == "ci");
+    let listed =
+        c.gh.requests()
+            .iter()
+            .filter(|r| r.method == "GET" && r.path.ends_with("/issues"))
+            .count();
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(child.id() as i32),
+        nix::sys::signal::Signal::SIGTERM,
+    )
+    .unwrap();
+    assert_eq!(child.wait().unwrap().code(), Some(0));
+    assert_eq!(listed, 0, "a collecting tick discovers nothing");
+    assert_eq!(c.recorded("implementer.log").lines().count(), 1);
+}

@@ -1,5 +1,7 @@
 //! `agent-coord coordinate`: run the issue coordinator — one tick, or a loop with `--follow`.
 
+use std::collections::BTreeMap;
+use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 use std::sync::atomic::Ordering;
@@ -128,19 +130,28 @@ pub(crate) fn cmd_coordinate(cx: &Context, args: &CoordinateArgs) -> Result<Repo
     // Tokens seen to authenticate as their logins, kept across the ticks of a `--follow` loop
     // so an idle tick asks GitHub only for its polls; forgotten after any failed tick.
     let mut verified = preflight::Verified::default();
+    // What each worker's last full tick saw assigned: a collecting tick goes on with it.
+    let mut assigned: BTreeMap<String, BTreeSet<(String, u64)>> = BTreeMap::new();
+    let mut collect = false;
+    let mut started = Instant::now();
     loop {
-        let started = Instant::now();
+        if !collect {
+            started = Instant::now();
+        }
         for w in &workers {
-            let wait = if args.wait {
-                tick::Wait::ForLanes
-            } else {
-                tick::Wait::No
+            let wait = match (collect, args.wait) {
+                (true, _) => tick::Wait::Collect(assigned.get(w).cloned().unwrap_or_default()),
+                (false, true) => tick::Wait::ForLanes,
+                (false, false) => tick::Wait::No,
             };
             let report = tick::tick(cx, &config, w, &stop, &mut verified, wait)?;
             if report.failed() {
                 verified.forget();
             }
             failed |= report.failed();
+            if !collect {
+                assigned.insert(w.clone(), report.assigned.clone());
+            }
             print_report(&report, args.json);
             if stop.load(Ordering::SeqCst) {
                 break;
@@ -156,11 +167,17 @@ pub(crate) fn cmd_coordinate(cx: &Context, args: &CoordinateArgs) -> Result<Repo
             .map(|w| w.poll_seconds)
             .min()
             .unwrap_or(30);
-        // The next tick comes after poll_seconds, or as soon as a lane ended: its task
-        // advances without waiting for the poll.
-        while started.elapsed() < Duration::from_secs(poll) && !lane_ended(&config, &workers) {
+        // The next full tick comes after poll_seconds; as soon as a lane ends before that, a
+        // collecting tick advances its task (and those waiting for a slot) without polling
+        // the others.
+        collect = false;
+        while started.elapsed() < Duration::from_secs(poll) {
             if stop.load(Ordering::SeqCst) {
                 return Ok(Report::default());
+            }
+            if lane_ended(&config, &workers) {
+                collect = true;
+                break;
             }
             std::thread::sleep(Duration::from_millis(100));
         }

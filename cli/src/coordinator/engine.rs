@@ -56,6 +56,8 @@ pub(super) struct Engine<'a> {
     /// The tasks (repository, issue) that found every lane slot they could take in use in
     /// this tick: a waiting tick starts them again when a slot frees.
     pub(super) slot_waiters: Vec<(String, u64)>,
+    /// The issues assigned to the worker as this tick knew them (for the report).
+    pub(super) assigned: std::collections::BTreeSet<(String, u64)>,
     pub(super) stop: &'a AtomicBool,
 }
 
@@ -85,6 +87,7 @@ impl<'a> Engine<'a> {
             secrets: ready.secrets,
             observations: Vec::new(),
             slot_waiters: Vec::new(),
+            assigned: std::collections::BTreeSet::new(),
             stop,
         }
     }

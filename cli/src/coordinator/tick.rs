@@ -53,6 +53,9 @@ pub(crate) struct TickReport {
     pub(crate) preflight_failed: bool,
     /// The lane spend of the worker's tasks after the tick.
     pub(crate) costs: CostTotals,
+    /// The issues assigned to the worker as this tick knew them (what a collecting tick
+    /// goes on with).
+    pub(crate) assigned: BTreeSet<(String, u64)>,
 }
 
 impl TickReport {
@@ -197,6 +200,10 @@ pub(crate) fn tick(
             not_modified: 0,
             preflight_failed: true,
             costs: CostTotals::default(),
+            assigned: match wait {
+                Wait::Collect(assigned) => assigned,
+                _ => BTreeSet::new(),
+            },
         });
     };
     let ledger = Ledger::open(
@@ -237,6 +244,7 @@ pub(crate) fn tick(
         not_modified,
         preflight_failed: false,
         costs,
+        assigned: std::mem::take(&mut engine.assigned),
     })
 }
 
@@ -257,14 +265,19 @@ struct Marks {
     advanced: Instant,
 }
 
-/// Whether a tick waits for the lanes it finds running.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// What a tick does about lanes.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Wait {
-    /// Start what may start and return; a later tick collects (`coordinate`, `--follow`).
+    /// A full tick: start what may start and return; a later tick collects (`coordinate`,
+    /// `--follow`).
     No,
-    /// Collect each of the worker's lanes as it ends and advance its task, until none runs
-    /// (`coordinate --wait`).
+    /// A full tick that collects each of the worker's lanes as it ends and advances its
+    /// task, until none runs (`coordinate --wait`).
     ForLanes,
+    /// Only the tasks whose lanes ended, and those waiting for a lane slot, are advanced —
+    /// no discovery, no takeover, no poll of the other tasks — with the assignments the
+    /// last full tick saw (`--follow` between its polls, as soon as a lane ends).
+    Collect(BTreeSet<(String, u64)>),
 }
 
 /// The tick's work once the preflight passed: sync, discover and admit, advance every
@@ -276,6 +289,19 @@ fn work(engine: &mut Engine<'_>, wait: Wait) -> Result<Marks, CommandError> {
         engine.error(None, format!("sync before the tick failed: {}", e.message));
     }
     let opened = Instant::now();
+    if let Wait::Collect(assigned) = &wait {
+        let discovered = Instant::now();
+        collect_ended(engine, assigned)?;
+        sweep(engine)?;
+        let advanced = Instant::now();
+        finish(engine)?;
+        engine.assigned = assigned.clone();
+        return Ok(Marks {
+            opened,
+            discovered,
+            advanced,
+        });
+    }
     let (assigned, labels) = discover(engine)?;
     take_over_orphans(engine)?;
     let discovered = Instant::now();
@@ -283,6 +309,7 @@ fn work(engine: &mut Engine<'_>, wait: Wait) -> Result<Marks, CommandError> {
     if wait == Wait::ForLanes {
         wait_for_lanes(engine, &assigned)?;
     }
+    engine.assigned = assigned.clone();
     sweep(engine)?;
     let advanced = Instant::now();
     finish(engine)?;
@@ -410,6 +437,52 @@ fn advance_one(engine: &mut Engine<'_>, task: Task, assigned: &BTreeSet<(String,
         Err(Halt::Retry { task, message }) => engine.error(Some(&task), message),
         Err(Halt::Fatal(e)) => engine.error(Some(&label), e.message),
     }
+}
+
+/// Advances the tasks whose lanes ended, then the tasks that wait to start lanes (in
+/// priority order, labels unknown here), once.
+fn collect_ended(
+    engine: &mut Engine<'_>,
+    assigned: &BTreeSet<(String, u64)>,
+) -> Result<(), CommandError> {
+    let control = preflight::control_dir(engine.setup.worker);
+    let worker_id = engine.setup.worker_id.clone();
+    let (settled, _) = running::settled(&control, &worker_id);
+    for (nonce, entry) in settled {
+        if let Some(task) = engine.ledger.task(&entry.repo, entry.issue)? {
+            if launched_as(&task, &nonce) && engine.ledger.runs_here(&task) {
+                advance_one(engine, task, assigned);
+            }
+        }
+        running::remove(&control, &nonce);
+    }
+    let waiting: Vec<Task> = engine
+        .ledger
+        .tasks()?
+        .into_iter()
+        .filter(|t| t.pending.is_none() && t.paused.is_none() && waits_for_a_slot(t))
+        .collect();
+    for task in in_priority_order(
+        waiting,
+        &Labels::new(),
+        &engine.setup.worker.priority_labels,
+    ) {
+        if engine.stop.load(std::sync::atomic::Ordering::SeqCst) {
+            break;
+        }
+        advance_one(engine, task, assigned);
+    }
+    Ok(())
+}
+
+/// Whether an active task's next step is starting lanes (what a freed slot lets go on).
+fn waits_for_a_slot(task: &Task) -> bool {
+    use agent_coord_shared::coordinator::task::Phase;
+    task.state == TaskState::Active
+        && matches!(
+            task.phase,
+            Phase::Implement | Phase::InnerReview | Phase::PrGatesGrok | Phase::PrGatesCodex
+        )
 }
 
 /// How often a waiting tick looks for a lane's end.
