@@ -156,9 +156,7 @@ fn commit_at(
     };
     let mut buf = gix::date::parse::TimeBuf::default();
     let sig = signature.to_ref(&mut buf);
-    store
-        .repo
-        .new_commit_as(sig, sig, message, tree, parent)
+    super::write::write_again(|| store.repo.new_commit_as(sig, sig, message, tree, parent))
         .map(|c| c.id)
         .map_err(StoreError::git)
 }

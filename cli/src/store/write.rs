@@ -288,18 +288,24 @@ impl Store {
 }
 
 /// How many times an object write is tried.
-const WRITE_TRIES: usize = 3;
+const WRITE_TRIES: usize = 6;
 
 /// Writes one object, again when a try fails. Another process's packing (`git repack -d`,
 /// see `maintain.rs`) removes the loose-object folders it empties, and an object whose
 /// folder goes between gix creating it and moving the object in fails to persist ("Could
 /// not persist loose object"); writing again creates the folder again. A lasting failure
 /// (a full disk, a read-only store) fails every try.
-fn write_again<T, E>(mut write: impl FnMut() -> Result<T, E>) -> Result<T, E> {
+/// Between tries it waits a little longer each time (1, 2, 4, … ms), so a packer that keeps
+/// emptying folders while many writers race (`regression_concurrent_packer_warning`) has
+/// finished its pass by the next try.
+pub(super) fn write_again<T, E>(mut write: impl FnMut() -> Result<T, E>) -> Result<T, E> {
     let mut tries = 1;
     loop {
         match write() {
-            Err(_) if tries < WRITE_TRIES => tries += 1,
+            Err(_) if tries < WRITE_TRIES => {
+                std::thread::sleep(std::time::Duration::from_millis(1 << (tries - 1)));
+                tries += 1;
+            }
             done => return done,
         }
     }
