@@ -156,7 +156,9 @@ fn commit_at(
     };
     let mut buf = gix::date::parse::TimeBuf::default();
     let sig = signature.to_ref(&mut buf);
-    super::write::write_again(|| store.repo.new_commit_as(sig, sig, message, tree, parent))
+    store
+        .repo
+        .new_commit_as(sig, sig, message, tree, parent)
         .map(|c| c.id)
         .map_err(StoreError::git)
 }

@@ -298,7 +298,7 @@ const WRITE_TRIES: usize = 6;
 /// Between tries it waits a little longer each time (1, 2, 4, … ms), so a packer that keeps
 /// emptying folders while many writers race (`regression_concurrent_packer_warning`) has
 /// finished its pass by the next try.
-pub(super) fn write_again<T, E>(mut write: impl FnMut() -> Result<T, E>) -> Result<T, E> {
+fn write_again<T, E>(mut write: impl FnMut() -> Result<T, E>) -> Result<T, E> {
     let mut tries = 1;
     loop {
         match write() {
