@@ -359,16 +359,7 @@ fn wait_for_lanes(
             std::thread::sleep(LANE_POLL);
             continue;
         }
-        for (nonce, entry) in settled {
-            if let Some(task) = engine.ledger.task(&entry.repo, entry.issue)? {
-                if launched_as(&task, &nonce) {
-                    advance_one(engine, task, assigned);
-                }
-            }
-            // Collected, or nobody's any more: a task that could not collect it now does
-            // so on the next tick, from its checkpoint.
-            running::remove(&control, &nonce);
-        }
+        advance_settled(engine, &control, settled, assigned)?;
         // Slots freed: the tasks that waited for one try again, in the order they waited.
         for (repo, issue) in std::mem::take(&mut engine.slot_waiters) {
             if let Some(task) = engine.ledger.task(&repo, issue)? {
@@ -448,19 +439,12 @@ fn collect_ended(
     let control = preflight::control_dir(engine.setup.worker);
     let worker_id = engine.setup.worker_id.clone();
     let (settled, _) = running::settled(&control, &worker_id);
-    for (nonce, entry) in settled {
-        if let Some(task) = engine.ledger.task(&entry.repo, entry.issue)? {
-            if launched_as(&task, &nonce) && engine.ledger.runs_here(&task) {
-                advance_one(engine, task, assigned);
-            }
-        }
-        running::remove(&control, &nonce);
-    }
+    advance_settled(engine, &control, settled, assigned)?;
     let waiting: Vec<Task> = engine
         .ledger
         .tasks()?
         .into_iter()
-        .filter(|t| t.pending.is_none() && t.paused.is_none() && waits_for_a_slot(t))
+        .filter(|t| t.pending.is_none() && t.paused.is_none() && slots::starts_lanes_next(t))
         .collect();
     for task in in_priority_order(
         waiting,
@@ -475,14 +459,24 @@ fn collect_ended(
     Ok(())
 }
 
-/// Whether an active task's next step is starting lanes (what a freed slot lets go on).
-fn waits_for_a_slot(task: &Task) -> bool {
-    use agent_coord_shared::coordinator::task::Phase;
-    task.state == TaskState::Active
-        && matches!(
-            task.phase,
-            Phase::Implement | Phase::InnerReview | Phase::PrGatesGrok | Phase::PrGatesCodex
-        )
+/// Advances the task of each start whose lanes all ended (this machine's), and forgets the
+/// start: collected, or nobody's any more — a task that could not collect it now does so
+/// on the next tick, from its checkpoint.
+fn advance_settled(
+    engine: &mut Engine<'_>,
+    control: &std::path::Path,
+    settled: Vec<(String, running::Entry)>,
+    assigned: &BTreeSet<(String, u64)>,
+) -> Result<(), CommandError> {
+    for (nonce, entry) in settled {
+        if let Some(task) = engine.ledger.task(&entry.repo, entry.issue)? {
+            if launched_as(&task, &nonce) && engine.ledger.runs_here(&task) {
+                advance_one(engine, task, assigned);
+            }
+        }
+        running::remove(control, &nonce);
+    }
+    Ok(())
 }
 
 /// How often a waiting tick looks for a lane's end.

@@ -113,6 +113,15 @@ pub fn still_needs_lanes(task: &Task) -> bool {
         )
 }
 
+/// Whether an active task's next step is starting lanes (what a freed slot lets go on).
+pub fn starts_lanes_next(task: &Task) -> bool {
+    task.state == TaskState::Active
+        && matches!(
+            task.phase,
+            Phase::Implement | Phase::InnerReview | Phase::PrGatesGrok | Phase::PrGatesCodex
+        )
+}
+
 /// How many new issues this machine may admit for a worker with `max_lanes` (`None`: no
 /// cap, any number), given the worker's `tasks` on this machine: one per free slot, each
 /// task that still needs lanes holding one. So machines of one worker take issues as they
@@ -148,6 +157,43 @@ mod tests {
             5,
             "no beat known: this machine alone"
         );
+    }
+
+    #[test]
+    fn only_an_active_task_in_a_lane_phase_starts_lanes_next() {
+        let at = |phase: Phase, state: TaskState| {
+            let mut t = task();
+            t.phase = phase;
+            t.state = state;
+            t
+        };
+        for phase in [
+            Phase::Implement,
+            Phase::InnerReview,
+            Phase::PrGatesGrok,
+            Phase::PrGatesCodex,
+        ] {
+            assert!(
+                starts_lanes_next(&at(phase, TaskState::Active)),
+                "{phase:?}"
+            );
+            assert!(
+                !starts_lanes_next(&at(phase, TaskState::Waiting)),
+                "{phase:?}"
+            );
+        }
+        for phase in [
+            Phase::Accept,
+            Phase::Publish,
+            Phase::Checks,
+            Phase::Ci,
+            Phase::AwaitMerge,
+        ] {
+            assert!(
+                !starts_lanes_next(&at(phase, TaskState::Active)),
+                "{phase:?}"
+            );
+        }
     }
 
     #[test]

@@ -52,6 +52,15 @@ use crate::sync::bench_day;
 use crate::sync::bench_sync;
 use crate::update::bench_update;
 
+/// The number after `--name` in `args`, or `default`.
+fn flag(args: &[String], name: &str, default: u64) -> u64 {
+    args.iter()
+        .position(|a| a == name)
+        .and_then(|i| args.get(i + 1))
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(default)
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.first().map(String::as_str) == Some("dashboard") {
@@ -82,13 +91,7 @@ fn main() {
         return;
     }
     if args.first().map(String::as_str) == Some("coordinators") {
-        let flag = |name: &str, default: u64| {
-            args.iter()
-                .position(|a| a == name)
-                .and_then(|i| args.get(i + 1))
-                .and_then(|n| n.parse().ok())
-                .unwrap_or(default)
-        };
+        let flag = |name: &str, default: u64| flag(&args, name, default);
         bench_coordinators(&Sizes {
             issues: flag("--issues", 200) as usize,
             machines: flag("--machines", 3).max(1) as usize,
@@ -127,13 +130,7 @@ fn main() {
         return;
     }
     if args.first().map(String::as_str) == Some("serve-load") {
-        let flag = |name: &str, default: u64| {
-            args.iter()
-                .position(|a| a == name)
-                .and_then(|i| args.get(i + 1))
-                .and_then(|n| n.parse().ok())
-                .unwrap_or(default)
-        };
+        let flag = |name: &str, default: u64| flag(&args, name, default);
         bench_serve_load(
             flag("--clients", 200) as usize,
             flag("--streams", 500) as usize,

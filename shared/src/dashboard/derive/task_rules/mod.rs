@@ -159,10 +159,10 @@ pub fn waits_for(task: &Task) -> Option<String> {
             pending.slot, pending.started_at
         ));
     }
+    if crate::coordinator::slots::starts_lanes_next(task) {
+        return Some("a lane slot to start its next lanes".into());
+    }
     match task.phase {
-        Phase::Implement | Phase::InnerReview | Phase::PrGatesGrok | Phase::PrGatesCodex => {
-            Some("a lane slot to start its next lanes".into())
-        }
         Phase::Ci => Some("CI on the exact head".into()),
         Phase::AwaitMerge => Some("a human to merge the pull request".into()),
         _ => None,
