@@ -484,6 +484,51 @@ impl Coord {
         .expect("agent-coord runs")
     }
 
+    /// Puts a gate in front of the implementer in `config`: each start is logged to
+    /// `starts.log` (the worktree's name), then the lane waits until [`Coord::go`] and runs
+    /// the scripted implementer.
+    pub fn gate_implementer(&self, config: &mut Value) {
+        let d = self.dir.display();
+        let gated = self.dir.join("gated.sh");
+        std::fs::write(
+            &gated,
+            format!(
+                "#!/bin/sh\necho \"$(basename \"$PWD\")\" >> '{d}/starts.log'\n\
+                 while [ ! -e '{d}/go' ]; do sleep 0.05; done\nexec '{d}/implementer.sh'\n"
+            ),
+        )
+        .expect("write the gate");
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&gated, std::fs::Permissions::from_mode(0o755))
+            .expect("make the gate executable");
+        config["sessions"]["w1"]["lanes"]["grok:implementer"] = json!([gated.to_string_lossy()]);
+    }
+
+    /// Opens the gate of [`Coord::gate_implementer`].
+    pub fn go(&self) {
+        std::fs::write(self.dir.join("go"), "").expect("open the gate");
+    }
+
+    /// How many implementers the gate saw start.
+    pub fn starts(&self) -> usize {
+        self.recorded("starts.log").lines().count()
+    }
+
+    /// Runs an operator's command, `agent-coord coordinate SUB… --config …`, with the tokens
+    /// in the environment (`explain` reads GitHub through the worker's account).
+    pub fn operate(&self, sub: &[&str]) -> CommandOutput {
+        let mut args = vec!["coordinate"];
+        args.extend_from_slice(sub);
+        args.extend_from_slice(&["--config", self.config.to_str().expect("utf-8")]);
+        let mut cmd = self.env.command(&args);
+        cmd.env("W1_TOKEN", WORKER_TOKEN)
+            .env("R1_TOKEN", REVIEW_TOKEN);
+        for (name, path) in &self.vendor_bins {
+            cmd.env(name, path);
+        }
+        CommandOutput::new(cmd.output().expect("agent-coord runs"), self.env.root())
+    }
+
     /// The task checkpoint of `issue` in [`REPO`] from the state branch.
     pub fn task(&self, issue: u64) -> Value {
         self.task_in(REPO, issue)
@@ -601,5 +646,17 @@ impl Coord {
             cmd.env(k, v);
         }
         cmd
+    }
+}
+
+/// Waits (up to a minute) until `done` holds, failing the test with `what` otherwise.
+pub fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while !done() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "timed out waiting for {what}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
     }
 }

@@ -7,49 +7,12 @@
 
 use std::path::Path;
 use std::path::PathBuf;
-use std::time::Duration;
-use std::time::Instant;
 
+use agent_coord_tests::coord::wait_until;
 use agent_coord_tests::coord::Coord;
 use agent_coord_tests::coord::HUMAN;
 use agent_coord_tests::coord::REPO;
 use serde_json::Value;
-
-/// Puts a gate in front of the implementer: each start is logged to `starts.log`, then the
-/// lane waits until the test creates `go` and runs the scripted implementer.
-fn gate_implementer(c: &Coord, config: &mut Value) {
-    let d = c.dir.display();
-    let gated = c.dir.join("gated.sh");
-    std::fs::write(
-        &gated,
-        format!(
-            "#!/bin/sh\necho \"$(basename \"$PWD\")\" >> '{d}/starts.log'\n\
-             while [ ! -e '{d}/go' ]; do sleep 0.05; done\nexec '{d}/implementer.sh'\n"
-        ),
-    )
-    .unwrap();
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(&gated, std::fs::Permissions::from_mode(0o755)).unwrap();
-    config["sessions"]["w1"]["lanes"]["grok:implementer"] =
-        serde_json::json!([gated.to_string_lossy()]);
-}
-
-fn go(c: &Coord) {
-    std::fs::write(c.dir.join("go"), "").unwrap();
-}
-
-fn starts(c: &Coord) -> usize {
-    c.recorded("starts.log").lines().count()
-}
-
-/// Waits (up to a minute) until `done` holds.
-fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while !done() {
-        assert!(Instant::now() < deadline, "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
 
 /// Every file under `dir` whose name ends with `suffix`.
 fn files_ending(dir: &Path, suffix: &str) -> Vec<PathBuf> {
@@ -101,25 +64,25 @@ fn a_lane_that_ended_while_no_coordinator_ran_is_collected_from_its_files() {
 fn a_restarted_coordinator_re_attaches_to_a_lane_that_still_runs() {
     let c = Coord::new(30);
     let mut config = c.config_value(30);
-    gate_implementer(&c, &mut config);
+    c.gate_implementer(&mut config);
     c.write_config(&config);
     let issue = c.assigned_issue("Add a feature file", HUMAN);
     // The coordinator dies right after launching the lane; the lane goes on without it.
     let crashed = c.crash_at("lanes-started");
     assert!(!crashed.status.success());
-    wait_until("the lane to start", || starts(&c) == 1);
+    wait_until("the lane to start", || c.starts() == 1);
     // A tick that does not wait sees it still running and starts nothing else.
     let out = c.command(&[]).output().unwrap();
     let text = String::from_utf8_lossy(&out.stdout).into_owned();
     assert!(out.status.success(), "{text}");
     assert!(text.contains("still running"), "{text}");
-    go(&c);
+    c.go();
     let out = c.tick(&[]);
     assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
     let task = c.task(issue);
     assert_eq!(task["state"], "active", "{task:#}");
     assert_eq!(task["phase"], "ci", "{task:#}");
-    assert_eq!(starts(&c), 1, "the lane was started once");
+    assert_eq!(c.starts(), 1, "the lane was started once");
     assert_eq!(c.recorded("implementer.log").lines().count(), 1);
     assert_eq!(unknown_outcome_comments(&c, issue), 0);
 }
@@ -128,12 +91,12 @@ fn a_restarted_coordinator_re_attaches_to_a_lane_that_still_runs() {
 fn a_lane_whose_files_are_gone_leaves_its_task_uncertain_and_starts_no_second_model() {
     let c = Coord::new(30);
     let mut config = c.config_value(30);
-    gate_implementer(&c, &mut config);
+    c.gate_implementer(&mut config);
     c.write_config(&config);
     let issue = c.assigned_issue("Add a feature file", HUMAN);
     let crashed = c.crash_at("lanes-started");
     assert!(!crashed.status.success());
-    go(&c);
+    c.go();
     let ws = c.dir.join("ws");
     wait_until("the lane's result", || {
         !files_ending(&ws, ".result.json").is_empty()
@@ -158,7 +121,7 @@ fn a_lane_whose_files_are_gone_leaves_its_task_uncertain_and_starts_no_second_mo
     // Not even an authorized reply starts another model.
     c.gh.comment(REPO, issue, HUMAN, "Go ahead.");
     c.tick(&[]).success();
-    assert_eq!(starts(&c), 1);
+    assert_eq!(c.starts(), 1);
     assert!(c.gh.pulls(REPO).is_empty());
 }
 
@@ -166,7 +129,7 @@ fn a_lane_whose_files_are_gone_leaves_its_task_uncertain_and_starts_no_second_mo
 fn a_one_shot_tick_starts_every_lane_and_a_later_tick_collects_each_once() {
     let c = Coord::new(30);
     let mut config = c.config_value(30);
-    gate_implementer(&c, &mut config);
+    c.gate_implementer(&mut config);
     c.write_config(&config);
     let issues: Vec<u64> = (0..3)
         .map(|i| c.assigned_issue(&format!("Add feature file {i}"), HUMAN))
@@ -186,10 +149,10 @@ fn a_one_shot_tick_starts_every_lane_and_a_later_tick_collects_each_once() {
             "the start is recorded with how to find it again: {task:#}"
         );
     }
-    wait_until("three lanes to start", || starts(&c) == 3);
+    wait_until("three lanes to start", || c.starts() == 3);
     // Another coordinator process while they run (a restart): nothing starts twice.
     c.command(&[]).output().unwrap();
-    go(&c);
+    c.go();
     let out = c.tick(&[]);
     assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
     for &issue in &issues {
@@ -198,7 +161,7 @@ fn a_one_shot_tick_starts_every_lane_and_a_later_tick_collects_each_once() {
         assert_eq!(task["phase"], "ci", "{task:#}");
         assert_eq!(unknown_outcome_comments(&c, issue), 0);
     }
-    assert_eq!(starts(&c), 3, "each implementer started once");
+    assert_eq!(c.starts(), 3, "each implementer started once");
     assert_eq!(c.recorded("implementer.log").lines().count(), 3);
     assert_eq!(c.gh.pulls(REPO).len(), 3);
 }
@@ -207,7 +170,7 @@ fn a_one_shot_tick_starts_every_lane_and_a_later_tick_collects_each_once() {
 fn a_full_lane_cap_holds_the_other_tasks_back_with_a_reason_until_a_slot_frees() {
     let c = Coord::new(30);
     let mut config = c.config_value(30);
-    gate_implementer(&c, &mut config);
+    c.gate_implementer(&mut config);
     config["machine_max_lanes"] = serde_json::json!(1);
     c.write_config(&config);
     let first = c.assigned_issue("Add a feature file", HUMAN);
@@ -234,9 +197,9 @@ fn a_full_lane_cap_holds_the_other_tasks_back_with_a_reason_until_a_slot_frees()
         .map(|&i| c.task(i)["pending"].is_object())
         .collect();
     assert_eq!(pending.iter().filter(|p| **p).count(), 1, "{pending:?}");
-    wait_until("the first lane to start", || starts(&c) == 1);
+    wait_until("the first lane to start", || c.starts() == 1);
     // When the first lane ends, the waiting tick starts the second in the freed slot.
-    go(&c);
+    c.go();
     let out = c.tick(&[]);
     assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
     for issue in [first, second] {
@@ -248,7 +211,7 @@ fn a_full_lane_cap_holds_the_other_tasks_back_with_a_reason_until_a_slot_frees()
             c.task(issue)
         );
     }
-    assert_eq!(starts(&c), 2);
+    assert_eq!(c.starts(), 2);
 }
 
 #[test]
@@ -283,7 +246,7 @@ fn max_lanes_admits_only_as_many_issues_as_the_machine_has_room_for() {
 fn slots_go_by_label_priority_then_turns_between_repositories_then_the_oldest_assignment() {
     let c = Coord::with_repos(30, &["acme/widget", "acme/gadget"]);
     let mut config = c.config_value(30);
-    gate_implementer(&c, &mut config);
+    c.gate_implementer(&mut config);
     config["machine_max_lanes"] = serde_json::json!(1);
     config["workers"]["w1"]["priority_labels"] = serde_json::json!({"urgent": 0, "later": 5});
     c.write_config(&config);
@@ -298,7 +261,7 @@ fn slots_go_by_label_priority_then_turns_between_repositories_then_the_oldest_as
         chrono::Utc::now().timestamp() > second
     });
     let b1 = c.assigned_issue_in("acme/gadget", "Other", HUMAN);
-    go(&c);
+    c.go();
     let out = c.tick(&[]);
     assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
     let order: Vec<String> = c
@@ -325,7 +288,7 @@ fn slots_go_by_label_priority_then_turns_between_repositories_then_the_oldest_as
 fn follow_advances_a_task_as_soon_as_its_lane_ends_without_polling_the_others() {
     let c = Coord::new(30);
     let mut config = c.config_value(30);
-    gate_implementer(&c, &mut config);
+    c.gate_implementer(&mut config);
     // A full tick (discovery and every task's poll) only once an hour.
     config["workers"]["w1"]["poll_seconds"] = serde_json::json!(3600);
     c.write_config(&config);
@@ -336,9 +299,9 @@ fn follow_advances_a_task_as_soon_as_its_lane_ends_without_polling_the_others() 
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
-    wait_until("the implementer to start", || starts(&c) == 1);
+    wait_until("the implementer to start", || c.starts() == 1);
     c.gh.reset_requests();
-    go(&c);
+    c.go();
     // Each lane's end wakes a collecting tick: the task goes through the inner review and
     // both gate phases to CI long before the next hourly poll.
     wait_until("the task to reach CI", || c.task(issue)["phase"] == "ci");

@@ -188,6 +188,7 @@ pub fn subject_item_path(subject: &str) -> Option<String> {
 pub fn blocker_title(state: TaskState) -> &'static str {
     match state {
         TaskState::Failed | TaskState::Uncertain => "Blocker",
+        TaskState::Cancelled => "Cancelled",
         _ => "Question or blocker",
     }
 }

@@ -7,6 +7,7 @@ use std::sync::atomic::AtomicBool;
 
 use agent_coord_shared::coordinator::config::CoordinatorConfig;
 use agent_coord_shared::coordinator::config::WorkerConfig;
+use agent_coord_shared::coordinator::controls::Controls;
 use serde::Serialize;
 
 use super::accounts::Secrets;
@@ -58,6 +59,8 @@ pub(super) struct Engine<'a> {
     pub(super) slot_waiters: Vec<(String, u64)>,
     /// The issues assigned to the worker as this tick knew them (for the report).
     pub(super) assigned: std::collections::BTreeSet<(String, u64)>,
+    /// The operator's holds (pauses, drains) as the tick read them after its sync.
+    pub(super) controls: Controls,
     pub(super) stop: &'a AtomicBool,
 }
 
@@ -88,6 +91,7 @@ impl<'a> Engine<'a> {
             observations: Vec::new(),
             slot_waiters: Vec::new(),
             assigned: std::collections::BTreeSet::new(),
+            controls: Controls::default(),
             stop,
         }
     }

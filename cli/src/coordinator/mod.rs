@@ -9,6 +9,9 @@
 //! - `ledger`: the coordination-state writes (claims, checkpoints, manifest, events);
 //! - `config_file`: where the configuration file is and how it is read (also the server's);
 //! - `preflight`, `accounts`: the checks before any work, tokens and secrets;
+//! - `desk`: the operator's writes (cancel, retry, pause, resume, drain);
+//! - `lifecycle`: removing ended tasks' worktrees after `worktree_ttl`;
+//! - `notify`: running `notify_argv` for the checkpoints that deserve it;
 //! - `pauses`: the worker's vendor pauses after a usage limit (a file on its machine);
 //! - `git`: the worktree operations.
 //!
@@ -16,10 +19,13 @@
 
 pub(crate) mod accounts;
 pub(crate) mod config_file;
+pub(crate) mod desk;
 mod effects;
 mod engine;
 pub(crate) mod git;
 mod ledger;
+pub(crate) mod lifecycle;
+mod notify;
 mod pauses;
 mod phases;
 pub(crate) mod preflight;
@@ -30,7 +36,7 @@ pub(crate) mod tick;
 /// The environment variable naming a point where the coordinator kills itself with SIGKILL
 /// (`intent:<kind>` and `posted:<kind>` around every GitHub effect — `accept`,
 /// `pull_request`, `gate_review`, `approve`, `ready_comment`, `ready`, `ack`, … — and
-/// `committed`, `pushed`, `lane-finished`, `before-leave-draft`): end-to-end tests use it to
+/// `committed`, `pushed`, `lane-finished`, `before-leave-draft`, `before-notify`): end-to-end tests use it to
 /// prove that a crash at every effect boundary resumes without a second comment, review,
 /// branch, pull request, Ready mutation or model.
 const KILL_AT: &str = "AGENT_COORD_TEST_KILL_AT";

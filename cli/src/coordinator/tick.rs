@@ -13,6 +13,10 @@ use std::time::Instant;
 use agent_coord_shared::coordinator::config::CoordinatorConfig;
 use agent_coord_shared::coordinator::config::PinnedIdentity;
 use agent_coord_shared::coordinator::config::WorkerConfig;
+use agent_coord_shared::coordinator::controls::Controls;
+use agent_coord_shared::coordinator::controls::Hold;
+use agent_coord_shared::coordinator::controls::HoldKind;
+use agent_coord_shared::coordinator::controls::Scope;
 use agent_coord_shared::coordinator::evidence;
 use agent_coord_shared::coordinator::naming;
 use agent_coord_shared::coordinator::priority;
@@ -26,6 +30,7 @@ use agent_coord_shared::coordinator::task::Task;
 use agent_coord_shared::coordinator::task::TaskState;
 use agent_coord_shared::ids::RepoSlug;
 use agent_coord_shared::output::coordinate::PreflightCheck;
+use agent_coord_shared::serde_name::WireName;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -278,6 +283,9 @@ pub(crate) enum Wait {
     /// no discovery, no takeover, no poll of the other tasks — with the assignments the
     /// last full tick saw (`--follow` between its polls, as soon as a lane ends).
     Collect(BTreeSet<(String, u64)>),
+    /// Only these tasks, and only once they have ended (a cancelled task's lanes stopped
+    /// and its comment posted): `coordinate cancel` finishing what it cancelled here.
+    Finish(BTreeSet<(String, u64)>),
 }
 
 /// The tick's work once the preflight passed: sync, discover and admit, advance every
@@ -287,6 +295,20 @@ fn work(engine: &mut Engine<'_>, wait: Wait) -> Result<Marks, CommandError> {
     // Decide on the fleet's latest state, and publish what this tick did at its end.
     if let Err(e) = engine.ledger.sync() {
         engine.error(None, format!("sync before the tick failed: {}", e.message));
+    }
+    match engine.ledger.controls() {
+        Ok(controls) => engine.controls = controls,
+        // Unreadable holds hold everything: no lane starts, nothing is admitted.
+        Err(e) => {
+            engine.error(
+                None,
+                format!(
+                    "{}; no lane starts and nothing is admitted until it is fixed",
+                    e.message
+                ),
+            );
+            engine.controls = unreadable_controls(&engine.ledger.now());
+        }
     }
     let opened = Instant::now();
     if let Wait::Collect(assigned) = &wait {
@@ -302,6 +324,23 @@ fn work(engine: &mut Engine<'_>, wait: Wait) -> Result<Marks, CommandError> {
             advanced,
         });
     }
+    if let Wait::Finish(only) = &wait {
+        let discovered = Instant::now();
+        for (repo, issue) in only {
+            if let Some(task) = engine.ledger.task(repo, *issue)? {
+                if task.state.terminal() && engine.ledger.runs_here(&task) {
+                    advance_one(engine, task, &BTreeSet::new());
+                }
+            }
+        }
+        let advanced = Instant::now();
+        finish(engine)?;
+        return Ok(Marks {
+            opened,
+            discovered,
+            advanced,
+        });
+    }
     let (assigned, labels) = discover(engine)?;
     take_over_orphans(engine)?;
     let discovered = Instant::now();
@@ -311,6 +350,8 @@ fn work(engine: &mut Engine<'_>, wait: Wait) -> Result<Marks, CommandError> {
     }
     engine.assigned = assigned.clone();
     sweep(engine)?;
+    let tasks = engine.ledger.tasks()?;
+    super::lifecycle::expire(engine, &tasks);
     let advanced = Instant::now();
     finish(engine)?;
     Ok(Marks {
@@ -318,6 +359,19 @@ fn work(engine: &mut Engine<'_>, wait: Wait) -> Result<Marks, CommandError> {
         discovered,
         advanced,
     })
+}
+
+/// The holds to act on when the stored ones cannot be read: a pause of everything.
+fn unreadable_controls(now: &str) -> Controls {
+    let mut controls = Controls::default();
+    controls.set(Hold {
+        kind: HoldKind::Pause,
+        scope: Scope::All,
+        by: "agent-coord".into(),
+        at: now.to_owned(),
+        reason: Some("the holds record is unreadable".into()),
+    });
+    controls
 }
 
 /// Advances each task of the worker in turn, in priority order (who gets lane slots first,
@@ -444,7 +498,10 @@ fn collect_ended(
         .ledger
         .tasks()?
         .into_iter()
-        .filter(|t| t.pending.is_none() && t.paused.is_none() && slots::starts_lanes_next(t))
+        .filter(|t| {
+            (t.pending.is_none() && t.paused.is_none() && slots::starts_lanes_next(t))
+                || cancel_unfinished(t)
+        })
         .collect();
     for task in in_priority_order(
         waiting,
@@ -457,6 +514,12 @@ fn collect_ended(
         advance_one(engine, task, assigned);
     }
     Ok(())
+}
+
+/// Whether a cancelled task still has lanes to stop or its comment to post.
+fn cancel_unfinished(task: &Task) -> bool {
+    task.state == TaskState::Cancelled
+        && (task.pending.is_some() || task.occurrence("cancelled") == 0)
 }
 
 /// Advances the task of each start whose lanes all ended (this machine's), and forgets the
@@ -491,7 +554,8 @@ fn launched_as(task: &Task, nonce: &str) -> bool {
 }
 
 /// Forgets the worker's recorded starts that no task is waiting for any more (its task
-/// collected them in another process, or moved on), so they hold no slot.
+/// collected them in another process, or moved on), so they hold no slot; lanes still
+/// running for a task that has ended (done, failed, cancelled) are stopped first.
 fn sweep(engine: &mut Engine<'_>) -> Result<(), CommandError> {
     let control = preflight::control_dir(engine.setup.worker);
     for (nonce, entry) in running::entries(&control) {
@@ -499,9 +563,22 @@ fn sweep(engine: &mut Engine<'_>) -> Result<(), CommandError> {
             continue;
         }
         let task = engine.ledger.task(&entry.repo, entry.issue)?;
-        if !task.is_some_and(|t| launched_as(&t, &nonce)) {
-            running::remove(&control, &nonce);
+        if task.as_ref().is_some_and(|t| launched_as(t, &nonce)) {
+            continue;
         }
+        if let Some(t) = task.filter(|t| t.state.terminal()) {
+            let stopped = crate::lanes::supervisor::stop(&nonce);
+            if stopped > 0 {
+                engine.observe(
+                    Some(&t.task_id),
+                    format!(
+                        "stopped {stopped} lane processes left running for this {} task",
+                        t.state.wire_name()
+                    ),
+                );
+            }
+        }
+        running::remove(&control, &nonce);
     }
     Ok(())
 }
@@ -515,6 +592,8 @@ fn finish(engine: &mut Engine<'_>) -> Result<(), CommandError> {
             format!("written locally but not published: {}", e.message),
         );
     }
+    // After the tick's work is published; what they record goes out with the next sync.
+    super::notify::deliver(engine);
     let saved = [engine.gh.cache().save(), engine.review_gh.cache().save()];
     for e in saved.into_iter().filter_map(Result::err) {
         engine.observe(None, format!("could not save the GitHub cache: {e}"));
@@ -616,6 +695,17 @@ fn admit_fresh(
         let Some((repo, issue, v)) = slots[i].take() else {
             continue;
         };
+        if let Some(hold) = engine
+            .controls
+            .admission_held(&engine.setup.worker_id, &repo)
+            .cloned()
+        {
+            engine.observe(
+                Some(&format!("{repo}#{}", issue.number)),
+                format!("not admitted: {hold}; an operator resumes with `coordinate resume`"),
+            );
+            continue;
+        }
         if share == 0 {
             engine.observe(
                 Some(&format!("{repo}#{}", issue.number)),

@@ -435,6 +435,13 @@ impl GitHub {
         Ok(issues)
     }
 
+    /// One issue (or pull request: the issues API answers for both).
+    pub(crate) fn issue(&mut self, repo: &str, number: u64) -> Result<Issue, GhError> {
+        let route = format!("/repos/{repo}/issues/{number}");
+        let v = self.get(&route)?;
+        parse(&v, &route)
+    }
+
     /// An issue's events, every page.
     pub(crate) fn issue_events(
         &mut self,

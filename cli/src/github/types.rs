@@ -53,6 +53,8 @@ pub(crate) struct Issue {
     pub(crate) assignees: Vec<String>,
     /// The names of its labels (what `priority_labels` ranks).
     pub(crate) labels: Vec<String>,
+    /// It is a pull request (the issues API lists both).
+    pub(crate) pull_request: bool,
 }
 
 #[derive(Deserialize)]
@@ -66,6 +68,8 @@ struct IssueJson {
     assignees: Vec<Who>,
     #[serde(default, deserialize_with = "nullable")]
     labels: Vec<Label>,
+    #[serde(default)]
+    pull_request: Option<serde_json::Value>,
 }
 
 /// A label as an issue nests it: GitHub's schema allows a bare name or an object
@@ -95,6 +99,7 @@ impl From<IssueJson> for Issue {
             state: j.state,
             assignees: j.assignees.into_iter().filter_map(|u| u.login).collect(),
             labels: j.labels.into_iter().filter_map(Label::name).collect(),
+            pull_request: j.pull_request.is_some_and(|v| !v.is_null()),
         }
     }
 }

@@ -232,6 +232,58 @@ pub(crate) fn state(result: &Path, pid: &Path, nonce: &str) -> LaneState {
     }
 }
 
+/// Stops every process of a launch, found by the nonce in its environment (the supervisor
+/// and the lane, whose process groups are signalled whole, so what the lane started goes
+/// too): SIGTERM, then SIGKILL for what is left after a short grace. Returns how many
+/// processes carried the nonce.
+pub(crate) fn stop(nonce: &str) -> usize {
+    use nix::sys::signal::killpg;
+    use nix::sys::signal::Signal;
+    use nix::unistd::getpgid;
+    use nix::unistd::Pid;
+    let found = with_nonce(nonce);
+    let groups: std::collections::BTreeSet<i32> = found
+        .iter()
+        .filter_map(|pid| getpgid(Some(Pid::from_raw(*pid))).ok())
+        .map(Pid::as_raw)
+        // Never our own group (a test or a coordinator that carries the nonce).
+        .filter(|g| Ok(Pid::from_raw(*g)) != getpgid(None))
+        .collect();
+    for signal in [Signal::SIGTERM, Signal::SIGKILL] {
+        for g in &groups {
+            let _ = killpg(Pid::from_raw(*g), signal);
+        }
+        let until = std::time::Instant::now() + Duration::from_secs(2);
+        while std::time::Instant::now() < until && !with_nonce(nonce).is_empty() {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        if with_nonce(nonce).is_empty() {
+            break;
+        }
+    }
+    found.len()
+}
+
+/// The live processes (not zombies) whose environment carries `nonce`.
+fn with_nonce(nonce: &str) -> Vec<i32> {
+    let wanted = format!("{NONCE_ENV}={nonce}");
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .filter_map(Result::ok)
+        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| *pid != std::process::id())
+        .filter(|pid| stat(*pid).is_some_and(|(state, _)| !matches!(state, 'Z' | 'X')))
+        .filter(|pid| {
+            std::fs::read(format!("/proc/{pid}/environ"))
+                .map(|env| env.split(|b| *b == 0).any(|v| v == wanted.as_bytes()))
+                .unwrap_or(false)
+        })
+        .filter_map(|pid| i32::try_from(pid).ok())
+        .collect()
+}
+
 fn read_result(path: &Path) -> Option<LaneResult> {
     serde_json::from_slice(&std::fs::read(path).ok()?).ok()
 }
@@ -289,6 +341,49 @@ fn write_whole(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn stop_ends_every_process_carrying_the_nonce_and_its_group() {
+        use std::os::unix::process::CommandExt;
+        let nonce = format!("stop-test-{}", std::process::id());
+        // A lane-like child in a group of its own that starts a grandchild without the nonce.
+        let mut child = Command::new("sh")
+            .args(["-c", "env -u AGENT_COORD_LANE_NONCE sleep 30 & sleep 30"])
+            .env(NONCE_ENV, &nonce)
+            .process_group(0)
+            .spawn()
+            .expect("spawn");
+        let group = child.id();
+        let until = std::time::Instant::now() + Duration::from_secs(5);
+        while with_nonce(&nonce).is_empty() && std::time::Instant::now() < until {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        assert_eq!(stop(&nonce), 1);
+        let status = child.wait().expect("wait");
+        assert!(!status.success(), "it was killed");
+        assert!(with_nonce(&nonce).is_empty());
+        // The grandchild (without the nonce) shared the group and is gone too.
+        let live_in_group = || {
+            std::fs::read_dir("/proc")
+                .expect("proc")
+                .filter_map(Result::ok)
+                .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+                .filter_map(|pid| std::fs::read_to_string(format!("/proc/{pid}/stat")).ok())
+                .filter(|text| {
+                    let after = &text[text.rfind(')').map_or(0, |i| i + 1)..];
+                    let fields: Vec<&str> = after.split_whitespace().collect();
+                    fields.first().is_some_and(|s| *s != "Z" && *s != "X")
+                        && fields.get(2) == Some(&group.to_string().as_str())
+                })
+                .count()
+        };
+        let until = std::time::Instant::now() + Duration::from_secs(2);
+        while live_in_group() > 0 && std::time::Instant::now() < until {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        assert_eq!(live_in_group(), 0, "nothing is left in the lane's group");
+        assert_eq!(stop("no-such-nonce"), 0);
+    }
 
     #[test]
     fn this_process_is_alive_only_with_its_own_start_time_and_nonce() {

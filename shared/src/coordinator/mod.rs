@@ -8,10 +8,16 @@
 
 pub mod ci;
 pub mod config;
+pub mod controls;
 pub mod evidence;
+pub mod explain;
 pub mod lane;
+pub mod leases;
+pub mod lifecycle;
 pub mod merge;
 pub mod naming;
+pub mod notify;
+pub mod operator;
 pub mod priority;
 pub mod protocol;
 pub mod readiness;
@@ -22,3 +28,4 @@ pub mod spend;
 pub mod takeover;
 pub mod task;
 pub mod telemetry;
+pub mod waits;

@@ -110,6 +110,22 @@ pub fn blocker_comment(
     )
 }
 
+/// Returns the comment that reports an operator's cancellation: who and why, and what
+/// stays on GitHub (nothing is closed: the pull request, if any, stays open as it is).
+pub fn cancelled_comment(reason: &str, pr: Option<u64>, activity_id: &str) -> String {
+    let left = match pr {
+        Some(n) => format!(
+            "Nothing on GitHub was closed: pull request #{n} and its branch stay as they are, for a human to close or take over."
+        ),
+        None => "Nothing on GitHub was closed, and no pull request was opened.".to_owned(),
+    };
+    format!(
+        "The agent-coord coordinator stopped work on this issue:\n\n{}\n\nIts running lanes were stopped and its claim released; it takes no further action on this issue. {left}\n\n{}",
+        quote(reason),
+        marker(activity_id)
+    )
+}
+
 /// Returns the title of the task's pull request.
 pub fn pr_title(issue: u64, issue_title: &str) -> String {
     let title: String = issue_title.split_whitespace().collect::<Vec<_>>().join(" ");

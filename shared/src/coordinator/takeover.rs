@@ -16,13 +16,12 @@ use crate::rules::liveness::Liveness;
 
 use super::task::Phase;
 use super::task::Task;
-use super::task::TaskState;
 
 /// Whether `task` (of this worker) may be taken over by machine `here`, given the worker's
 /// heartbeat `beat` on the machine that runs it.
 pub fn may_take_over(task: &Task, here: &str, beat: &HolderBeat) -> bool {
     let elsewhere = task.machine.as_deref().is_some_and(|m| m != here);
-    let open = !matches!(task.state, TaskState::Done | TaskState::Failed);
+    let open = !task.state.terminal();
     elsewhere && open && matches!(beat, HolderBeat::Seen(Liveness::Dead))
 }
 
@@ -46,6 +45,7 @@ pub fn needs_worktree(phase: Phase) -> bool {
 mod tests {
     use super::*;
     use crate::coordinator::task::tests::task as sample_task;
+    use crate::coordinator::task::TaskState;
 
     fn on(machine: &str, phase: Phase, state: TaskState) -> Task {
         let mut task = sample_task();
@@ -69,7 +69,7 @@ mod tests {
         ] {
             assert!(!may_take_over(&task, "box-1", &beat), "{beat:?}");
         }
-        for state in [TaskState::Done, TaskState::Failed] {
+        for state in [TaskState::Done, TaskState::Failed, TaskState::Cancelled] {
             assert!(!may_take_over(
                 &on("box-0", Phase::Ci, state),
                 "box-1",

@@ -30,6 +30,7 @@ pub fn lane_status(task: &Task) -> &'static str {
         TaskState::Waiting | TaskState::Uncertain => "blocked",
         TaskState::Failed => "failed",
         TaskState::Done => "done",
+        TaskState::Cancelled => "abandoned",
     }
 }
 

@@ -12,6 +12,7 @@ use serde::Serialize;
 use serde::Serializer;
 
 pub mod coordinate;
+pub mod coordinate_ops;
 pub mod doctor;
 pub mod gc;
 pub mod info;

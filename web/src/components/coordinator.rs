@@ -83,7 +83,46 @@ pub fn panel(
             </ul>
             {p.merge.as_ref().map(merge)}
             {lane_runs(p, repo, target, open)}
+            {(!crate::past::active()).then(|| operator_commands(p))}
         </section>
+    }
+}
+
+/// The operator's commands for the task (cancel, retry from a safe phase, pause or resume
+/// its worker, explain), each to copy into a terminal; none on a page of the past.
+fn operator_commands(p: &CoordinatorPanel) -> impl IntoView {
+    let status = RwSignal::new(None::<String>);
+    let rows = p
+        .operator_commands
+        .iter()
+        .map(|c| {
+            let text = c.command.clone();
+            let on_click = move |_| {
+                let text = text.clone();
+                spawn_local(async move {
+                    let copied = crate::clipboard::copy(&text).await;
+                    status.try_set(Some(
+                        if copied { "Command copied" } else { "Could not copy the command" }.to_owned(),
+                    ));
+                });
+            };
+            view! {
+                <li>
+                    <button data-testid="copy-operator-command" on:click=on_click>{c.label.clone()}</button>
+                    " "
+                    <code data-testid="operator-command">{c.command.clone()}</code>
+                </li>
+            }
+        })
+        .collect_view();
+    view! {
+        <h3 id="operator-commands-heading">"Operator commands"</h3>
+        <ul class="operator-commands" aria-labelledby="operator-commands-heading" data-testid="operator-commands">
+            {rows}
+        </ul>
+        <p class="muted" role="status" data-testid="operator-command-status">
+            {move || status.get().unwrap_or_default()}
+        </p>
     }
 }
 

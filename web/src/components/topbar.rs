@@ -38,6 +38,7 @@ pub fn TopBar() -> impl IntoView {
             <div class="status">
                 <LiveIndicator/>
                 <ScopeChip/>
+                <HoldsChip/>
                 <ModelTime/>
                 <LastSynced/>
                 <WarningsLink/>
@@ -99,6 +100,28 @@ fn ScopeChip() -> impl IntoView {
                     </a>
                 }
             })
+        })
+    }
+}
+
+/// The coordinator operators' holds in force (pauses, drains), on every view: each says
+/// what it holds, whom, who set it and since when.
+#[component]
+fn HoldsChip() -> impl IntoView {
+    let store = use_store();
+    move || {
+        let holds: Vec<String> = store.model.with(|m| {
+            m.as_ref()
+                .map(|m| m.holds.iter().map(ToString::to_string).collect())
+                .unwrap_or_default()
+        });
+        (!holds.is_empty()).then(|| {
+            let title = holds.join("\n");
+            let label = match holds.len() {
+                1 => format!("coordinator {}", holds[0]),
+                n => format!("coordinator: {n} holds"),
+            };
+            view! { <span class="chip hold" title=title data-testid="holds">{label}</span> }
         })
     }
 }

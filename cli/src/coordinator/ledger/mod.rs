@@ -42,7 +42,9 @@ use crate::sync::SyncFlags;
 
 mod records;
 
-use records::*;
+pub(crate) use records::read_controls;
+pub(crate) use records::read_task;
+pub(crate) use records::to_record;
 
 /// Claims held by the coordinator last a week and are renewed on every save past half of
 /// that; liveness comes from the worker's heartbeat.
@@ -295,6 +297,14 @@ impl<'a> Ledger<'a> {
         }
     }
 
+    /// Returns the operator's holds in force (pauses, drains).
+    pub(crate) fn controls(
+        &self,
+    ) -> Result<agent_coord_shared::coordinator::controls::Controls, CommandError> {
+        let snap = self.store.snapshot()?;
+        read_controls(&snap)
+    }
+
     /// Returns the task for `repo#issue`, whoever owns it.
     pub(crate) fn task(&self, repo: &str, issue: u64) -> Result<Option<Task>, CommandError> {
         let snap = self.store.snapshot()?;
@@ -344,11 +354,7 @@ impl<'a> Ledger<'a> {
     /// remote (even without `agent-coord.sync=true`): admission of an issue must hold across
     /// machines, or two workers could each open a pull request for it.
     pub(crate) fn remote(&self) -> Option<String> {
-        SyncFlags::default().remote(&self.store).or_else(|| {
-            self.store
-                .has_remote()
-                .then(|| sync::default_remote(&self.store))
-        })
+        publishing_remote(&self.store)
     }
 
     /// Syncs with the remote when the repository has one.
@@ -473,9 +479,10 @@ impl<'a> Ledger<'a> {
         self.store
             .transact(&trailer, |snap| -> Result<_, CommandError> {
                 let ctx = self.ctx();
+                let path = task_path(&task.repo, task.issue);
+                fence(read_task(snap, &path)?.as_ref(), task)?;
                 let mut plan = Plan::nothing("coordinate", ());
-                plan.state
-                    .push((task_path(&task.repo, task.issue), to_record(task)));
+                plan.state.push((path, to_record(task)));
                 for a in activities {
                     let record = match serde_json::to_value(a) {
                         Ok(Value::Object(m)) => m,
@@ -694,4 +701,30 @@ impl<'a> Ledger<'a> {
             Err(e) => Err(e.into()),
         }
     }
+}
+
+/// Returns the remote the coordinator publishes through, if any: the configured sync
+/// remote, else the repository's default remote whenever it has one.
+pub(crate) fn publishing_remote(store: &Store) -> Option<String> {
+    SyncFlags::default()
+        .remote(store)
+        .or_else(|| store.has_remote().then(|| sync::default_remote(store)))
+}
+
+/// Refuses a save that would undo an operator's command: the stored task knows more
+/// interventions (a cancel or retry since this tick read it).
+fn fence(stored: Option<&Task>, task: &Task) -> Result<(), CommandError> {
+    let Some(stored) = stored else {
+        return Ok(());
+    };
+    if stored.interventions.len() <= task.interventions.len() {
+        return Ok(());
+    }
+    let last = stored.interventions.last();
+    Err(CommandError::operational(format!(
+        "an operator changed task {} meanwhile ({} by {}); this tick leaves it as they set it",
+        task.task_id,
+        last.map(|i| i.action.wire_name()).unwrap_or("?"),
+        last.map(|i| i.by.as_str()).unwrap_or("?"),
+    )))
 }

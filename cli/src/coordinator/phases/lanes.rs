@@ -49,6 +49,9 @@ pub(super) enum Held {
     Running,
     /// Every lane slot they could take is in use (observed): a later tick starts them.
     NoSlot,
+    /// An operator's pause holds them (observed): a tick after `coordinate resume` starts
+    /// them.
+    OnHold,
     /// Their outcome cannot be known: the task was saved `uncertain`.
     Uncertain,
 }
@@ -118,6 +121,20 @@ pub(super) fn may_start(
     task: &mut Task,
     slots: &[LaneSlot],
 ) -> Result<Option<Held>, Halt> {
+    if let Some(hold) = engine
+        .controls
+        .lanes_held(&engine.setup.worker_id, &task.repo)
+        .cloned()
+    {
+        engine.observe(
+            Some(&task.task_id),
+            format!(
+                "waits for an operator to resume: {hold}; its {} lanes start after `coordinate resume`",
+                task.phase
+            ),
+        );
+        return Ok(Some(Held::OnHold));
+    }
     if let Some(held) = held(engine, task, slots)? {
         return Ok(Some(held));
     }

@@ -27,6 +27,7 @@ use std::time::Duration;
 use agent_coord_shared::coordinator::config;
 use agent_coord_shared::coordinator::config::LaneSlot;
 use agent_coord_shared::coordinator::naming;
+use agent_coord_shared::coordinator::operator;
 use agent_coord_shared::coordinator::protocol;
 use agent_coord_shared::coordinator::protocol::Findings;
 use agent_coord_shared::coordinator::protocol::HumanReply;
@@ -73,6 +74,7 @@ const MAX_STEPS: usize = 64;
 const QUESTION: &str = "question";
 const BLOCKER: &str = "blocker";
 const FAILED: &str = "failed";
+const CANCELLED: &str = "cancelled";
 /// Set while the task waits on an identity-change blocker: a reply to it rebinds.
 const REPIN: &str = "pending:repin";
 /// Set while the task waits on a budget question: a reply to it restarts the budget.
@@ -106,6 +108,7 @@ pub(super) fn advance(
         }
         match task.state {
             TaskState::Done => return Ok(()),
+            TaskState::Cancelled => return waiting::finish_cancelled(engine, &mut task),
             TaskState::Failed => return waiting::publish_failure(engine, &mut task),
             TaskState::Uncertain => {
                 waiting::publish_uncertain(engine, &mut task)?;
@@ -137,6 +140,13 @@ pub(super) fn advance(
                         ))?;
                     continue;
                 }
+                if needs_rebuild(engine, &task) {
+                    // Its worktree was removed after it ended, and an operator retried it.
+                    start::adopt(engine, &mut task)?;
+                    if task.state != TaskState::Active {
+                        continue;
+                    }
+                }
                 if !step(engine, &mut task, assigned)? {
                     return Ok(());
                 }
@@ -148,6 +158,14 @@ pub(super) fn advance(
         "step limit reached; continuing next tick",
     );
     Ok(())
+}
+
+/// Whether an active task's phase needs a worktree this machine no longer has (removed
+/// once the task had ended; a takeover rebuilds its own before the task advances).
+fn needs_rebuild(engine: &Engine<'_>, task: &Task) -> bool {
+    task.pending.is_none()
+        && agent_coord_shared::coordinator::takeover::needs_worktree(task.phase)
+        && !engine.setup.worktree(task).exists()
 }
 
 /// One phase step; `true` to keep going in this tick.

@@ -103,7 +103,7 @@ pub(crate) fn adopt(engine: &mut Engine<'_>, task: &mut Task) -> Result<(), Halt
             task,
             resume,
             BLOCKER,
-            "the task was taken over from a dead machine but its checkpoint has no pinned base, so its worktree cannot be rebuilt; reply to check it out again".into(),
+            "the task's worktree must be rebuilt here (a takeover from a dead machine, or a retry after it was removed) but its checkpoint has no pinned base; reply to check it out again".into(),
         );
     };
     let head = task.head.clone();
@@ -131,7 +131,7 @@ pub(crate) fn adopt(engine: &mut Engine<'_>, task: &mut Task) -> Result<(), Halt
                 task,
                 resume,
                 BLOCKER,
-                format!("the task was taken over from a dead machine and its worktree cannot be rebuilt: {text}"),
+                format!("the task's worktree must be rebuilt here (a takeover from a dead machine, or a retry after it was removed) and cannot be: {text}"),
             )
         }
     }

@@ -143,12 +143,54 @@ pub(super) fn publish_uncertain(engine: &mut Engine<'_>, task: &mut Task) -> Res
     publish_final(engine, task, "uncertain").map(|_| ())
 }
 
-/// Publishes the final blocker of a failed or uncertain task once (an open intent is
-/// resumed); `true` when it was posted now.
+/// A cancelled task on the machine that runs it: its running lanes stopped (their whole
+/// process groups), then the one comment saying so posted (an open intent is resumed).
+pub(super) fn finish_cancelled(engine: &mut Engine<'_>, task: &mut Task) -> Result<(), Halt> {
+    if let Some(pending) = task.pending.clone() {
+        let here = engine.ledger.machine();
+        if let Some(launch) = pending.launch.as_ref().filter(|l| l.machine == here) {
+            let stopped = crate::lanes::supervisor::stop(&launch.nonce);
+            super::super::running::remove(
+                &super::super::preflight::control_dir(engine.setup.worker),
+                &launch.nonce,
+            );
+            engine.observe(
+                Some(&task.task_id),
+                format!(
+                    "cancelled: stopped its running lanes {} ({stopped} processes)",
+                    pending.slot
+                ),
+            );
+        }
+        task.pending = None;
+        checkpoint::commit(
+            engine,
+            task,
+            "coordinator.lanes_stopped",
+            format!("lanes {} stopped: the task was cancelled", pending.slot),
+            None,
+        )?;
+    }
+    if publish_final(engine, task, CANCELLED)? {
+        engine.observe(
+            Some(&task.task_id),
+            format!(
+                "{}; the cancellation is posted on the issue",
+                task.blocker.clone().unwrap_or_default()
+            ),
+        );
+    }
+    Ok(())
+}
+
+/// Publishes the final comment of a failed, uncertain or cancelled task once (an open
+/// intent is resumed; an ending before an operator's retry does not count); `true` when it
+/// was posted now.
 fn publish_final(engine: &mut Engine<'_>, task: &mut Task, kind: &str) -> Result<bool, Halt> {
     let current = task.occurrence(kind);
+    let mark = task.occurrence(&operator::retried_mark(kind));
     let id = naming::activity_id(&task.task_id, kind, current.max(1));
-    let open = current == 0
+    let open = current <= mark
         || engine
             .ledger
             .activity(&task.task_id, &id)?
@@ -159,8 +201,10 @@ fn publish_final(engine: &mut Engine<'_>, task: &mut Task, kind: &str) -> Result
         return Ok(false);
     }
     let reason = task.blocker.clone().unwrap_or_default();
-    let posted = effects::comment(engine, task, kind, |id| {
-        naming::blocker_comment(&reason, None, &[], id)
+    let pr = task.pr;
+    let posted = effects::comment(engine, task, kind, |id| match kind {
+        CANCELLED => naming::cancelled_comment(&reason, pr, id),
+        _ => naming::blocker_comment(&reason, None, &[], id),
     })?;
     checkpoint::save_published(
         engine,

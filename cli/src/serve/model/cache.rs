@@ -16,6 +16,7 @@ use std::sync::OnceLock;
 use std::time::Duration;
 use std::time::Instant as StdInstant;
 
+use agent_coord_shared::coordinator::controls::CONTROLS_DIR;
 use agent_coord_shared::coordinator::task::TASKS_DIR;
 use agent_coord_shared::dashboard;
 use agent_coord_shared::dashboard::inputs::annotations::ANNOTATIONS_DIR;
@@ -354,7 +355,14 @@ impl ModelCache {
                     .folders(
                         repo,
                         root,
-                        &["claims", "batches", "events", TASKS_DIR, ANNOTATIONS_DIR],
+                        &[
+                            "claims",
+                            "batches",
+                            "events",
+                            TASKS_DIR,
+                            CONTROLS_DIR,
+                            ANNOTATIONS_DIR,
+                        ],
                         parse,
                         &mut |p| part.push(p.2.clone()),
                     )

@@ -68,6 +68,9 @@ pub struct CoordinatorConfig {
     pub prices: PriceTable,
     /// How many lanes every worker of this machine may run at once (`None`: no cap).
     pub machine_max_lanes: Option<u64>,
+    /// How many lanes may run at once on a target repository across the whole fleet, held
+    /// as leases in the coordination state (see `coordinator::leases`).
+    pub repo_max_lanes: BTreeMap<RepoSlug, u64>,
 }
 
 /// One worker, keyed by its session id (the spec's schema verbatim).
@@ -98,7 +101,21 @@ pub struct WorkerConfig {
     pub max_vendor_lanes: BTreeMap<String, u64>,
     /// An issue label to its priority, lower first (see `coordinator::priority`).
     pub priority_labels: BTreeMap<String, u64>,
+    /// Seconds a done, failed or cancelled task's worktree and control folder stay on disk
+    /// after it ended ([`DEFAULT_WORKTREE_TTL`] unless set).
+    pub worktree_ttl: u64,
+    /// Seconds its lane transcripts stay after it ended ([`DEFAULT_TRANSCRIPT_TTL`] unless
+    /// set; never less than `worktree_ttl`'s removal of the rest).
+    pub transcript_ttl: u64,
+    /// A trusted argv run with one JSON document on stdin when a task needs a human, becomes
+    /// Ready, is done, fails or is cancelled (see `coordinator::notify`).
+    pub notify_argv: Option<Vec<String>>,
 }
+
+/// How long an ended task's worktree stays, unless `worktree_ttl` says otherwise: 7 days.
+pub const DEFAULT_WORKTREE_TTL: u64 = 7 * 24 * 3600;
+/// How long an ended task's transcripts stay, unless `transcript_ttl` says otherwise: 30 days.
+pub const DEFAULT_TRANSCRIPT_TTL: u64 = 30 * 24 * 3600;
 
 /// A per-task budget: lane spend since acceptance (or the last reply to a budget question)
 /// that, once reached, publishes a question checkpoint; it never fails the task.
@@ -272,6 +289,7 @@ pub fn parse(text: &str) -> Result<CoordinatorConfig, ConfigError> {
             "authorized_publication",
             "prices",
             "machine_max_lanes",
+            "repo_max_lanes",
         ],
     )
     .map_err(|e| {
@@ -301,6 +319,7 @@ pub fn parse(text: &str) -> Result<CoordinatorConfig, ConfigError> {
         authorized_publication,
         prices: prices(root.get("prices"))?,
         machine_max_lanes: root.opt_count("machine_max_lanes")?,
+        repo_max_lanes: repo_lanes(root.get("repo_max_lanes"))?,
     };
     for (id, value) in entries("workers", root.get("workers"))? {
         let worker = worker(&config, id, value)?;
@@ -320,6 +339,7 @@ fn empty() -> CoordinatorConfig {
         authorized_publication: BTreeMap::new(),
         prices: PriceTable::default(),
         machine_max_lanes: None,
+        repo_max_lanes: BTreeMap::new(),
     }
 }
 
@@ -526,6 +546,9 @@ fn worker(
             "max_lanes",
             "max_vendor_lanes",
             "priority_labels",
+            "worktree_ttl",
+            "transcript_ttl",
+            "notify_argv",
         ],
     )?;
     let review_session = obj.string("review_session")?;
@@ -584,6 +607,16 @@ fn worker(
         max_lanes: obj.opt_count("max_lanes")?,
         max_vendor_lanes: vendor_lanes(&obj.key("max_vendor_lanes"), obj.get("max_vendor_lanes"))?,
         priority_labels: priority_labels(&obj.key("priority_labels"), obj.get("priority_labels"))?,
+        worktree_ttl: obj
+            .opt_seconds("worktree_ttl")?
+            .unwrap_or(DEFAULT_WORKTREE_TTL),
+        transcript_ttl: obj
+            .opt_seconds("transcript_ttl")?
+            .unwrap_or(DEFAULT_TRANSCRIPT_TTL),
+        notify_argv: obj
+            .get("notify_argv")
+            .map(|v| read::argv(&obj.key("notify_argv"), v))
+            .transpose()?,
     })
 }
 
@@ -616,6 +649,21 @@ fn vendor_lanes(key: &str, value: Option<&Value>) -> Result<BTreeMap<String, u64
         }
         match n.as_u64() {
             Some(n) if n > 0 => caps.insert(vendor.clone(), n),
+            _ => return Err(err(entry_key, "expected a positive whole number")),
+        };
+    }
+    Ok(caps)
+}
+
+/// `repo_max_lanes`: a target repository (`owner/repo`) to a positive whole number.
+fn repo_lanes(value: Option<&Value>) -> Result<BTreeMap<RepoSlug, u64>, ConfigError> {
+    let key = "repo_max_lanes";
+    let mut caps = BTreeMap::new();
+    for (repo, n) in entries(key, value)? {
+        let entry_key = join(key, repo);
+        let target = slug(&entry_key, repo)?;
+        match n.as_u64() {
+            Some(n) if n > 0 => caps.insert(target, n),
             _ => return Err(err(entry_key, "expected a positive whole number")),
         };
     }

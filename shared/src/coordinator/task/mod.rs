@@ -18,13 +18,17 @@ use super::protocol::ReviewerOutcome;
 use crate::serde_name::WireName;
 
 mod evidence;
+mod intervention;
 mod lane_run;
+mod notices;
 mod stages;
 
 pub use self::evidence::Evidence;
 pub use self::evidence::FormalApproval;
 pub use self::evidence::Gate;
 pub use self::evidence::MergeRecord;
+pub use self::intervention::Intervention;
+pub use self::intervention::OperatorAction;
 pub use self::lane_run::LanePause;
 pub use self::lane_run::LaneRun;
 pub use self::lane_run::LaneVerdict;
@@ -32,6 +36,8 @@ pub use self::lane_run::RunFacts;
 pub use self::lane_run::Spend;
 pub use self::lane_run::TranscriptRef;
 pub use self::lane_run::LANE_RUNS_MAX;
+pub use self::notices::FailingNotice;
+pub use self::notices::NoticeLog;
 pub use self::stages::ChecklistError;
 pub use self::stages::DoneItem;
 pub use self::stages::Rejection;
@@ -135,6 +141,9 @@ pub enum TaskState {
     Uncertain,
     /// Merged by a human and closed out.
     Done,
+    /// An operator cancelled it (`coordinate cancel`): its lanes are stopped, one comment
+    /// says so on the issue, its claim is released; terminal.
+    Cancelled,
 }
 
 impl WireName for TaskState {}
@@ -142,7 +151,10 @@ impl WireName for TaskState {}
 impl TaskState {
     /// Reports whether the task holds its issue (one task and one PR per issue until then).
     pub fn terminal(self) -> bool {
-        matches!(self, TaskState::Failed | TaskState::Done)
+        matches!(
+            self,
+            TaskState::Failed | TaskState::Done | TaskState::Cancelled
+        )
     }
 }
 
@@ -309,6 +321,14 @@ pub struct Task {
     /// A vendor's usage limit holding the next lane (no GitHub blocker for it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub paused: Option<LanePause>,
+    /// What operators did to the task (`coordinate cancel`, `coordinate retry`), oldest
+    /// first: the human evidence a retry rests on, and the fence a tick's save respects (a
+    /// save that knows fewer interventions than the stored task is refused).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub interventions: Vec<Intervention>,
+    /// The notifications of its checkpoints delivered through the worker's `notify_argv`.
+    #[serde(default, skip_serializing_if = "NoticeLog::is_empty")]
+    pub notices: NoticeLog,
     /// When the task was admitted.
     pub created_at: String,
     /// When the checkpoint last changed.
@@ -405,6 +425,8 @@ impl Task {
             earlier_runs: Spend::default(),
             budget_from: 0,
             paused: None,
+            interventions: Vec::new(),
+            notices: NoticeLog::default(),
             created_at: now.to_owned(),
             updated_at: now.to_owned(),
         }

@@ -111,6 +111,11 @@ pub(crate) fn assemble(
             })
             .collect(),
         spend: spend::summary(&inputs.tasks),
+        holds: inputs
+            .controls
+            .as_ref()
+            .map(|c| c.holds.clone())
+            .unwrap_or_default(),
         past: None,
         restored: None,
     }

@@ -97,8 +97,13 @@ pub fn item_detail(
                     .map(|h| h.agent.clone())
             })
     };
-    let (coordinator, coordinator_warning) =
-        task_rules::item_section(&inputs.tasks, &inputs.malformed, repo, target);
+    let (coordinator, coordinator_warning) = task_rules::item_section(
+        &inputs.tasks,
+        &inputs.malformed,
+        inputs.controls.as_deref(),
+        repo,
+        target,
+    );
     let custody = row.as_ref().map(|r| fenced(r, claim, &heartbeats));
     let resume_prompt = custody.as_ref().and_then(|r| handoff::resume_for(model, r));
     let takeover_command = custody

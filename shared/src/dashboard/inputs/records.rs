@@ -15,6 +15,8 @@ use serde_json::Value;
 
 use super::annotations;
 use super::tasks;
+use crate::coordinator::controls::Controls;
+use crate::coordinator::controls::CONTROLS_PATH;
 use crate::dashboard::inputs::tasks::TaskIn;
 use crate::dashboard::model::Annotation;
 use crate::record::field as f;
@@ -448,6 +450,8 @@ pub struct Inputs {
     pub tasks: Vec<Arc<TaskIn>>,
     /// Operators' annotations (dismissals and snoozes).
     pub annotations: Vec<Arc<Annotation>>,
+    /// The coordinator operators' holds (pauses, drains), when recorded.
+    pub controls: Option<Arc<Controls>>,
     /// Records that could not be read: `(path, message)`; under a scope, a record of
     /// unknown repository is only described (`an unscoped events record`, no message).
     pub malformed: Vec<(String, String)>,
@@ -505,6 +509,7 @@ impl Inputs {
             + self.events.len()
             + self.tasks.len()
             + self.annotations.len()
+            + usize::from(self.controls.is_some())
             + self.malformed.len()
     }
 
@@ -531,6 +536,7 @@ impl Inputs {
             Parsed::Event(e) => self.events.push(e),
             Parsed::Task(t) => self.tasks.push(t),
             Parsed::Annotation(a) => self.annotations.push(a),
+            Parsed::Controls(c) => self.controls = Some(c),
             Parsed::Malformed(path, message) => self.malformed.push((path, message)),
             Parsed::Ignored => {}
         }
@@ -583,6 +589,8 @@ pub enum Parsed {
     Task(Arc<TaskIn>),
     /// `annotations/<owner>/<repo>/<target>.json`.
     Annotation(Arc<Annotation>),
+    /// `coordinator/controls/holds.json`.
+    Controls(Arc<Controls>),
     /// Not a JSON object (or not a task checkpoint): `(path, message)`.
     Malformed(String, String),
     /// Another part of the tree (archive, coordinator activities, …).
@@ -594,6 +602,12 @@ pub fn parse_record(path: &str, bytes: &[u8]) -> Parsed {
     if tasks::is_task_path(path) {
         return match tasks::parse_task(path, bytes) {
             Ok(task) => Parsed::Task(Arc::new(task)),
+            Err(e) => Parsed::Malformed(path.to_owned(), e.to_string()),
+        };
+    }
+    if path == CONTROLS_PATH {
+        return match serde_json::from_slice::<Controls>(bytes) {
+            Ok(c) => Parsed::Controls(Arc::new(c)),
             Err(e) => Parsed::Malformed(path.to_owned(), e.to_string()),
         };
     }

@@ -66,6 +66,9 @@ pub struct DashboardModel {
     /// What the coordinator tasks' lane runs cost: total, per batch, per worker, per day.
     #[serde(default, skip_serializing_if = "SpendSummary::is_empty")]
     pub spend: SpendSummary,
+    /// The coordinator operators' holds in force (pauses, drains), shown on every view.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub holds: Vec<crate::coordinator::controls::Hold>,
     /// Set on a model of the past (`?at=`): the moment it shows. Such a model is read-only.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub past: Option<super::PastView>,

@@ -81,6 +81,7 @@ pub use task_panel::ChecklistRow;
 pub use task_panel::CoordinatorPanel;
 pub use task_panel::LaneRunView;
 pub use task_panel::MergeView;
+pub use task_panel::OperatorCommand;
 pub use task_panel::PauseView;
 pub use transcript::transcript_elsewhere;
 pub use transcript::LaneTranscript;

@@ -72,6 +72,9 @@ pub struct CoordinatorPanel {
     /// A vendor's usage limit holding the task's next lane until it resets.
     #[serde(default)]
     pub paused: Option<PauseView>,
+    /// The operator's commands that apply to the task now, to copy into a terminal.
+    #[serde(default)]
+    pub operator_commands: Vec<OperatorCommand>,
 }
 
 /// One lane run of a task as the item page lists it.
@@ -160,4 +163,14 @@ pub struct MergeView {
     pub merged_by: String,
     /// The base branch it merged into.
     pub base: String,
+}
+
+/// One operator command the item page offers to copy (`agent-coord coordinate …`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OperatorCommand {
+    /// What it does, for the button.
+    pub label: String,
+    /// The command line.
+    pub command: String,
 }

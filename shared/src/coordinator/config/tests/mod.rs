@@ -158,6 +158,63 @@ fn lane_caps_are_read_when_given_and_absent_means_none() {
 }
 
 #[test]
+fn fleet_repository_caps_and_the_operator_fields_are_read_with_their_defaults() {
+    let config = parse_value(&valid()).unwrap();
+    assert!(config.repo_max_lanes.is_empty());
+    let w = &config.workers["w1"];
+    assert_eq!(
+        (w.worktree_ttl, w.transcript_ttl),
+        (7 * 86_400, 30 * 86_400)
+    );
+    assert_eq!(w.notify_argv, None);
+    let mut v = valid();
+    v["repo_max_lanes"] = json!({"acme/widget": 3});
+    v["workers"]["w1"]["worktree_ttl"] = json!(3600);
+    v["workers"]["w1"]["transcript_ttl"] = json!(7200);
+    v["workers"]["w1"]["notify_argv"] = json!(["/usr/local/bin/notify", "--chat"]);
+    let config = parse_value(&v).unwrap();
+    assert_eq!(
+        config.repo_max_lanes.get(&"acme/widget".parse().unwrap()),
+        Some(&3)
+    );
+    let w = &config.workers["w1"];
+    assert_eq!((w.worktree_ttl, w.transcript_ttl), (3600, 7200));
+    assert_eq!(
+        w.notify_argv.as_deref(),
+        Some(&["/usr/local/bin/notify".to_owned(), "--chat".to_owned()][..])
+    );
+    for (key, bad, says) in [
+        (
+            "repo_max_lanes",
+            json!({"acme/widget": 0}),
+            "repo_max_lanes.acme/widget",
+        ),
+        (
+            "repo_max_lanes",
+            json!({"not-a-repo": 2}),
+            "repo_max_lanes.not-a-repo",
+        ),
+    ] {
+        let mut v = valid();
+        v[key] = bad;
+        let e = parse_value(&v).unwrap_err();
+        assert!(e.to_string().contains(says), "{e}");
+    }
+    let mut v = valid();
+    v["workers"]["w1"]["notify_argv"] = json!(["relative/notify"]);
+    assert!(parse_value(&v)
+        .unwrap_err()
+        .to_string()
+        .contains("notify_argv"));
+    let mut v = valid();
+    v["workers"]["w1"]["worktree_ttl"] = json!(0);
+    assert!(parse_value(&v)
+        .unwrap_err()
+        .to_string()
+        .contains("worktree_ttl"));
+}
+
+#[test]
 fn priority_labels_map_a_label_to_its_rank_and_default_to_none() {
     assert!(parse_value(&valid()).unwrap().workers["w1"]
         .priority_labels

@@ -34,7 +34,7 @@ macro_rules! rejects {
 rejects! {
     // Unknown keys at every level.
     unknown_root_key: |v| set(&mut v, "/api_ur", json!("x"))
-        => "api_ur", "unknown key (expected one of: api_url, workers, sessions, authorized_publication, prices, machine_max_lanes)";
+        => "api_ur", "unknown key (expected one of: api_url, workers, sessions, authorized_publication, prices, machine_max_lanes, repo_max_lanes)";
     unknown_worker_key: |v| set(&mut v, "/workers/w1/poll", json!(1))
         => "workers.w1.poll", "unknown key";
     unknown_repository_key: |v| set(&mut v, &format!("{REPO}/chek_argv"), json!([]))

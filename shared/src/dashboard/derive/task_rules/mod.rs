@@ -8,6 +8,9 @@
 use std::sync::Arc;
 
 use super::spend::spend_view;
+use crate::coordinator::controls::Controls;
+use crate::coordinator::controls::Scope;
+use crate::coordinator::operator;
 use crate::coordinator::task::Evidence;
 use crate::coordinator::task::LaneRun;
 use crate::coordinator::task::Phase;
@@ -22,6 +25,7 @@ use crate::dashboard::model::ChecklistRow;
 use crate::dashboard::model::CoordinatorPanel;
 use crate::dashboard::model::LaneRunView;
 use crate::dashboard::model::MergeView;
+use crate::dashboard::model::OperatorCommand;
 use crate::dashboard::model::PauseView;
 use crate::record::is_http_url;
 use crate::time;
@@ -40,7 +44,7 @@ pub fn attention_kind(task: &Task) -> Option<AttentionKind> {
         TaskState::Active if task.phase == Phase::AwaitMerge => {
             Some(AttentionKind::TaskAwaitingMerge)
         }
-        TaskState::Active | TaskState::Failed | TaskState::Done => None,
+        TaskState::Active | TaskState::Failed | TaskState::Done | TaskState::Cancelled => None,
     }
 }
 
@@ -130,42 +134,72 @@ pub fn checklist(evidence: &Evidence, head: Option<&str>) -> Vec<ChecklistRow> {
         .collect()
 }
 
-/// What `task` waits for now, in words: a human (a reply, an operator, the merge), a vendor's
-/// usage limit, its running lanes, a lane slot, or CI; `None` while it just goes on (or is
-/// over).
+/// What `task` waits for now, in words (the coordinator's rule, without the operator's
+/// holds, which the panel shows on their own).
 pub fn waits_for(task: &Task) -> Option<String> {
-    match task.state {
-        TaskState::Done | TaskState::Failed => return None,
-        TaskState::Waiting => return Some("a reply from an authorized human on the issue".into()),
-        TaskState::Uncertain => {
-            return Some("an operator: a lane's outcome is unknown, so no model starts".into())
+    crate::coordinator::waits::waits_for(task, None)
+}
+
+/// The operator's commands that apply to `task` now (`coordinate explain`, `cancel` while
+/// it has not ended, `retry --from` each safe phase of a failed or uncertain one, `pause` or
+/// `resume` of its worker).
+pub fn operator_commands(task: &Task, controls: Option<&Controls>) -> Vec<OperatorCommand> {
+    let cmd = |label: String, command: String| OperatorCommand { label, command };
+    let mut out = vec![cmd(
+        "Explain".into(),
+        format!(
+            "agent-coord coordinate explain {}#{}",
+            task.repo, task.issue
+        ),
+    )];
+    if matches!(task.state, TaskState::Failed | TaskState::Uncertain) {
+        for phase in operator::retry_phases(task) {
+            out.push(cmd(
+                format!("Retry from {phase}"),
+                format!(
+                    "agent-coord coordinate retry {} --from {phase} --reason \"…\"",
+                    task.task_id
+                ),
+            ));
         }
-        TaskState::Active => {}
     }
-    if let Some(pause) = &task.paused {
-        return Some(format!(
-            "the {} usage limit to reset ({})",
-            pause.vendor, pause.until
+    if !task.state.terminal() {
+        out.push(cmd(
+            "Cancel".into(),
+            format!(
+                "agent-coord coordinate cancel {} --reason \"…\"",
+                task.task_id
+            ),
         ));
+        let held = controls.is_some_and(|c| {
+            c.holds
+                .iter()
+                .any(|h| h.scope == Scope::Worker(task.worker.clone()))
+        });
+        out.push(if held {
+            cmd(
+                format!("Resume worker {}", task.worker),
+                format!("agent-coord coordinate resume --worker {}", task.worker),
+            )
+        } else {
+            cmd(
+                format!("Pause worker {}", task.worker),
+                format!(
+                    "agent-coord coordinate pause --worker {} --reason \"…\"",
+                    task.worker
+                ),
+            )
+        });
     }
-    if let Some(pending) = &task.pending {
-        let on = pending
-            .launch
-            .as_ref()
-            .map(|l| format!(" on {}", l.machine))
-            .unwrap_or_default();
-        return Some(format!(
-            "its running lanes {}{on}, started {}",
-            pending.slot, pending.started_at
-        ));
-    }
-    if crate::coordinator::slots::starts_lanes_next(task) {
-        return Some("a lane slot to start its next lanes".into());
-    }
-    match task.phase {
-        Phase::Ci => Some("CI on the exact head".into()),
-        Phase::AwaitMerge => Some("a human to merge the pull request".into()),
-        _ => None,
+    out
+}
+
+/// The item page's panel of a task, given the operator's holds.
+pub fn panel_with(task: &Task, controls: Option<&Controls>) -> CoordinatorPanel {
+    CoordinatorPanel {
+        waits_for: crate::coordinator::waits::waits_for(task, controls),
+        operator_commands: operator_commands(task, controls),
+        ..panel(task)
     }
 }
 
@@ -215,6 +249,7 @@ pub fn panel(task: &Task) -> CoordinatorPanel {
             vendor: p.vendor.clone(),
             until: timestamp(&p.until),
         }),
+        operator_commands: operator_commands(task, None),
     }
 }
 
@@ -261,6 +296,7 @@ fn lane_run(run: &LaneRun, n: u64) -> LaneRunView {
 pub fn item_section(
     tasks: &[Arc<TaskIn>],
     malformed: &[(String, String)],
+    controls: Option<&Controls>,
     repo: &str,
     target: &str,
 ) -> (Option<CoordinatorPanel>, Option<String>) {
@@ -268,7 +304,7 @@ pub fn item_section(
         .iter()
         .find(|t| t.task.repo == repo && t.task.issue.to_string() == target);
     if let Some(t) = found {
-        return (Some(panel(&t.task)), None);
+        return (Some(panel_with(&t.task, controls)), None);
     }
     let path = format!("{TASKS_DIR}/{repo}/{target}.json");
     let warning = malformed

@@ -282,11 +282,14 @@ fn the_item_section_is_the_matching_task_or_a_warning() {
         "coordinator/tasks/acme/app/9.json".to_owned(),
         "not a coordinator task record: missing field `worker`".to_owned(),
     )];
-    let (p, w) = item_section(&tasks, &bad, "acme/app", "7");
+    let (p, w) = item_section(&tasks, &bad, None, "acme/app", "7");
     assert_eq!(p.map(|p| p.task_id), Some("acme-app-7".into()));
     assert_eq!(w, None);
-    assert_eq!(item_section(&tasks, &bad, "acme/app", "8"), (None, None));
-    let (p, w) = item_section(&tasks, &bad, "acme/app", "9");
+    assert_eq!(
+        item_section(&tasks, &bad, None, "acme/app", "8"),
+        (None, None)
+    );
+    let (p, w) = item_section(&tasks, &bad, None, "acme/app", "9");
     assert_eq!(p, None);
     assert_eq!(
         w.as_deref(),
@@ -466,4 +469,61 @@ fn what_a_task_waits_for_in_words() {
     assert_eq!(p.machine.as_deref(), Some("box-1"));
     assert_eq!(p.previous_machines, ["box-0"]);
     assert!(p.waits_for.is_some_and(|w| w.contains("claude")));
+}
+
+#[test]
+fn the_panel_offers_the_operator_commands_that_apply_now() {
+    use crate::coordinator::controls::Controls;
+    use crate::coordinator::controls::Hold;
+    use crate::coordinator::controls::HoldKind;
+    let labels = |t: &Task, c: Option<&Controls>| -> Vec<String> {
+        operator_commands(t, c)
+            .into_iter()
+            .map(|c| c.label)
+            .collect()
+    };
+    let active = task("active", "implement");
+    assert_eq!(
+        labels(&active, None),
+        [
+            "Explain",
+            "Cancel",
+            &format!("Pause worker {}", active.worker)
+        ]
+    );
+    let commands = operator_commands(&active, None);
+    assert_eq!(
+        commands[0].command,
+        "agent-coord coordinate explain acme/app#7"
+    );
+    assert_eq!(
+        commands[1].command,
+        format!(
+            "agent-coord coordinate cancel {} --reason \"…\"",
+            active.task_id
+        )
+    );
+    let mut held = Controls::default();
+    held.set(Hold {
+        kind: HoldKind::Pause,
+        scope: format!("worker:{}", active.worker).parse().expect("scope"),
+        by: "alice".into(),
+        at: "t".into(),
+        reason: None,
+    });
+    assert_eq!(
+        labels(&active, Some(&held)).last().cloned(),
+        Some(format!("Resume worker {}", active.worker))
+    );
+    let p = panel_with(&active, Some(&held));
+    assert!(p
+        .waits_for
+        .is_some_and(|w| w.starts_with("an operator to resume: paused")));
+
+    // A failed task: retry from each phase it still holds; nothing to cancel any more.
+    let mut failed = task("failed", "finished");
+    failed.occurrences.insert("accept".into(), 1);
+    failed.base_sha = Some(H1.into());
+    assert_eq!(labels(&failed, None), ["Explain", "Retry from implement"]);
+    assert_eq!(labels(&task("done", "finished"), None), ["Explain"]);
 }

@@ -96,6 +96,8 @@ pub fn apply(inputs: &Inputs, scope: &Scope) -> Inputs {
             .filter(|a| scope.contains(&a.repo))
             .cloned()
             .collect(),
+        // The operator's holds concern workers and repositories alike: all stay in view.
+        controls: inputs.controls.clone(),
     };
     out.notices = inputs
         .notices

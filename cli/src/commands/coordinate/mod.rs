@@ -45,8 +45,15 @@ use crate::output::Report;
 /// where its token comes from, git signing identity, the six lane argv). Absent or empty =
 /// no worker. Exit codes: 0 ok, 1 bad configuration or usage, 2 preflight failed, GitHub or
 /// the state unreachable, or the worker already ticking.
+///
+/// The operator's commands (`coordinate tasks`, `explain`, `cancel`, `retry`, `pause`,
+/// `resume`, `drain`) look at and steer what the coordinator does; each write is a
+/// `human_intervention` event on the state branch naming who ran it.
 #[derive(clap::Args, Debug)]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
 pub(crate) struct CoordinateArgs {
+    #[command(subcommand)]
+    action: Option<ops::Action>,
     /// The worker session to tick (a key of `workers`)
     #[arg(long, value_name = "ID", conflicts_with = "all")]
     worker: Option<String>,
@@ -73,7 +80,17 @@ pub(crate) struct CoordinateArgs {
     wait: bool,
 }
 
+mod args;
+mod explain;
+mod hold;
+mod ops;
+mod task_ops;
+mod tasks;
+
 pub(crate) fn cmd_coordinate(cx: &Context, args: &CoordinateArgs) -> Result<Report, CommandError> {
+    if let Some(action) = &args.action {
+        return ops::run(cx, action);
+    }
     let at = config_path(args.config.as_deref())?;
     let path = &at.path;
     let config = match load(&at)? {
