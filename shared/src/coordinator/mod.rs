@@ -11,6 +11,7 @@ pub mod config;
 pub mod evidence;
 pub mod lane;
 pub mod merge;
+pub mod merge_queue;
 pub mod naming;
 pub mod priority;
 pub mod protocol;
