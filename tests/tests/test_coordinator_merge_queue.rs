@@ -1,7 +1,8 @@
 //! Step 10 through GitHub's merge queue, end to end: a Ready pull request a person puts into
 //! the queue is done once the queue (`github-merge-queue[bot]`) merges the approved head, with
 //! the same acknowledgement as a button merge; a bot's enqueue, or the queue merging another
-//! head, is a final blocker. The pull request's timeline is read only for a queue merge.
+//! head, is a final blocker — as a person's button merge of another head is. The pull
+//! request's timeline is read only for a queue merge.
 
 use agent_coord_tests::coord::Coord;
 use agent_coord_tests::coord::HUMAN;
@@ -140,5 +141,22 @@ fn the_queue_merging_another_head_is_not_done() {
         &c,
         issue,
         &format!("merged on head {moved}, not on the approved head {head}"),
+    );
+}
+
+#[test]
+fn a_person_merging_another_head_with_the_button_is_not_done_either() {
+    let (c, issue, pr) = ready();
+    let task = c.task(issue);
+    let head = task["head"].as_str().unwrap().to_owned();
+    let pull = c.gh.pulls(REPO).remove(0);
+    let foreign = c.foreign_push(pull["head"]["ref"].as_str().unwrap());
+    c.gh.merge_pull(REPO, pr, Some(HUMAN));
+    ok(&c.tick(&[]));
+    assert_eq!(timeline_reads(&c, pr), 0);
+    assert_terminal(
+        &c,
+        issue,
+        &format!("merged on head {foreign}, not on the approved head {head}"),
     );
 }
