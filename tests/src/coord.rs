@@ -607,6 +607,35 @@ impl Coord {
             .expect("git runs")
     }
 
+    /// Puts a commit by someone else on top of `branch` in the target's bare repository (a
+    /// push by another person) and returns its id.
+    pub fn foreign_push(&self, branch: &str) -> String {
+        let stdout = |out: std::process::Output| {
+            assert!(out.status.success(), "{out:?}");
+            String::from_utf8(out.stdout)
+                .expect("git prints UTF-8")
+                .trim()
+                .to_owned()
+        };
+        let reference = format!("refs/heads/{branch}");
+        let tip = stdout(self.bare_git(&["rev-parse", &reference]));
+        let tree = stdout(self.bare_git(&["rev-parse", &format!("{tip}^{{tree}}")]));
+        let new = stdout(self.bare_git(&[
+            "-c",
+            "user.name=Someone Else",
+            "-c",
+            "user.email=someone@example.com",
+            "commit-tree",
+            &tree,
+            "-p",
+            &tip,
+            "-m",
+            "A change pushed by someone else",
+        ]));
+        stdout(self.bare_git(&["update-ref", &reference, &new, &tip]));
+        new
+    }
+
     /// A configuration for another worker (`worker`, GitHub `login`, token in `token_env`)
     /// on the same repositories, lanes and signing key, with its own workspace root.
     pub fn other_worker_config(&self, worker: &str, login: &str, token_env: &str) -> Value {

@@ -16,6 +16,7 @@ mod test_coordinator;
 mod test_coordinator_demo;
 mod test_coordinator_detached;
 mod test_coordinator_gates;
+mod test_coordinator_merge_queue;
 mod test_coordinator_operator;
 mod test_coordinator_ready;
 mod test_coordinator_regressions;

@@ -98,39 +98,6 @@ fn regression_a_lost_ready_answer_then_a_human_merge_ends_the_task() {
     assert_eq!(c.gh.merge_calls(), 0);
 }
 
-/// Puts a commit by someone else on top of `branch` in the target's bare repository (a push
-/// by another person) and returns its id.
-fn foreign_push(c: &Coord, branch: &str) -> String {
-    let tip = refname_tip(c, branch);
-    let tree = String::from_utf8(
-        c.bare_git(&["rev-parse", &format!("{tip}^{{tree}}")])
-            .stdout,
-    )
-    .unwrap();
-    let out = c.bare_git(&[
-        "-c",
-        "user.name=Someone Else",
-        "-c",
-        "user.email=someone@example.com",
-        "commit-tree",
-        tree.trim(),
-        "-p",
-        &tip,
-        "-m",
-        "A change pushed by someone else",
-    ]);
-    assert!(out.status.success(), "{out:?}");
-    let new = String::from_utf8(out.stdout).unwrap().trim().to_owned();
-    move_branch(c, branch, &new, &tip);
-    new
-}
-
-fn refname_tip(c: &Coord, branch: &str) -> String {
-    let out = c.bare_git(&["rev-parse", &format!("refs/heads/{branch}")]);
-    assert!(out.status.success(), "{out:?}");
-    String::from_utf8(out.stdout).unwrap().trim().to_owned()
-}
-
 fn move_branch(c: &Coord, branch: &str, to: &str, from: &str) {
     let out = c.bare_git(&["update-ref", &format!("refs/heads/{branch}"), to, from]);
     assert!(out.status.success(), "{out:?}");
@@ -145,7 +112,7 @@ fn regression_a_foreign_push_to_the_pr_branch_is_a_blocker_not_ci_pending_foreve
     let head = task["head"].as_str().unwrap().to_owned();
     let branch = task["branch"].as_str().unwrap().to_owned();
     let pr = c.pr(issue);
-    let foreign = foreign_push(&c, &branch);
+    let foreign = c.foreign_push(&branch);
 
     // The foreign head is a GitHub-visible blocker, not "CI pending on <old head>".
     let out = c.tick(&[]);

@@ -290,6 +290,7 @@ pub(crate) fn seed_coordinator_tasks(env: &TestEnv) {
         merged_at: "2026-06-13T11:30:00Z".into(),
         merged_by: "octo".into(),
         base: "main".into(),
+        queue: None,
     });
     let record = |t: &Task| format!("{}\n", serde_json::to_string_pretty(t).unwrap());
     let records: Vec<(String, String)> = [waiting, ready, uncertain, failed, done]

@@ -1,8 +1,9 @@
 //! What Coordinator II reads and writes on a pull request: the pull request itself
-//! (mergeability, merge actor), its reviews, the head's CI (check runs, statuses, the
+//! (mergeability, merge actor), its timeline (who put it into the merge queue), its reviews, the head's CI (check runs, statuses, the
 //! workflow-run inventory, failed jobs and their plain-text logs) and the GraphQL Ready
 //! mutation.
 
+use agent_coord_shared::coordinator::merge_queue::TimelineEvent;
 use serde_json::Value;
 
 use super::bodies::NewReview;
@@ -10,6 +11,7 @@ use super::bodies::NodeVariables;
 use super::bodies::ReviewEvent;
 use super::parse;
 use super::shape;
+use super::types::TimelineEventJson;
 use super::GhError;
 use super::GitHub;
 use super::PullRequest;
@@ -21,6 +23,20 @@ impl GitHub {
         let route = format!("/repos/{repo}/pulls/{number}");
         let v = self.get(&route)?;
         parse(&v, &route)
+    }
+
+    /// A pull request's timeline, every page, oldest first (conditional per page, like every
+    /// list): asked for only when the merge queue merged it, to see who put it there.
+    pub(crate) fn timeline(
+        &mut self,
+        repo: &str,
+        number: u64,
+    ) -> Result<Vec<TimelineEvent>, GhError> {
+        let route = format!("/repos/{repo}/issues/{number}/timeline");
+        self.list(&route)?
+            .iter()
+            .map(|v| parse::<TimelineEventJson>(v, &route).map(Into::into))
+            .collect()
     }
 
     /// Every review of a pull request, oldest first.

@@ -5,6 +5,7 @@
 //! fields the coordinator uses.
 
 use agent_coord_shared::coordinator::evidence::IssueEvent;
+use agent_coord_shared::coordinator::merge_queue::TimelineEvent;
 use agent_coord_shared::coordinator::reply::IssueComment;
 use serde::Deserialize;
 use serde::Deserializer;
@@ -263,6 +264,27 @@ impl From<IssueEventJson> for IssueEvent {
     }
 }
 
+/// A timeline entry as GitHub lists it; read into the coordinator's [`TimelineEvent`]. Entries
+/// differ in shape (a commit has no `actor`, a comment a `user`), so every field but `event`
+/// may be missing.
+#[derive(Deserialize)]
+pub(super) struct TimelineEventJson {
+    #[serde(default, deserialize_with = "nullable")]
+    event: String,
+    #[serde(default, deserialize_with = "nullable")]
+    actor: Who,
+}
+
+impl From<TimelineEventJson> for TimelineEvent {
+    fn from(j: TimelineEventJson) -> Self {
+        TimelineEvent {
+            event: j.event,
+            actor_login: j.actor.login,
+            actor_type: j.actor.kind,
+        }
+    }
+}
+
 /// An issue comment as GitHub lists it; read into the coordinator's [`IssueComment`].
 #[derive(Deserialize)]
 pub(super) struct IssueCommentJson {
@@ -315,6 +337,33 @@ mod tests {
         assert_eq!(e.actor_type.as_deref(), Some("User"));
         assert_eq!(e.assignee_login.as_deref(), Some("bot"));
         assert_eq!(parse(json!({"event": "assigned"})), None);
+    }
+
+    #[test]
+    fn timeline_entries_of_every_shape_read_their_event_and_actor() {
+        let parse = |v: Value| {
+            TimelineEventJson::deserialize(&v)
+                .ok()
+                .map(TimelineEvent::from)
+        };
+        let queued = parse(json!({
+            "id": 32553266059_u64, "event": "added_to_merge_queue",
+            "created_at": "2026-10-05T23:26:11Z", "commit_id": null,
+            "actor": {"login": "alice", "type": "User"}
+        }))
+        .unwrap();
+        assert_eq!(queued.event, "added_to_merge_queue");
+        assert_eq!(queued.actor_login.as_deref(), Some("alice"));
+        assert_eq!(queued.actor_type.as_deref(), Some("User"));
+        // A commit has no actor; a comment names its `user` (not read here).
+        let commit =
+            parse(json!({"event": "committed", "sha": "abc", "author": {"name": "x"}})).unwrap();
+        assert_eq!((commit.actor_login, commit.actor_type), (None, None));
+        let comment =
+            parse(json!({"event": "commented", "actor": null, "user": {"login": "b"}})).unwrap();
+        assert_eq!(comment.event, "commented");
+        assert_eq!(comment.actor_login, None);
+        assert_eq!(parse(json!("not an object")), None);
     }
 
     #[test]

@@ -1,7 +1,12 @@
 //! Step 10's verdict on a pull request: done only after a merge whose actor type is exactly
-//! `User`, with the merge SHA, the time and the expected base; a Ready pull request closed
-//! unmerged, or merged by anything but a person, ends the task for good.
+//! `User` — or GitHub's merge queue acting for a person who put it into the queue (see
+//! [`merge_queue`]) — of the approved head, with the merge SHA, the time and the expected
+//! base. A Ready pull request closed unmerged, merged by anything but a person, or merged on
+//! another head ends the task for good: GitHub never shows another merge of it.
 
+use super::merge_queue;
+use super::merge_queue::Enqueuer;
+use super::merge_queue::TimelineEvent;
 use super::task::MergeRecord;
 
 /// What GitHub shows about a pull request's end.
@@ -21,6 +26,17 @@ pub struct PullEnd {
     pub merge_commit_sha: Option<String>,
     /// The base branch.
     pub base: String,
+    /// The head it merged (for a merged pull request GitHub keeps the last head).
+    pub head_sha: String,
+}
+
+/// What the merge must match: the task's pinned base branch and its approved head.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Approved<'a> {
+    /// The base branch.
+    pub base: &'a str,
+    /// The head the formal approval, Ready and every gate were on.
+    pub head: &'a str,
 }
 
 /// The verdict.
@@ -28,16 +44,25 @@ pub struct PullEnd {
 pub enum MergeVerdict {
     /// Still open: keep observing.
     Open,
-    /// Merged, but GitHub has not filled in the merge commit or time yet: look again.
+    /// Merged, but GitHub has not filled in the merge commit or time (or the timeline's
+    /// merge entry) yet: look again.
     Settling(String),
+    /// Merged by GitHub's merge queue: judge again with the pull request's timeline, which
+    /// says who put it into the queue.
+    NeedsTimeline,
     /// A verified human merge.
     Human(MergeRecord),
-    /// Closed without a merge, merged by a non-person, or merged elsewhere: terminal.
+    /// Closed without a merge, merged by a non-person, on another head, or elsewhere: terminal.
     Refused(String),
 }
 
-/// Judges `pull` for a task whose base is `base`.
-pub fn verdict(pull: &PullEnd, base: &str) -> MergeVerdict {
+/// Judges `pull` against what was `approved`; `timeline` is the pull request's timeline when
+/// it was read (only needed, and only asked for, when the merge queue merged it).
+pub fn verdict(
+    pull: &PullEnd,
+    approved: Approved<'_>,
+    timeline: Option<&[TimelineEvent]>,
+) -> MergeVerdict {
     if !pull.merged && pull.merged_at.is_none() {
         return if pull.state == "open" {
             MergeVerdict::Open
@@ -48,23 +73,51 @@ pub fn verdict(pull: &PullEnd, base: &str) -> MergeVerdict {
         };
     }
     let who = pull.merged_by.clone().unwrap_or_default();
-    match pull.merged_by_type.as_deref() {
-        Some("User") if !who.is_empty() => {}
-        Some(kind) => {
-            return MergeVerdict::Refused(format!(
-                "the pull request was merged by {who} of type {kind}, not by a person; the task ends here without claiming the merge"
-            ))
+    let (merged_by, queue) = if merge_queue::is_merge_queue(
+        pull.merged_by.as_deref(),
+        pull.merged_by_type.as_deref(),
+    ) {
+        let Some(timeline) = timeline else {
+            return MergeVerdict::NeedsTimeline;
+        };
+        match merge_queue::enqueuer(timeline) {
+            Enqueuer::Person(login) => (login, Some(who)),
+            Enqueuer::NotYet => {
+                return MergeVerdict::Settling(
+                    "merged by the merge queue, but its timeline shows no merge yet".into(),
+                )
+            }
+            Enqueuer::NotAPerson(why) => {
+                return MergeVerdict::Refused(format!(
+                    "{why}; that is not a verified human merge, and the task ends here"
+                ))
+            }
         }
-        None => {
-            return MergeVerdict::Refused(
-                "the pull request was merged by an actor of unknown type, which is not a verified human merge; the task ends here".into(),
-            )
-        }
-    }
-    if pull.base != base {
+    } else {
+        match pull.merged_by_type.as_deref() {
+                Some("User") if !who.is_empty() => (who, None),
+                Some(kind) => {
+                    return MergeVerdict::Refused(format!(
+                        "the pull request was merged by {who} of type {kind}, not by a person; the task ends here without claiming the merge"
+                    ))
+                }
+                None => {
+                    return MergeVerdict::Refused(
+                        "the pull request was merged by an actor of unknown type, which is not a verified human merge; the task ends here".into(),
+                    )
+                }
+            }
+    };
+    if pull.base != approved.base {
         return MergeVerdict::Refused(format!(
-            "the pull request merged into {}, not the pinned base {base}",
-            pull.base
+            "the pull request merged into {}, not the pinned base {}",
+            pull.base, approved.base
+        ));
+    }
+    if pull.head_sha != approved.head {
+        return MergeVerdict::Refused(format!(
+            "the pull request was merged on head {}, not on the approved head {}; that is not a verified human merge of the approved work, and the task ends here",
+            pull.head_sha, approved.head
         ));
     }
     match (&pull.merge_commit_sha, &pull.merged_at) {
@@ -72,8 +125,9 @@ pub fn verdict(pull: &PullEnd, base: &str) -> MergeVerdict {
             MergeVerdict::Human(MergeRecord {
                 sha: sha.clone(),
                 merged_at: at.clone(),
-                merged_by: who,
+                merged_by,
                 base: pull.base.clone(),
+                queue,
             })
         }
         _ => MergeVerdict::Settling("merged, but GitHub shows no merge commit or time yet".into()),
@@ -83,63 +137,202 @@ pub fn verdict(pull: &PullEnd, base: &str) -> MergeVerdict {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::coordinator::merge_queue::MERGE_QUEUE_LOGIN;
 
-    fn merged(kind: Option<&str>) -> PullEnd {
+    const HEAD: &str = "1111111111111111111111111111111111111111";
+    const OTHER: &str = "2222222222222222222222222222222222222222";
+    const APPROVED: Approved<'static> = Approved {
+        base: "main",
+        head: HEAD,
+    };
+
+    fn merged(by: Option<&str>, kind: Option<&str>) -> PullEnd {
         PullEnd {
             state: "closed".into(),
             merged: true,
             merged_at: Some("2026-11-30T10:00:00Z".into()),
-            merged_by: Some("alice".into()),
+            merged_by: by.map(str::to_owned),
             merged_by_type: kind.map(str::to_owned),
             merge_commit_sha: Some("c".repeat(40)),
             base: "main".into(),
+            head_sha: HEAD.into(),
         }
     }
 
-    #[test]
-    fn only_a_user_merge_with_sha_time_and_base_is_done() {
-        match verdict(&merged(Some("User")), "main") {
-            MergeVerdict::Human(r) => {
-                assert_eq!(r.merged_by, "alice");
-                assert_eq!(r.sha, "c".repeat(40));
-            }
-            v => panic!("{v:?}"),
+    fn by_queue() -> PullEnd {
+        merged(Some(MERGE_QUEUE_LOGIN), Some("Bot"))
+    }
+
+    fn ev(event: &str, login: &str, kind: &str) -> TimelineEvent {
+        TimelineEvent {
+            event: event.into(),
+            actor_login: Some(login.into()),
+            actor_type: Some(kind.into()),
         }
-        assert!(matches!(
-            verdict(&merged(Some("Bot")), "main"),
-            MergeVerdict::Refused(m) if m.contains("type Bot")
-        ));
-        assert!(matches!(
-            verdict(&merged(None), "main"),
-            MergeVerdict::Refused(m) if m.contains("unknown type")
-        ));
-        assert!(matches!(
-            verdict(&merged(Some("User")), "develop"),
-            MergeVerdict::Refused(m) if m.contains("not the pinned base develop")
-        ));
-        let mut no_sha = merged(Some("User"));
-        no_sha.merge_commit_sha = None;
-        assert!(matches!(
-            verdict(&no_sha, "main"),
-            MergeVerdict::Settling(_)
-        ));
+    }
+
+    /// A queue entry by `login` of type `kind` that ended in the merge, in GitHub's order.
+    fn queued_by(login: &str, kind: &str) -> Vec<TimelineEvent> {
+        vec![
+            ev("added_to_merge_queue", login, kind),
+            ev("removed_from_merge_queue", MERGE_QUEUE_LOGIN, "Bot"),
+            ev("merged", MERGE_QUEUE_LOGIN, "Bot"),
+            ev("closed", MERGE_QUEUE_LOGIN, "Bot"),
+        ]
+    }
+
+    fn human(by: &str, queue: Option<&str>) -> MergeVerdict {
+        MergeVerdict::Human(MergeRecord {
+            sha: "c".repeat(40),
+            merged_at: "2026-11-30T10:00:00Z".into(),
+            merged_by: by.into(),
+            base: "main".into(),
+            queue: queue.map(str::to_owned),
+        })
+    }
+
+    fn refused(says: &'static str) -> impl Fn(&MergeVerdict) -> bool {
+        move |v| matches!(v, MergeVerdict::Refused(m) if m.contains(says))
+    }
+
+    fn settling(v: &MergeVerdict) -> bool {
+        matches!(v, MergeVerdict::Settling(_))
     }
 
     #[test]
-    fn open_waits_and_closed_unmerged_is_terminal() {
+    fn every_end_of_a_ready_pull_request_has_one_verdict() {
         let open = PullEnd {
             state: "open".into(),
             base: "main".into(),
+            head_sha: HEAD.into(),
             ..PullEnd::default()
         };
-        assert_eq!(verdict(&open, "main"), MergeVerdict::Open);
         let closed = PullEnd {
             state: "closed".into(),
-            ..open
+            ..open.clone()
         };
-        assert!(matches!(
-            verdict(&closed, "main"),
-            MergeVerdict::Refused(m) if m.contains("closed without a merge")
-        ));
+        let other_head = PullEnd {
+            head_sha: OTHER.into(),
+            ..merged(Some("alice"), Some("User"))
+        };
+        let other_base = PullEnd {
+            base: "develop".into(),
+            ..merged(Some("alice"), Some("User"))
+        };
+        let no_sha = PullEnd {
+            merge_commit_sha: None,
+            ..merged(Some("alice"), Some("User"))
+        };
+        let no_time_yet = PullEnd {
+            merged_at: None,
+            ..merged(Some("alice"), Some("User"))
+        };
+        let queue_other_head = PullEnd {
+            head_sha: OTHER.into(),
+            ..by_queue()
+        };
+        let alice = queued_by("alice", "User");
+        let helper = queued_by("helper-bot", "Bot");
+        let not_yet = vec![ev("added_to_merge_queue", "alice", "User")];
+        type Case<'a> = (
+            &'a str,
+            PullEnd,
+            Option<&'a [TimelineEvent]>,
+            Box<dyn Fn(&MergeVerdict) -> bool>,
+        );
+        let table: Vec<Case<'_>> = vec![
+            ("open waits", open, None, Box::new(|v| *v == MergeVerdict::Open)),
+            ("closed unmerged", closed, None, Box::new(refused("closed without a merge"))),
+            (
+                "a person's button merge",
+                merged(Some("alice"), Some("User")),
+                None,
+                Box::new(|v| *v == human("alice", None)),
+            ),
+            (
+                "a bot's merge",
+                merged(Some("helper-bot"), Some("Bot")),
+                None,
+                Box::new(refused("helper-bot of type Bot")),
+            ),
+            (
+                "a merger of unknown type",
+                merged(Some("alice"), None),
+                None,
+                Box::new(refused("unknown type")),
+            ),
+            (
+                "a User without a login",
+                merged(None, Some("User")),
+                None,
+                Box::new(refused("of type User")),
+            ),
+            (
+                "another base",
+                other_base,
+                None,
+                Box::new(refused("not the pinned base main")),
+            ),
+            (
+                "a person merged another head",
+                other_head,
+                None,
+                Box::new(refused(
+                    "merged on head 2222222222222222222222222222222222222222, not on the approved head",
+                )),
+            ),
+            ("no merge commit yet", no_sha, None, Box::new(settling)),
+            ("merged, no time yet", no_time_yet, None, Box::new(settling)),
+            (
+                "the queue merged it: the timeline is needed first",
+                by_queue(),
+                None,
+                Box::new(|v| *v == MergeVerdict::NeedsTimeline),
+            ),
+            (
+                "a person enqueued",
+                by_queue(),
+                Some(&alice),
+                Box::new(|v| *v == human("alice", Some(MERGE_QUEUE_LOGIN))),
+            ),
+            (
+                "a bot enqueued",
+                by_queue(),
+                Some(&helper),
+                Box::new(refused("helper-bot of type Bot put it into the queue")),
+            ),
+            (
+                "the timeline shows no merge yet",
+                by_queue(),
+                Some(&not_yet),
+                Box::new(settling),
+            ),
+            (
+                "the timeline shows no enqueue",
+                by_queue(),
+                Some(&[]),
+                Box::new(settling),
+            ),
+            (
+                "a person enqueued, the queue merged another head",
+                queue_other_head,
+                Some(&alice),
+                Box::new(refused("not on the approved head")),
+            ),
+        ];
+        for (case, pull, timeline, expect) in table {
+            let got = verdict(&pull, APPROVED, timeline);
+            assert!(expect(&got), "{case}: {got:?}");
+        }
+    }
+
+    #[test]
+    fn a_queue_merge_without_any_enqueue_on_a_merged_timeline_is_refused() {
+        let timeline = vec![ev("merged", MERGE_QUEUE_LOGIN, "Bot")];
+        assert!(refused("nobody putting it into the queue")(&verdict(
+            &by_queue(),
+            APPROVED,
+            Some(&timeline)
+        )));
     }
 }

@@ -15,6 +15,7 @@ pub mod lane;
 pub mod leases;
 pub mod lifecycle;
 pub mod merge;
+pub mod merge_queue;
 pub mod naming;
 pub mod notify;
 pub mod operator;

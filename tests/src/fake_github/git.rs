@@ -199,6 +199,36 @@ pub async fn branch_from(path: &Path, base: &str, branch: &str) -> Result<String
     Ok(commit)
 }
 
+/// Adds a commit on the tip of `branch` that writes `file` (a new file at the top of the
+/// tree) with `text`, moves the branch to it, and returns the commit: someone pushing to it.
+pub async fn commit_on(
+    path: &Path,
+    branch: &str,
+    file: &str,
+    text: &str,
+) -> Result<String, GitError> {
+    let reference = format!("refs/heads/{branch}");
+    let tip = git(path, &["rev-parse", &reference], None).await?;
+    let blob = git(
+        path,
+        &["hash-object", "-w", "--stdin"],
+        Some(text.as_bytes()),
+    )
+    .await?;
+    let listing = git(path, &["ls-tree", &tip], None).await?;
+    let tree_text = format!("{listing}\n100644 blob {blob}\t{file}\n");
+    let tree = git(path, &["mktree"], Some(tree_text.trim_start().as_bytes())).await?;
+    let message = format!("Add {file}");
+    let commit = git(
+        path,
+        &["commit-tree", &tree, "-p", &tip, "-m", &message],
+        None,
+    )
+    .await?;
+    git(path, &["update-ref", &reference, &commit, &tip], None).await?;
+    Ok(commit)
+}
+
 /// Records the protected branches of a repository for its hook.
 pub fn write_protected(path: &Path, branches: &BTreeSet<String>) -> Result<(), GitError> {
     let file = path.join(PROTECTED_FILE);

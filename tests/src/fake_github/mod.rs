@@ -11,7 +11,8 @@
 //! token is 401 and is logged as anonymous. `GET /user`; `GET /repos/{o}/{r}`;
 //! `GET /repos/{o}/{r}/branches/{branch}`; `GET /repos/{o}/{r}/issues` (`state`, `assignee`,
 //! `since`, `sort`, `direction`; pull requests included with a `pull_request` key);
-//! `GET /repos/{o}/{r}/issues/{n}`, `…/events`, `…/comments` (`since`); `POST …/comments`;
+//! `GET /repos/{o}/{r}/issues/{n}`, `…/events`, `…/timeline` (the events and the comments as
+//! `commented` entries, oldest first), `…/comments` (`since`); `POST …/comments`;
 //! `GET|POST /repos/{o}/{r}/pulls` (`state`, `head=owner:branch`, `base`); `GET …/pulls/{n}`
 //! (tips read live from the bare repository; `node_id` `PR_<id>`, `merged`, `merged_by`,
 //! `mergeable` — `true` until set otherwise, `null` once closed — and `mergeable_state`
@@ -76,6 +77,8 @@
 //! | `POST /_control/repos/{o}/{r}/issues/{n}/close` | `{actor?}` → 204; closes a pull request unmerged too |
 //! | `GET  /_control/repos/{o}/{r}/pulls` | → every pull request, any state |
 //! | `POST /_control/repos/{o}/{r}/pulls/{n}/merge` | `{by: login\|null}` → 200 pull, merged into the base branch |
+//! | `POST /_control/repos/{o}/{r}/pulls/{n}/merge_queue` | `{by: login}` → 200 pull, in the merge queue; event `added_to_merge_queue` by `by` |
+//! | `POST /_control/repos/{o}/{r}/pulls/{n}/merge_queue/merge` | `{move_head?: bool}` → 200 pull, merged by the queue (below) |
 //! | `POST /_control/repos/{o}/{r}/pulls/{n}/mergeable` | `{mergeable: true\|false\|null}` → 200 pull |
 //! | `GET  /_control/repos/{o}/{r}/pulls/{n}/reviews` | → every review, pending ones included |
 //! | `POST /_control/repos/{o}/{r}/pulls/{n}/reviews/{id}/dismiss` | `{actor, message}` → 200 review, `DISMISSED`; event `review_dismissed` |
@@ -94,6 +97,11 @@
 //! parents base tip and head, the base branch moved from its expected tip (protection does not
 //! apply, as to GitHub's button); a conflict is 422 and sets `mergeable: false`. The pull
 //! request is then closed with `merged_by` and `merged` and `closed` events whose actor is `by`.
+//! The merge queue takes an open, non-draft pull request once (422 otherwise) and merges it as
+//! its app account `github-merge-queue[bot]` (type `Bot`, created on first use): event
+//! `removed_from_merge_queue` by the app, then the merge above with `by` the app, so the
+//! enqueuer shows only on the timeline. `move_head` first pushes a commit to the head branch,
+//! so the queue merges a head other than the approved one.
 //!
 //! A fault is one-shot: the next authenticated REST request whose method matches and whose
 //! path starts or ends with `path` consumes it. `drop_after_apply` runs the request, then
@@ -301,6 +309,20 @@ impl FakeGitHub {
     pub fn merge_pull(&self, repo: &str, number: u64, by: Option<&str>) -> Value {
         let path = format!("/_control/repos/{repo}/pulls/{number}/merge");
         self.control("POST", &path, json!({ "by": by }))
+    }
+
+    /// Puts a pull request into the merge queue as `by` (a person or a bot). Returns the pull
+    /// request.
+    pub fn enqueue_pull(&self, repo: &str, number: u64, by: &str) -> Value {
+        let path = format!("/_control/repos/{repo}/pulls/{number}/merge_queue");
+        self.control("POST", &path, json!({ "by": by }))
+    }
+
+    /// Has the merge queue merge a queued pull request as `github-merge-queue[bot]`; with
+    /// `move_head`, a new commit lands on its head branch first. Returns the pull request.
+    pub fn merge_queued_pull(&self, repo: &str, number: u64, move_head: bool) -> Value {
+        let path = format!("/_control/repos/{repo}/pulls/{number}/merge_queue/merge");
+        self.control("POST", &path, json!({ "move_head": move_head }))
     }
 
     /// Closes a pull request without merging it, recording a `closed` event by `actor`.

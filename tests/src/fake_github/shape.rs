@@ -175,6 +175,15 @@ pub fn comment(world: &World, repo: &Repo, number: u64, comment: &Comment) -> Va
     })
 }
 
+/// Returns a comment as the timeline lists it: the comment with `event: "commented"` and its
+/// author as `actor` too.
+pub fn timeline_comment(world: &World, repo: &Repo, number: u64, c: &Comment) -> Value {
+    let mut entry = comment(world, repo, number, c);
+    entry["event"] = json!("commented");
+    entry["actor"] = user(world, &c.author);
+    entry
+}
+
 /// Returns a pull request review.
 pub fn review(world: &World, repo: &Repo, number: u64, review: &Review) -> Value {
     let full_name = repo.full_name();

@@ -78,10 +78,13 @@ pub struct MergeRecord {
     pub sha: String,
     /// When it merged.
     pub merged_at: String,
-    /// Who merged (a `User`).
+    /// Who merged (a `User`); for a merge-queue merge, the person who put it into the queue.
     pub merged_by: String,
     /// The base branch it merged into.
     pub base: String,
+    /// The merge queue's account, when GitHub's merge queue merged it for `merged_by`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queue: Option<String>,
 }
 
 /// Per-head evidence: each field holds the head it was observed on.

@@ -459,6 +459,7 @@ mod tests {
             merged_at: "t".into(),
             merged_by: "alice".into(),
             base: "main".into(),
+            queue: None,
         };
         let mut t = ready_task();
         let ChecklistError::Lacks { missing } = t.merged(record.clone()).unwrap_err();

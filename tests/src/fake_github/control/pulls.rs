@@ -1,6 +1,7 @@
 //! Control routes for pull requests: every pull request, a person merging one with the merge
-//! button, GitHub deciding mergeability, every review, and dismissing a review. Closing a pull
-//! request unmerged is the issues close route.
+//! button, a person or a bot putting one into the merge queue and the queue merging it,
+//! GitHub deciding mergeability, every review, and dismissing a review. Closing a pull request
+//! unmerged is the issues close route.
 
 use axum::extract::Path;
 use axum::extract::State;
@@ -25,6 +26,14 @@ pub fn router() -> Router<Shared> {
         .route(
             "/_control/repos/{owner}/{repo}/pulls/{number}/merge",
             post(merge_create),
+        )
+        .route(
+            "/_control/repos/{owner}/{repo}/pulls/{number}/merge_queue",
+            post(merge_queue_create),
+        )
+        .route(
+            "/_control/repos/{owner}/{repo}/pulls/{number}/merge_queue/merge",
+            post(queue_merge_create),
         )
         .route(
             "/_control/repos/{owner}/{repo}/pulls/{number}/mergeable",
@@ -71,6 +80,39 @@ async fn merge_create(
 ) -> Result<Json<Value>, ApiError> {
     let number = number(&n)?;
     ops::merge::merge(&shared, &owner, &repo, number, body.by.as_deref())
+        .await
+        .map(Json)
+}
+
+/// `{by}`: the login that puts the pull request into the merge queue.
+#[derive(Debug, Deserialize)]
+struct EnqueueBody {
+    by: String,
+}
+
+async fn merge_queue_create(
+    State(shared): State<Shared>,
+    Path((owner, repo, n)): PullPath,
+    ApiJson(body): ApiJson<EnqueueBody>,
+) -> Result<Json<Value>, ApiError> {
+    let mut world = shared.lock();
+    ops::queue::enqueue(&mut world, &owner, &repo, number(&n)?, &body.by).map(Json)
+}
+
+/// `{move_head?}`: `true` pushes a new commit to the head branch before the queue merges.
+#[derive(Debug, Default, Deserialize)]
+struct QueueMergeBody {
+    #[serde(default)]
+    move_head: bool,
+}
+
+async fn queue_merge_create(
+    State(shared): State<Shared>,
+    Path((owner, repo, n)): PullPath,
+    ApiJson(body): ApiJson<QueueMergeBody>,
+) -> Result<Json<Value>, ApiError> {
+    let number = number(&n)?;
+    ops::queue::merge_queued(&shared, &owner, &repo, number, body.move_head)
         .await
         .map(Json)
 }

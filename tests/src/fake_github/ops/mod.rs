@@ -1,10 +1,11 @@
 //! The changes to the world that both the REST routes and the control API make: opening issues
 //! and pull requests, assignment, comments, closing, and refreshing pull request tips from the
-//! bare repositories here; reviews, merging and CI in the submodules. Each returns the JSON
+//! bare repositories here; reviews, merging, the merge queue and CI in the submodules. Each returns the JSON
 //! GitHub would answer with.
 
 pub mod ci;
 pub mod merge;
+pub mod queue;
 pub mod reviews;
 
 use std::collections::BTreeMap;
@@ -247,6 +248,7 @@ pub fn open_pull(
         merged_by: None,
         merge_commit_sha: None,
         mergeable: Some(true),
+        queued_by: None,
         reviews: Vec::new(),
     };
     let label = pull.head_label();

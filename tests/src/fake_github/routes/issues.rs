@@ -1,5 +1,5 @@
-//! The issues API: listing (pull requests included, as on GitHub), one issue, its events, and
-//! its comments (list and create).
+//! The issues API: listing (pull requests included, as on GitHub), one issue, its events, its
+//! timeline (events and comments, oldest first), and its comments (list and create).
 
 use axum::extract::Path;
 use axum::extract::Query;
@@ -34,6 +34,10 @@ pub fn router() -> Router<Shared> {
         .route(
             "/repos/{owner}/{repo}/issues/{number}/events",
             get(events_index),
+        )
+        .route(
+            "/repos/{owner}/{repo}/issues/{number}/timeline",
+            get(timeline_index),
         )
         .route(
             "/repos/{owner}/{repo}/issues/{number}/comments",
@@ -111,6 +115,32 @@ async fn events_index(
         .iter()
         .map(|e| shape::event(&world, e))
         .collect();
+    Ok(paginate(items, &params, &uri, &world.base_url))
+}
+
+/// The timeline: the events and the comments (as `commented` entries), oldest first, ties in
+/// the order they happened (ids grow across every kind of object).
+async fn timeline_index(
+    State(shared): State<Shared>,
+    Path((owner, repo, n)): Path<(String, String, String)>,
+    Query(params): Query<ListParams>,
+    uri: Uri,
+) -> Result<Response, ApiError> {
+    let world = shared.lock();
+    let repo = world.repo(&owner, &repo)?;
+    let number = number(&n)?;
+    let issue = repo.issue(number)?;
+    let mut entries: Vec<(&str, u64, Value)> = issue
+        .events
+        .iter()
+        .map(|e| (e.created_at.as_str(), e.id, shape::event(&world, e)))
+        .collect();
+    for c in &issue.comments {
+        let entry = shape::timeline_comment(&world, repo, number, c);
+        entries.push((c.created_at.as_str(), c.id, entry));
+    }
+    entries.sort_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
+    let items = entries.into_iter().map(|e| e.2).collect();
     Ok(paginate(items, &params, &uri, &world.base_url))
 }
 

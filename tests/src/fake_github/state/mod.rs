@@ -239,6 +239,8 @@ pub struct Pull {
     pub merge_commit_sha: Option<String>,
     /// What `mergeable` shows while open (`None` = GitHub has not computed it yet).
     pub mergeable: Option<bool>,
+    /// Who put it into the merge queue, while it is in the queue.
+    pub queued_by: Option<String>,
     /// Oldest first.
     pub reviews: Vec<Review>,
 }

@@ -15,6 +15,7 @@ mod faults;
 mod graphql;
 mod merge;
 mod pulls;
+mod queue;
 mod reviews;
 
 const REPO: &str = "acme/app";

@@ -224,6 +224,7 @@ fn the_panel_reads_at_a_glance() {
         merged_at: "2026-11-29T11:00:00+00:00".into(),
         merged_by: "octo".into(),
         base: "main".into(),
+        queue: None,
     });
     let p = panel(&done);
     let merge = p.merge.expect("merged");
