@@ -25,6 +25,7 @@ use crate::env::CommandOutput;
 use crate::env::TestEnv;
 use crate::fake_github::FakeGitHub;
 use crate::fake_github::UserKind;
+use crate::remote::Fleet;
 
 /// The worker's login and token.
 pub const WORKER: &str = "bot-worker";
@@ -676,6 +677,74 @@ impl Coord {
         }
         cmd
     }
+}
+
+/// The same worker on two machines (`box-0` is the fixture's, `box-1` the other), each with
+/// its own workspace; `lanes` edits the configuration both use.
+pub struct TwoMachines {
+    /// The fixture's machine (`box-0`) and everything else of the fixture.
+    pub c: Coord,
+    /// The other machine's coordination repository.
+    pub other: TestEnv,
+    /// The other machine's configuration (its own workspace root).
+    pub other_config: PathBuf,
+    /// Keeps the remote alive.
+    _fleet: Fleet,
+}
+
+impl TwoMachines {
+    /// Builds both; `lanes` edits the configuration both use.
+    pub fn new(lanes: impl Fn(&Coord, &mut Value)) -> TwoMachines {
+        let mut fleet = Fleet::new(2);
+        let other = fleet.machines.pop().expect("two machines");
+        let first = fleet.machines.pop().expect("two machines");
+        let c = Coord::with_env(first, 30);
+        let mut config = c.config_value(30);
+        lanes(&c, &mut config);
+        c.write_config(&config);
+        config["workers"]["w1"]["workspace_root"] = json!(c.dir.join("ws-box-1").to_string_lossy());
+        let other_config = c.dir.join("box-1.json");
+        std::fs::write(&other_config, serde_json::to_vec(&config).expect("json"))
+            .expect("write the other machine's configuration");
+        TwoMachines {
+            c,
+            other,
+            other_config,
+            _fleet: fleet,
+        }
+    }
+
+    /// A tick (`--wait`) on the fixture's machine, with `extra` in its environment.
+    pub fn first(&self, extra: &[(&str, &str)]) -> Command {
+        let mut env = vec![("W1_TOKEN", WORKER_TOKEN)];
+        env.extend_from_slice(extra);
+        let mut cmd = self
+            .c
+            .coordinate_on(&self.c.env, "w1", &self.c.config, &env);
+        cmd.arg("--wait");
+        cmd
+    }
+
+    /// A tick (`--wait`) on the other machine.
+    pub fn second(&self) -> Command {
+        let mut cmd = self.c.coordinate_on(
+            &self.other,
+            "w1",
+            &self.other_config,
+            &[("W1_TOKEN", WORKER_TOKEN)],
+        );
+        cmd.arg("--wait");
+        cmd
+    }
+}
+
+/// The task checkpoint of `issue` in [`REPO`] as `env`'s state branch holds it.
+pub fn task_on(env: &TestEnv, issue: u64) -> Value {
+    let text = env.git(&[
+        "show",
+        &format!("refs/heads/agent-coord:coordinator/tasks/{REPO}/{issue}.json"),
+    ]);
+    serde_json::from_str(&text).unwrap_or(Value::Null)
 }
 
 /// Waits (up to a minute) until `done` holds, failing the test with `what` otherwise.

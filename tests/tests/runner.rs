@@ -15,6 +15,7 @@ mod test_concurrency;
 mod test_coordinator;
 mod test_coordinator_demo;
 mod test_coordinator_detached;
+mod test_coordinator_fleet_caps;
 mod test_coordinator_gates;
 mod test_coordinator_merge_queue;
 mod test_coordinator_operator;

@@ -3,81 +3,15 @@
 //! a second branch or pull request — and goes on without a human, except for a lane that was
 //! running on the dead machine, whose task is `uncertain` (no second model starts).
 
-use std::path::PathBuf;
-use std::process::Command;
-
+use agent_coord_tests::coord::task_on;
 use agent_coord_tests::coord::Coord;
+use agent_coord_tests::coord::TwoMachines;
 use agent_coord_tests::coord::HUMAN;
 use agent_coord_tests::coord::REPO;
-use agent_coord_tests::coord::WORKER_TOKEN;
-use agent_coord_tests::env::TestEnv;
-use agent_coord_tests::remote::Fleet;
 use serde_json::json;
-use serde_json::Value;
 
 /// A day after the fixture's start: every heartbeat of the first machine is dead by then.
 const A_DAY_LATER: i64 = 86_400;
-
-/// The same worker on two machines (`box-0` is the fixture's, `box-1` the other), each with
-/// its own workspace; `lanes` edits the configuration both use.
-struct Two {
-    c: Coord,
-    other: TestEnv,
-    other_config: PathBuf,
-    /// Keeps the remote alive.
-    _fleet: Fleet,
-}
-
-impl Two {
-    fn new(lanes: impl Fn(&Coord, &mut Value)) -> Two {
-        let mut fleet = Fleet::new(2);
-        let other = fleet.machines.pop().unwrap();
-        let first = fleet.machines.pop().unwrap();
-        let c = Coord::with_env(first, 30);
-        let mut config = c.config_value(30);
-        lanes(&c, &mut config);
-        c.write_config(&config);
-        config["workers"]["w1"]["workspace_root"] = json!(c.dir.join("ws-box-1").to_string_lossy());
-        let other_config = c.dir.join("box-1.json");
-        std::fs::write(&other_config, serde_json::to_vec(&config).unwrap()).unwrap();
-        Two {
-            c,
-            other,
-            other_config,
-            _fleet: fleet,
-        }
-    }
-
-    fn first(&self, extra: &[(&str, &str)]) -> Command {
-        let mut env = vec![("W1_TOKEN", WORKER_TOKEN)];
-        env.extend_from_slice(extra);
-        let mut cmd = self
-            .c
-            .coordinate_on(&self.c.env, "w1", &self.c.config, &env);
-        cmd.arg("--wait");
-        cmd
-    }
-
-    fn second(&self) -> Command {
-        let mut cmd = self.c.coordinate_on(
-            &self.other,
-            "w1",
-            &self.other_config,
-            &[("W1_TOKEN", WORKER_TOKEN)],
-        );
-        cmd.arg("--wait");
-        cmd
-    }
-}
-
-/// The task checkpoint of `issue` as `env`'s state branch holds it.
-fn task_on(env: &TestEnv, issue: u64) -> Value {
-    let text = env.git(&[
-        "show",
-        &format!("refs/heads/agent-coord:coordinator/tasks/{REPO}/{issue}.json"),
-    ]);
-    serde_json::from_str(&text).unwrap_or(Value::Null)
-}
 
 fn text(out: &std::process::Output) -> String {
     format!(
@@ -96,7 +30,7 @@ fn accepts(c: &Coord, issue: u64) -> usize {
 
 #[test]
 fn a_dead_machines_task_goes_on_from_its_pushed_head_on_another_machine() {
-    let two = Two::new(|_, _| {});
+    let two = TwoMachines::new(|_, _| {});
     let c = &two.c;
     c.gh.ci_plan(REPO, &[], "pending");
     let issue = c.assigned_issue("Add a feature file", HUMAN);
@@ -176,7 +110,7 @@ fn a_dead_machines_task_goes_on_from_its_pushed_head_on_another_machine() {
 
 #[test]
 fn a_lane_that_ran_on_the_dead_machine_leaves_its_task_uncertain_on_the_new_one() {
-    let two = Two::new(|c, config| {
+    let two = TwoMachines::new(|c, config| {
         let d = c.dir.display();
         let gated = c.dir.join("gated.sh");
         std::fs::write(

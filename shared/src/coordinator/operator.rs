@@ -323,6 +323,7 @@ mod tests {
             merged_at: "t".into(),
             merged_by: "bot".into(),
             base: "main".into(),
+            queue: None,
         });
         assert!(retry_phases(&t).is_empty(), "merged: nothing to run again");
     }
@@ -392,6 +393,7 @@ mod tests {
             merged_at: "t".into(),
             merged_by: "bot".into(),
             base: "main".into(),
+            queue: None,
         });
         let err = retry(&mut merged, Phase::Implement, &op())
             .unwrap_err()

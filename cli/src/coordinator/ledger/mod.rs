@@ -40,8 +40,10 @@ use crate::store::TipSnapshot;
 use crate::sync;
 use crate::sync::SyncFlags;
 
+mod leases;
 mod records;
 
+pub(crate) use leases::LeaseAsk;
 pub(crate) use records::read_controls;
 pub(crate) use records::read_task;
 pub(crate) use records::to_record;
@@ -611,6 +613,7 @@ impl<'a> Ledger<'a> {
             plan.state
                 .extend(renewal.into_iter().filter(|(p, _)| !already.contains(p)));
         }
+        plan.state.extend(self.lease_releases(snap, ctx, task)?);
         Ok(())
     }
 

@@ -10,6 +10,7 @@ use agent_coord_shared::coordinator::lane::reading;
 use agent_coord_shared::coordinator::lane::usage::CostSource;
 use agent_coord_shared::coordinator::lane::usage::LaneUsage;
 use agent_coord_shared::coordinator::lane::usage::Tokens;
+use agent_coord_shared::coordinator::leases;
 use agent_coord_shared::coordinator::slots;
 use agent_coord_shared::coordinator::slots::Caps;
 use agent_coord_shared::coordinator::spend;
@@ -22,6 +23,8 @@ use agent_coord_shared::coordinator::task::TranscriptRef;
 use agent_coord_shared::time;
 
 use super::*;
+use crate::command_error::CommandError;
+use crate::coordinator::ledger::LeaseAsk;
 use crate::coordinator::pauses;
 use crate::coordinator::preflight::control_dir;
 use crate::coordinator::running;
@@ -110,7 +113,9 @@ pub(super) fn run_lanes(
     if let Some(held) = may_start(engine, task, &slots)? {
         return Ok(Err(held));
     }
-    start(engine, task, lanes)?;
+    if let Some(held) = start(engine, task, lanes)? {
+        return Ok(Err(held));
+    }
     Ok(Err(Held::Running))
 }
 
@@ -186,11 +191,17 @@ fn short_stem(run_stem: &str) -> &str {
 /// again), then launches each under its own detached supervisor; a lane that cannot be
 /// launched gets a result saying why, so it is collected as a failed lane, never as
 /// approval and never as unknown.
+/// The repository's fleet-wide lane cap (`repo_max_lanes`), if any.
+fn repo_cap(engine: &Engine<'_>, task: &Task) -> Option<u64> {
+    let slug: agent_coord_shared::ids::RepoSlug = task.repo.parse().ok()?;
+    engine.setup.config.repo_max_lanes.get(&slug).copied()
+}
+
 fn start(
     engine: &mut Engine<'_>,
     task: &mut Task,
     lanes: Vec<(LaneSlot, String)>,
-) -> Result<(), Halt> {
+) -> Result<Option<Held>, Halt> {
     let control = engine.setup.task_control(task);
     let _ = std::fs::create_dir_all(&control);
     // Every run gets files of its own (a rerun after a pause or a reply never overwrites
@@ -220,19 +231,47 @@ fn start(
             machine: engine.ledger.machine(),
             nonce: nonce.clone(),
             stems: jobs.iter().map(|(_, stem, _)| stem.clone()).collect(),
+            leases: Vec::new(),
         }),
     });
-    checkpoint::commit(
-        engine,
-        task,
-        "coordinator.lane_started",
-        format!("{joined} started"),
-        None,
-    )?;
+    // A repository under a fleet-wide cap: the start takes its leases in the same commit.
+    let ask = repo_cap(engine, task).map(|cap| LeaseAsk {
+        cap,
+        want: jobs.len(),
+        ttl: leases::lease_ttl(engine.setup.worker.lane_timeout),
+    });
+    task.updated_at = engine.ledger.now();
+    let note = Note {
+        kind: "coordinator.lane_started",
+        message: format!("{joined} started"),
+        previous_phase: None,
+    };
+    if let Err(wait) = engine.ledger.save_start(task, note, ask)? {
+        task.pending = None;
+        engine.observe(
+            Some(&task.task_id),
+            format!(
+                "waits for a lane slot: {wait}; its {} lanes start when one frees",
+                task.phase
+            ),
+        );
+        engine.slot_waiters.push((task.repo.clone(), task.issue));
+        return Ok(Some(Held::NoSlot));
+    }
     // The fleet learns of the start before any model runs: a machine that takes this task
     // over after this one dies must find the start (and judge the lane's outcome unknown)
-    // instead of starting a second model. Unpublished, the start is withdrawn.
-    if let Err(e) = engine.ledger.sync() {
+    // instead of starting a second model. Unpublished, or beaten to a repository slot by
+    // another machine's start, the start is withdrawn.
+    let published = engine.ledger.sync().and_then(|()| {
+        if engine.ledger.leases_kept(task)? {
+            Ok(())
+        } else {
+            Err(CommandError::operational(
+                "another machine's start took a repository lane slot first",
+            ))
+        }
+    });
+    if let Err(e) = published {
         task.pending = None;
         checkpoint::commit(
             engine,
@@ -325,7 +364,7 @@ fn start(
                 .join(", ")
         ),
     );
-    Ok(())
+    Ok(None)
 }
 
 /// A token no other launch has: 16 bytes of the system's randomness (else a digest of the

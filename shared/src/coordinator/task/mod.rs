@@ -197,6 +197,10 @@ pub struct LaneLaunch {
     pub nonce: String,
     /// The file stem of each lane, in the order the slots were given.
     pub stems: Vec<String>,
+    /// The repository's fleet-wide lane slots the start holds (`repo_max_lanes`; see
+    /// `coordinator::leases`), empty when the repository has no such cap.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub leases: Vec<u64>,
 }
 
 /// What the task carries from one phase to the next (persisted before anything is signed or

@@ -621,6 +621,10 @@ pub fn parse_record(path: &str, bytes: &[u8]) -> Parsed {
     if !matches!(top, "claims" | "heartbeats" | "batches" | "events") || !path.ends_with(".json") {
         return Parsed::Ignored;
     }
+    if top == "claims" && is_lease_path(path) {
+        // A fleet-wide lane slot's lease (`coordinator::leases`), not a work item.
+        return Parsed::Ignored;
+    }
     let record = match crate::record::from_bytes(bytes) {
         Ok(r) => r,
         Err(e) => return Parsed::Malformed(path.to_owned(), e.to_string()),
@@ -632,5 +636,40 @@ pub fn parse_record(path: &str, bytes: &[u8]) -> Parsed {
         }
         "batches" => Parsed::Manifest(Arc::new(ManifestIn::from_manifest(path, &record.into()))),
         _ => Parsed::Event(Arc::new(EventIn::from_event(path, &record.into()))),
+    }
+}
+
+/// Reports whether a claim path is a repository lane slot's lease
+/// (`claims/<owner>/<repo>/lane-slot-<n>.json`).
+fn is_lease_path(path: &str) -> bool {
+    path.rsplit('/')
+        .next()
+        .and_then(|f| f.strip_suffix(".json"))
+        .and_then(crate::coordinator::leases::slot_of)
+        .is_some()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_lane_slot_lease_is_not_a_work_item_and_the_holds_are_read() {
+        let lease = br#"{"agent_id":"w1.acme.widget.7.slots","status":"active"}"#;
+        assert!(matches!(
+            parse_record("claims/acme/widget/lane-slot-2.json", lease),
+            Parsed::Ignored
+        ));
+        assert!(matches!(
+            parse_record("claims/acme/widget/7.json", lease),
+            Parsed::Claim(_)
+        ));
+        let holds = br#"{"holds":[{"kind":"pause","scope":"all","by":"alice","at":"2026-12-07T10:00:00Z"}]}"#;
+        let inputs = Inputs::from_files([("coordinator/controls/holds.json", &holds[..])]);
+        assert_eq!(inputs.controls.map(|c| c.holds.len()), Some(1));
+        assert!(matches!(
+            parse_record("coordinator/controls/holds.json", b"[1]"),
+            Parsed::Malformed(..)
+        ));
     }
 }
