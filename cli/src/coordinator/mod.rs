@@ -10,7 +10,8 @@
 //! - `config_file`: where the configuration file is and how it is read (also the server's);
 //! - `preflight`, `accounts`: the checks before any work, tokens and secrets;
 //! - `pauses`: the worker's vendor pauses after a usage limit (a file on its machine);
-//! - `git`: the worktree operations.
+//! - `git`: the worktree operations;
+//! - `webhook`: the `--listen` listener whose GitHub deliveries wake tasks between polls.
 //!
 //! Every process it starts runs through `crate::process`'s bounded runner.
 
@@ -26,6 +27,7 @@ pub(crate) mod preflight;
 pub(crate) mod running;
 mod setup;
 pub(crate) mod tick;
+pub(crate) mod webhook;
 
 /// The environment variable naming a point where the coordinator kills itself with SIGKILL
 /// (`intent:<kind>` and `posted:<kind>` around every GitHub effect — `accept`,

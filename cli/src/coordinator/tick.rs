@@ -24,6 +24,7 @@ use agent_coord_shared::coordinator::task::Admitted;
 use agent_coord_shared::coordinator::task::Assignment;
 use agent_coord_shared::coordinator::task::Task;
 use agent_coord_shared::coordinator::task::TaskState;
+use agent_coord_shared::coordinator::webhook::route::Target;
 use agent_coord_shared::ids::RepoSlug;
 use agent_coord_shared::output::coordinate::PreflightCheck;
 use serde::Serialize;
@@ -202,7 +203,8 @@ pub(crate) fn tick(
             costs: CostTotals::default(),
             assigned: match wait {
                 Wait::Collect(assigned) => assigned,
-                _ => BTreeSet::new(),
+                Wait::Woken(woken) => woken.assigned,
+                Wait::No | Wait::ForLanes => BTreeSet::new(),
             },
         });
     };
@@ -278,6 +280,29 @@ pub(crate) enum Wait {
     /// no discovery, no takeover, no poll of the other tasks — with the assignments the
     /// last full tick saw (`--follow` between its polls, as soon as a lane ends).
     Collect(BTreeSet<(String, u64)>),
+    /// Only the tasks webhook deliveries point at are advanced — re-reading GitHub as any
+    /// tick does, the delivery is no evidence — with the assignments the last full tick saw
+    /// (`--follow --listen`, as soon as a delivery arrives).
+    Woken(Woken),
+}
+
+/// What webhook deliveries woke, for a [`Wait::Woken`] tick.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Woken {
+    /// The issues assigned to the worker as the last full tick saw them.
+    pub(crate) assigned: BTreeSet<(String, u64)>,
+    /// Each configured repository and what in it identifies a task to wake.
+    pub(crate) targets: BTreeSet<(String, Target)>,
+}
+
+impl Woken {
+    /// Reports whether a delivery points at `task`.
+    fn wakes(&self, task: &Task) -> bool {
+        self.targets.iter().any(|(repo, target)| {
+            repo.eq_ignore_ascii_case(&task.repo)
+                && target.matches(task.issue, task.pr, task.head.as_deref())
+        })
+    }
 }
 
 /// The tick's work once the preflight passed: sync, discover and admit, advance every
@@ -289,9 +314,17 @@ fn work(engine: &mut Engine<'_>, wait: Wait) -> Result<Marks, CommandError> {
         engine.error(None, format!("sync before the tick failed: {}", e.message));
     }
     let opened = Instant::now();
-    if let Wait::Collect(assigned) = &wait {
+    let between = match &wait {
+        Wait::Collect(assigned) => Some(assigned),
+        Wait::Woken(woken) => Some(&woken.assigned),
+        Wait::No | Wait::ForLanes => None,
+    };
+    if let Some(assigned) = between {
         let discovered = Instant::now();
-        collect_ended(engine, assigned)?;
+        match &wait {
+            Wait::Woken(woken) => advance_woken(engine, woken)?,
+            _ => collect_ended(engine, assigned)?,
+        }
         sweep(engine)?;
         let advanced = Instant::now();
         finish(engine)?;
@@ -455,6 +488,28 @@ fn collect_ended(
             break;
         }
         advance_one(engine, task, assigned);
+    }
+    Ok(())
+}
+
+/// Advances each of the worker's tasks a webhook delivery points at, once, in priority
+/// order (labels unknown here).
+fn advance_woken(engine: &mut Engine<'_>, woken: &Woken) -> Result<(), CommandError> {
+    let tasks: Vec<Task> = engine
+        .ledger
+        .tasks()?
+        .into_iter()
+        .filter(|t| woken.wakes(t))
+        .collect();
+    for task in in_priority_order(tasks, &Labels::new(), &engine.setup.worker.priority_labels) {
+        if engine.stop.load(std::sync::atomic::Ordering::SeqCst) {
+            break;
+        }
+        engine.observe(
+            Some(&task.task_id),
+            "woken by a webhook delivery: reading GitHub again",
+        );
+        advance_one(engine, task, &woken.assigned);
     }
     Ok(())
 }

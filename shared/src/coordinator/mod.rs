@@ -22,3 +22,4 @@ pub mod spend;
 pub mod takeover;
 pub mod task;
 pub mod telemetry;
+pub mod webhook;
