@@ -2,8 +2,9 @@
 //! wakes its task at once (an authorized reply resumes a waiting task within 2 s of the
 //! delivery, with `poll_seconds` at 600), a badly signed or unsigned delivery is refused
 //! with 401 and a log line without the body, a replayed delivery id wakes nothing, and an
-//! assignment's delivery admits the issue without waiting for the poll. The listener binds
-//! 127.0.0.1 only.
+//! assignment's delivery admits the issue without waiting for the poll, and a check run on
+//! the task's head (not another commit's) wakes its CI phase. The listener binds 127.0.0.1
+//! only.
 
 use std::io::BufRead as _;
 use std::io::BufReader;
@@ -418,4 +419,60 @@ fn listen_needs_follow_a_secret_and_an_address_it_can_bind() {
         err.contains(&format!("cannot listen on 127.0.0.1:{port}")),
         "{err}"
     );
+}
+
+#[test]
+fn a_check_run_delivery_on_the_tasks_head_wakes_its_ci_phase() {
+    let c = Coord::new(30);
+    c.gh.ci_plan(REPO, &[], "pending");
+    let issue = c.assigned_issue("Add a feature file", HUMAN);
+    let out = c.tick(&[]);
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    assert_eq!(c.task(issue)["phase"], "ci");
+    let head = c.task(issue)["head"].as_str().unwrap().to_owned();
+    let pr = c.pr(issue);
+
+    let follow = Follow::start(&c);
+    wait_until("the first tick", Duration::from_secs(60), || {
+        follow.said("worker w1:")
+    });
+    quiet(&c);
+    c.gh.set_ci(REPO, &head, "success");
+    let check_run = |sha: &str, prs: &[u64]| {
+        json!({
+            "action": "completed",
+            "check_run": {
+                "id": 77, "name": "build", "head_sha": sha, "status": "completed",
+                "conclusion": "success",
+                "pull_requests": prs.iter().map(|n| json!({"number": n})).collect::<Vec<_>>(),
+            },
+            "repository": {"full_name": REPO},
+        })
+        .to_string()
+        .into_bytes()
+    };
+
+    // Another commit's check run wakes no task: CI stays unobserved until the poll.
+    let other = check_run("ffffffffffffffffffffffffffffffffffffffff", &[]);
+    let (code, text) = follow.post("check_run", "check-other", &other, signed(&other));
+    assert_eq!(code, 202, "{text}");
+    std::thread::sleep(Duration::from_secs(2));
+    assert_eq!(c.task(issue)["phase"], "ci");
+
+    // The head's check run wakes the task, which reads CI on GitHub and goes on.
+    let body = check_run(&head, &[pr]);
+    let delivered = Instant::now();
+    let (code, text) = follow.post("check_run", "check-head", &body, signed(&body));
+    assert_eq!(code, 202, "{text}");
+    wait_until("the task to leave CI", Duration::from_secs(30), || {
+        c.task(issue)["phase"] != "ci"
+    });
+    let latency = delivered.elapsed();
+    println!(
+        "check_run delivery -> CI observed green: {} ms",
+        latency.as_millis()
+    );
+    assert!(latency < Duration::from_secs(2), "{latency:?}");
+    assert_eq!(c.task(issue)["evidence"]["ci_green"], head.as_str());
+    assert_eq!(follow.stop(), Some(0));
 }

@@ -43,7 +43,8 @@ use crate::output::Report;
 /// `max_vendor_lanes`, `machine_max_lanes`) under a detached supervisor and moves on; the
 /// next tick, `--follow` as soon as a lane ends, or `--wait` collects them, also after a
 /// restart. Machines configured with the same worker split its issues, and take over the
-/// tasks of one whose heartbeat is dead.
+/// tasks of one whose heartbeat is dead. With `--listen`, a signed GitHub webhook delivery
+/// wakes the task it points at between polls.
 ///
 /// The configuration (default $XDG_CONFIG_HOME/agent-coord/coordinator.json) holds the
 /// `workers` of the coordinator spec plus explicit `sessions` bindings (GitHub account and

@@ -52,15 +52,6 @@ pub enum Wake {
     },
 }
 
-impl Wake {
-    /// Returns the configured repository the wake is for.
-    pub fn repo(&self) -> &str {
-        match self {
-            Wake::Tasks { repo, .. } | Wake::Rediscover { repo } => repo,
-        }
-    }
-}
-
 /// What identifies a task to wake.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Target {
