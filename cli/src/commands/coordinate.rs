@@ -316,7 +316,7 @@ fn listen(
         .filter_map(|w| config.workers.get(w))
         .flat_map(|w| w.repositories.keys().map(ToString::to_string))
         .collect();
-    let (tx, rx) = std::sync::mpsc::channel();
+    let (tx, rx) = std::sync::mpsc::sync_channel(webhook::router::WAKES_QUEUED);
     let hooks = webhook::router::Hooks::new(
         secret.as_encoded_bytes().to_vec(),
         repos.into_iter().collect(),

@@ -10,7 +10,7 @@
 //! | 400 | no `X-GitHub-Event`, no usable `X-GitHub-Delivery`, or a payload that is not JSON of its event's shape |
 //! | 200 | a duplicate `X-GitHub-Delivery` (a replay or a redelivery: nothing woken again), or `ping` |
 //! | 202 | accepted: the affected task is woken, or nothing is (an unconfigured repository, logged; an event of no interest) |
-//! | 503 | the `--follow` loop no longer takes wakes |
+//! | 503 | the `--follow` loop no longer takes wakes, or [`WAKES_QUEUED`] wait for it already (the delivery is not remembered, so its redelivery counts) |
 //!
 //! Only a verified delivery's id is remembered, so an unsigned request cannot make a real
 //! delivery look like a duplicate. The answer is a short line of text that GitHub shows in
@@ -18,7 +18,8 @@
 
 use std::io::Write as _;
 use std::net::SocketAddr;
-use std::sync::mpsc::Sender;
+use std::sync::mpsc::SyncSender;
+use std::sync::mpsc::TrySendError;
 use std::sync::Arc;
 use std::sync::Mutex;
 use std::time::Duration;
@@ -87,7 +88,7 @@ struct Inner {
     secret: Vec<u8>,
     repos: Vec<String>,
     limits: Limits,
-    wakes: Sender<Wake>,
+    wakes: SyncSender<Wake>,
     origin: Instant,
     memory: Mutex<Memory>,
 }
@@ -101,6 +102,10 @@ struct Memory {
     noticed: Option<Instant>,
 }
 
+/// Wakes that may wait for the `--follow` loop at once (it takes all waiting ones in one
+/// tick, so this is only reached while a tick runs long under a flood).
+pub(crate) const WAKES_QUEUED: usize = 1024;
+
 /// At most one rate notice on stderr per this long.
 const NOTICE_EVERY: Duration = Duration::from_secs(10);
 
@@ -111,7 +116,7 @@ impl Hooks {
         secret: Vec<u8>,
         repos: Vec<String>,
         limits: Limits,
-        wakes: Sender<Wake>,
+        wakes: SyncSender<Wake>,
     ) -> Hooks {
         let memory = Memory {
             seen: Deliveries::new(limits.remembered),
@@ -223,11 +228,18 @@ async fn deliveries_create(State(hooks): State<Hooks>, req: Request) -> Response
         Ok(Route::Ping) => answer(StatusCode::OK, "pong"),
         Ok(Route::Wake(wake)) => {
             let said = describe(&wake);
-            if hooks.inner.wakes.send(wake).is_err() {
-                return answer(
-                    StatusCode::SERVICE_UNAVAILABLE,
-                    "the coordinator is stopping; its next start polls",
-                );
+            if let Err(e) = hooks.inner.wakes.try_send(wake) {
+                // Not acted on: a redelivery of it must not count as a duplicate.
+                hooks.memory().seen.forget(&id);
+                let why = match e {
+                    TrySendError::Full(_) => {
+                        "the coordinator is behind on wakes; its next poll reads GitHub"
+                    }
+                    TrySendError::Disconnected(_) => {
+                        "the coordinator is stopping; its next start polls"
+                    }
+                };
+                return answer(StatusCode::SERVICE_UNAVAILABLE, why);
             }
             tracing::debug!(delivery = %id, event, "webhook wakes {said}");
             answer(StatusCode::ACCEPTED, format!("accepted: wakes {said}"))
@@ -359,7 +371,7 @@ mod tests {
     const GUID: &str = "72d3162e-cc78-11e3-81ab-4c9367dc0958";
 
     fn hooks(limits: Limits) -> (Hooks, Receiver<Wake>) {
-        let (tx, rx) = std::sync::mpsc::channel();
+        let (tx, rx) = std::sync::mpsc::sync_channel(WAKES_QUEUED);
         let hooks = Hooks::new(SECRET.to_vec(), vec!["acme/widget".into()], limits, tx);
         (hooks, rx)
     }
@@ -572,15 +584,40 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn a_stopped_follow_loop_is_503() {
+    async fn a_stopped_follow_loop_is_503_and_the_delivery_is_not_remembered() {
         let (hooks, rx) = hooks(Limits::default());
         drop(rx);
-        let (status, _) = send(
-            &hooks,
-            signed("issue_comment", GUID, &comment("acme/widget", 7)),
-        )
-        .await;
+        let body = comment("acme/widget", 7);
+        let (status, _) = send(&hooks, signed("issue_comment", GUID, &body)).await;
         assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE);
+        // GitHub's redelivery of it is not a duplicate.
+        let (status, text) = send(&hooks, signed("issue_comment", GUID, &body)).await;
+        assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE, "{text}");
+    }
+
+    #[tokio::test]
+    async fn a_full_wake_queue_is_503() {
+        let (tx, rx) = std::sync::mpsc::sync_channel(1);
+        let hooks = Hooks::new(
+            SECRET.to_vec(),
+            vec!["acme/widget".into()],
+            Limits::default(),
+            tx,
+        );
+        let body = comment("acme/widget", 7);
+        assert_eq!(
+            send(&hooks, signed("issue_comment", "q-1", &body)).await.0,
+            StatusCode::ACCEPTED
+        );
+        let (status, text) = send(&hooks, signed("issue_comment", "q-2", &body)).await;
+        assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE);
+        assert!(text.contains("behind"), "{text}");
+        assert_eq!(rx.try_iter().count(), 1);
+        // Once the loop took the queue, the same delivery is taken.
+        assert_eq!(
+            send(&hooks, signed("issue_comment", "q-2", &body)).await.0,
+            StatusCode::ACCEPTED
+        );
     }
 
     #[tokio::test]

@@ -67,6 +67,14 @@ impl Deliveries {
         true
     }
 
+    /// Forgets `id` (a delivery taken but not acted on, so that its redelivery is not a
+    /// duplicate).
+    pub fn forget(&mut self, id: &str) {
+        if self.seen.remove(id) {
+            self.order.retain(|kept| kept != id);
+        }
+    }
+
     /// Returns how many ids are remembered.
     pub fn len(&self) -> usize {
         self.order.len()
@@ -106,6 +114,18 @@ mod tests {
         assert!(d.first_time("a"));
         assert!(!d.first_time("a"));
         assert_eq!(d.len(), 3);
+    }
+
+    #[test]
+    fn a_forgotten_id_is_new_again() {
+        let mut d = Deliveries::new(2);
+        assert!(d.first_time("a"));
+        assert!(d.first_time("b"));
+        d.forget("a");
+        d.forget("never-seen");
+        assert_eq!(d.len(), 1);
+        assert!(d.first_time("a"));
+        assert!(!d.first_time("b"));
     }
 
     #[test]
