@@ -314,26 +314,14 @@ fn work(engine: &mut Engine<'_>, wait: Wait) -> Result<Marks, CommandError> {
         engine.error(None, format!("sync before the tick failed: {}", e.message));
     }
     let opened = Instant::now();
-    let between = match &wait {
-        Wait::Collect(assigned) => Some(assigned),
-        Wait::Woken(woken) => Some(&woken.assigned),
-        Wait::No | Wait::ForLanes => None,
-    };
-    if let Some(assigned) = between {
-        let discovered = Instant::now();
-        match &wait {
-            Wait::Woken(woken) => advance_woken(engine, woken)?,
-            _ => collect_ended(engine, assigned)?,
+    match &wait {
+        Wait::Collect(assigned) => {
+            return between_polls(engine, opened, assigned, |e| collect_ended(e, assigned))
         }
-        sweep(engine)?;
-        let advanced = Instant::now();
-        finish(engine)?;
-        engine.assigned = assigned.clone();
-        return Ok(Marks {
-            opened,
-            discovered,
-            advanced,
-        });
+        Wait::Woken(woken) => {
+            return between_polls(engine, opened, &woken.assigned, |e| advance_woken(e, woken))
+        }
+        Wait::No | Wait::ForLanes => {}
     }
     let (assigned, labels) = discover(engine)?;
     take_over_orphans(engine)?;
@@ -346,6 +334,27 @@ fn work(engine: &mut Engine<'_>, wait: Wait) -> Result<Marks, CommandError> {
     sweep(engine)?;
     let advanced = Instant::now();
     finish(engine)?;
+    Ok(Marks {
+        opened,
+        discovered,
+        advanced,
+    })
+}
+
+/// A tick between full ones (collecting or woken): `advance`, then the sweep and the end
+/// of the tick, going on with the assignments the last full tick saw.
+fn between_polls(
+    engine: &mut Engine<'_>,
+    opened: Instant,
+    assigned: &BTreeSet<(String, u64)>,
+    advance: impl FnOnce(&mut Engine<'_>) -> Result<(), CommandError>,
+) -> Result<Marks, CommandError> {
+    let discovered = Instant::now();
+    advance(engine)?;
+    sweep(engine)?;
+    let advanced = Instant::now();
+    finish(engine)?;
+    engine.assigned = assigned.clone();
     Ok(Marks {
         opened,
         discovered,
