@@ -25,6 +25,7 @@ mod test_coordinator_runs;
 mod test_coordinator_soak;
 mod test_coordinator_spend;
 mod test_coordinator_takeover;
+mod test_coordinator_webhooks;
 mod test_enrich;
 mod test_fake_github;
 mod test_faults;

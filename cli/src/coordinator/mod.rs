@@ -13,7 +13,8 @@
 //! - `lifecycle`: removing ended tasks' worktrees after `worktree_ttl`;
 //! - `notify`: running `notify_argv` for the checkpoints that deserve it;
 //! - `pauses`: the worker's vendor pauses after a usage limit (a file on its machine);
-//! - `git`: the worktree operations.
+//! - `git`: the worktree operations;
+//! - `webhook`: the `--listen` listener whose GitHub deliveries wake tasks between polls.
 //!
 //! Every process it starts runs through `crate::process`'s bounded runner.
 
@@ -32,6 +33,7 @@ pub(crate) mod preflight;
 pub(crate) mod running;
 mod setup;
 pub(crate) mod tick;
+pub(crate) mod webhook;
 
 /// The environment variable naming a point where the coordinator kills itself with SIGKILL
 /// (`intent:<kind>` and `posted:<kind>` around every GitHub effect — `accept`,

@@ -28,6 +28,7 @@ use agent_coord_shared::coordinator::task::Admitted;
 use agent_coord_shared::coordinator::task::Assignment;
 use agent_coord_shared::coordinator::task::Task;
 use agent_coord_shared::coordinator::task::TaskState;
+use agent_coord_shared::coordinator::webhook::route::Target;
 use agent_coord_shared::ids::RepoSlug;
 use agent_coord_shared::output::coordinate::PreflightCheck;
 use agent_coord_shared::serde_name::WireName;
@@ -207,7 +208,8 @@ pub(crate) fn tick(
             costs: CostTotals::default(),
             assigned: match wait {
                 Wait::Collect(assigned) => assigned,
-                _ => BTreeSet::new(),
+                Wait::Woken(woken) => woken.assigned,
+                Wait::No | Wait::ForLanes | Wait::Finish(_) => BTreeSet::new(),
             },
         });
     };
@@ -286,6 +288,29 @@ pub(crate) enum Wait {
     /// Only these tasks, and only once they have ended (a cancelled task's lanes stopped
     /// and its comment posted): `coordinate cancel` finishing what it cancelled here.
     Finish(BTreeSet<(String, u64)>),
+    /// Only the tasks webhook deliveries point at are advanced — re-reading GitHub as any
+    /// tick does, the delivery is no evidence — with the assignments the last full tick saw
+    /// (`--follow --listen`, as soon as a delivery arrives).
+    Woken(Woken),
+}
+
+/// What webhook deliveries woke, for a [`Wait::Woken`] tick.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Woken {
+    /// The issues assigned to the worker as the last full tick saw them.
+    pub(crate) assigned: BTreeSet<(String, u64)>,
+    /// Each configured repository and what in it identifies a task to wake.
+    pub(crate) targets: BTreeSet<(String, Target)>,
+}
+
+impl Woken {
+    /// Reports whether a delivery points at `task`.
+    fn wakes(&self, task: &Task) -> bool {
+        self.targets.iter().any(|(repo, target)| {
+            repo.eq_ignore_ascii_case(&task.repo)
+                && target.matches(task.issue, task.pr, task.head.as_deref())
+        })
+    }
 }
 
 /// The tick's work once the preflight passed: sync, discover and admit, advance every
@@ -311,35 +336,17 @@ fn work(engine: &mut Engine<'_>, wait: Wait) -> Result<Marks, CommandError> {
         }
     }
     let opened = Instant::now();
-    if let Wait::Collect(assigned) = &wait {
-        let discovered = Instant::now();
-        collect_ended(engine, assigned)?;
-        sweep(engine)?;
-        let advanced = Instant::now();
-        finish(engine)?;
-        engine.assigned = assigned.clone();
-        return Ok(Marks {
-            opened,
-            discovered,
-            advanced,
-        });
-    }
-    if let Wait::Finish(only) = &wait {
-        let discovered = Instant::now();
-        for (repo, issue) in only {
-            if let Some(task) = engine.ledger.task(repo, *issue)? {
-                if task.state.terminal() && engine.ledger.runs_here(&task) {
-                    advance_one(engine, task, &BTreeSet::new());
-                }
-            }
+    match &wait {
+        Wait::Collect(assigned) => {
+            return between_polls(engine, opened, assigned, |e| collect_ended(e, assigned))
         }
-        let advanced = Instant::now();
-        finish(engine)?;
-        return Ok(Marks {
-            opened,
-            discovered,
-            advanced,
-        });
+        Wait::Woken(woken) => {
+            return between_polls(engine, opened, &woken.assigned, |e| advance_woken(e, woken))
+        }
+        Wait::Finish(only) => {
+            return between_polls(engine, opened, &BTreeSet::new(), |e| finish_ended(e, only))
+        }
+        Wait::No | Wait::ForLanes => {}
     }
     let (assigned, labels) = discover(engine)?;
     take_over_orphans(engine)?;
@@ -372,6 +379,27 @@ fn unreadable_controls(now: &str) -> Controls {
         reason: Some("the holds record is unreadable".into()),
     });
     controls
+}
+
+/// A tick between full ones (collecting or woken): `advance`, then the sweep and the end
+/// of the tick, going on with the assignments the last full tick saw.
+fn between_polls(
+    engine: &mut Engine<'_>,
+    opened: Instant,
+    assigned: &BTreeSet<(String, u64)>,
+    advance: impl FnOnce(&mut Engine<'_>) -> Result<(), CommandError>,
+) -> Result<Marks, CommandError> {
+    let discovered = Instant::now();
+    advance(engine)?;
+    sweep(engine)?;
+    let advanced = Instant::now();
+    finish(engine)?;
+    engine.assigned = assigned.clone();
+    Ok(Marks {
+        opened,
+        discovered,
+        advanced,
+    })
 }
 
 /// Advances each task of the worker in turn, in priority order (who gets lane slots first,
@@ -516,10 +544,48 @@ fn collect_ended(
     Ok(())
 }
 
+/// Advances `only` those tasks that have ended and run here (a cancelled task's lanes
+/// stopped and its comment posted).
+fn finish_ended(
+    engine: &mut Engine<'_>,
+    only: &BTreeSet<(String, u64)>,
+) -> Result<(), CommandError> {
+    for (repo, issue) in only {
+        if let Some(task) = engine.ledger.task(repo, *issue)? {
+            if task.state.terminal() && engine.ledger.runs_here(&task) {
+                advance_one(engine, task, &BTreeSet::new());
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Whether a cancelled task still has lanes to stop or its comment to post.
 fn cancel_unfinished(task: &Task) -> bool {
     task.state == TaskState::Cancelled
         && (task.pending.is_some() || task.occurrence("cancelled") == 0)
+}
+
+/// Advances each of the worker's tasks a webhook delivery points at, once, in priority
+/// order (labels unknown here).
+fn advance_woken(engine: &mut Engine<'_>, woken: &Woken) -> Result<(), CommandError> {
+    let tasks: Vec<Task> = engine
+        .ledger
+        .tasks()?
+        .into_iter()
+        .filter(|t| woken.wakes(t))
+        .collect();
+    for task in in_priority_order(tasks, &Labels::new(), &engine.setup.worker.priority_labels) {
+        if engine.stop.load(std::sync::atomic::Ordering::SeqCst) {
+            break;
+        }
+        engine.observe(
+            Some(&task.task_id),
+            "woken by a webhook delivery: reading GitHub again",
+        );
+        advance_one(engine, task, &woken.assigned);
+    }
+    Ok(())
 }
 
 /// Advances the task of each start whose lanes all ended (this machine's), and forgets the

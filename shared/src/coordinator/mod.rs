@@ -30,3 +30,4 @@ pub mod takeover;
 pub mod task;
 pub mod telemetry;
 pub mod waits;
+pub mod webhook;

@@ -5,11 +5,15 @@ use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 use std::sync::atomic::Ordering;
+use std::sync::mpsc::Receiver;
+use std::sync::mpsc::RecvTimeoutError;
 use std::sync::Arc;
 use std::time::Duration;
 use std::time::Instant;
 
 use agent_coord_shared::coordinator::config::CoordinatorConfig;
+use agent_coord_shared::coordinator::webhook::route::Target;
+use agent_coord_shared::coordinator::webhook::route::Wake;
 use agent_coord_shared::output::coordinate::CoordinateReport;
 use agent_coord_shared::output::coordinate::WorkerCheck;
 
@@ -21,6 +25,7 @@ use crate::coordinator::config_file::load;
 use crate::coordinator::preflight;
 use crate::coordinator::running;
 use crate::coordinator::tick;
+use crate::coordinator::webhook;
 use crate::output::Report;
 
 /// Drive assigned GitHub issues to approved, Ready pull requests a human merges
@@ -38,7 +43,8 @@ use crate::output::Report;
 /// `max_vendor_lanes`, `machine_max_lanes`) under a detached supervisor and moves on; the
 /// next tick, `--follow` as soon as a lane ends, or `--wait` collects them, also after a
 /// restart. Machines configured with the same worker split its issues, and take over the
-/// tasks of one whose heartbeat is dead.
+/// tasks of one whose heartbeat is dead. With `--listen`, a signed GitHub webhook delivery
+/// wakes the task it points at between polls.
 ///
 /// The configuration (default $XDG_CONFIG_HOME/agent-coord/coordinator.json) holds the
 /// `workers` of the coordinator spec plus explicit `sessions` bindings (GitHub account and
@@ -78,6 +84,17 @@ pub(crate) struct CoordinateArgs {
     /// or --follow collects them)
     #[arg(long, conflicts_with = "follow")]
     wait: bool,
+    /// With --follow, also take GitHub webhook deliveries on ADDR (PORT, or HOST:PORT; a
+    /// bare port binds 127.0.0.1, any other address only when named) at POST /webhook, and
+    /// wake the task a delivery points at (issues, comments, pull requests, reviews, checks,
+    /// workflow runs, statuses) at once instead of at the next poll; the task still re-reads
+    /// GitHub, and polling stays the backstop
+    #[arg(long, value_name = "ADDR", requires_all = ["follow", "webhook_secret_env"])]
+    listen: Option<String>,
+    /// The environment variable holding the webhook's secret: a delivery whose
+    /// X-Hub-Signature-256 does not verify under it is refused (401)
+    #[arg(long, value_name = "VAR", requires = "listen")]
+    webhook_secret_env: Option<String>,
 }
 
 mod args;
@@ -143,30 +160,50 @@ pub(crate) fn cmd_coordinate(cx: &Context, args: &CoordinateArgs) -> Result<Repo
                 .map_err(|e| CommandError::operational(format!("cannot watch for Ctrl-C: {e}")))?;
         }
     }
+    // Deliveries wake tasks between polls; the listener stops when this is dropped.
+    let (mut wakes, _listener) = match &args.listen {
+        Some(at) => {
+            let (rx, listener) = listen(&config, &workers, at, args.webhook_secret_env.as_deref())?;
+            (Some(rx), Some(listener))
+        }
+        None => (None, None),
+    };
     let mut failed = false;
     // Tokens seen to authenticate as their logins, kept across the ticks of a `--follow` loop
     // so an idle tick asks GitHub only for its polls; forgotten after any failed tick.
     let mut verified = preflight::Verified::default();
-    // What each worker's last full tick saw assigned: a collecting tick goes on with it.
+    // What each worker's last full tick saw assigned: a collecting or woken tick goes on
+    // with it.
     let mut assigned: BTreeMap<String, BTreeSet<(String, u64)>> = BTreeMap::new();
-    let mut collect = false;
+    let mut next = Next::Full;
     let mut started = Instant::now();
     loop {
-        if !collect {
+        if next == Next::Full {
             started = Instant::now();
         }
         for w in &workers {
-            let wait = match (collect, args.wait) {
-                (true, _) => tick::Wait::Collect(assigned.get(w).cloned().unwrap_or_default()),
-                (false, true) => tick::Wait::ForLanes,
-                (false, false) => tick::Wait::No,
+            let last = || assigned.get(w).cloned().unwrap_or_default();
+            let wait = match &next {
+                Next::Collect => tick::Wait::Collect(last()),
+                Next::Woken(woken) => {
+                    let targets = targets_of(&config, w, woken);
+                    if targets.is_empty() {
+                        continue;
+                    }
+                    tick::Wait::Woken(tick::Woken {
+                        assigned: last(),
+                        targets,
+                    })
+                }
+                Next::Full if args.wait => tick::Wait::ForLanes,
+                Next::Full => tick::Wait::No,
             };
             let report = tick::tick(cx, &config, w, &stop, &mut verified, wait)?;
             if report.failed() {
                 verified.forget();
             }
             failed |= report.failed();
-            if !collect {
+            if next == Next::Full {
                 assigned.insert(w.clone(), report.assigned.clone());
             }
             print_report(&report, args.json);
@@ -186,17 +223,21 @@ pub(crate) fn cmd_coordinate(cx: &Context, args: &CoordinateArgs) -> Result<Repo
             .unwrap_or(30);
         // The next full tick comes after poll_seconds; as soon as a lane ends before that, a
         // collecting tick advances its task (and those waiting for a slot) without polling
-        // the others.
-        collect = false;
+        // the others, and as soon as a webhook delivery arrives, a woken tick advances the
+        // tasks it points at (an assignment: a full tick, to discover it).
+        next = Next::Full;
         while started.elapsed() < Duration::from_secs(poll) {
             if stop.load(Ordering::SeqCst) {
                 return Ok(Report::default());
             }
             if lane_ended(&config, &workers) {
-                collect = true;
+                next = Next::Collect;
                 break;
             }
-            std::thread::sleep(Duration::from_millis(100));
+            if let Some(woken) = pause(&mut wakes) {
+                next = woken;
+                break;
+            }
         }
         if stop.load(Ordering::SeqCst) {
             return Ok(Report::default());
@@ -209,6 +250,98 @@ pub(crate) fn cmd_coordinate(cx: &Context, args: &CoordinateArgs) -> Result<Repo
         ));
     }
     Ok(Report::default())
+}
+
+/// What the `--follow` loop's next tick is.
+#[derive(Debug, PartialEq, Eq)]
+enum Next {
+    /// Discovery and every task (after `poll_seconds`, or an assignment's delivery).
+    Full,
+    /// The tasks whose lanes ended, and those waiting for a slot.
+    Collect,
+    /// The tasks these webhook deliveries point at.
+    Woken(Vec<Wake>),
+}
+
+/// How long the loop waits between its looks for an ended lane.
+const LOOK_EVERY: Duration = Duration::from_millis(100);
+
+/// Waits up to [`LOOK_EVERY`] for webhook deliveries (only sleeps without a listener);
+/// returns the tick they ask for, every wake that arrived meanwhile taken with it.
+fn pause(wakes: &mut Option<Receiver<Wake>>) -> Option<Next> {
+    let Some(rx) = wakes.as_ref() else {
+        std::thread::sleep(LOOK_EVERY);
+        return None;
+    };
+    let first = match rx.recv_timeout(LOOK_EVERY) {
+        Ok(wake) => wake,
+        Err(RecvTimeoutError::Timeout) => return None,
+        Err(RecvTimeoutError::Disconnected) => {
+            // The listener is gone (it only stops when dropped): poll on.
+            *wakes = None;
+            return None;
+        }
+    };
+    let all: Vec<Wake> = std::iter::once(first).chain(rx.try_iter()).collect();
+    if all.iter().any(|w| matches!(w, Wake::Rediscover { .. })) {
+        return Some(Next::Full);
+    }
+    Some(Next::Woken(all))
+}
+
+/// The targets among `wakes` in worker `w`'s repositories.
+fn targets_of(config: &CoordinatorConfig, w: &str, wakes: &[Wake]) -> BTreeSet<(String, Target)> {
+    let Some(worker) = config.workers.get(w) else {
+        return BTreeSet::new();
+    };
+    let mut out = BTreeSet::new();
+    for wake in wakes {
+        let Wake::Tasks { repo, targets } = wake else {
+            continue;
+        };
+        let mine = worker
+            .repositories
+            .keys()
+            .any(|r| r.to_string().eq_ignore_ascii_case(repo));
+        if mine {
+            out.extend(targets.iter().map(|t| (repo.clone(), t.clone())));
+        }
+    }
+    out
+}
+
+/// Starts the webhook listener of `--listen AT` with the secret in `secret_env`, for the
+/// repositories of `workers`; returns where its wakes arrive, and the listener.
+fn listen(
+    config: &CoordinatorConfig,
+    workers: &[String],
+    at: &str,
+    secret_env: Option<&str>,
+) -> Result<(Receiver<Wake>, webhook::listen::Listener), CommandError> {
+    let at = webhook::addr::parse(at).map_err(CommandError::usage)?;
+    let name = secret_env.ok_or_else(|| {
+        CommandError::usage("--listen needs --webhook-secret-env VAR (the webhook's secret)")
+    })?;
+    let secret = std::env::var_os(name).unwrap_or_default();
+    if secret.is_empty() {
+        return Err(CommandError::usage(format!(
+            "--webhook-secret-env {name}: the variable is unset or empty; set it to the webhook's secret"
+        )));
+    }
+    let repos: BTreeSet<String> = workers
+        .iter()
+        .filter_map(|w| config.workers.get(w))
+        .flat_map(|w| w.repositories.keys().map(ToString::to_string))
+        .collect();
+    let (tx, rx) = std::sync::mpsc::sync_channel(webhook::router::WAKES_QUEUED);
+    let hooks = webhook::router::Hooks::new(
+        secret.as_encoded_bytes().to_vec(),
+        repos.into_iter().collect(),
+        webhook::router::Limits::default(),
+        tx,
+    );
+    let listener = webhook::listen::start(at, hooks)?;
+    Ok((rx, listener))
 }
 
 /// Whether a lane of one of `workers` ended and waits to be collected.
