@@ -12,7 +12,9 @@ const QUESTION = 'https://github.com/acme/app/issues/7#issuecomment-701';
 
 const browser = await launch();
 try {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
+  const context = await browser.newContext({ viewport: { width: 1280, height: 1000 } });
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
+  const page = await context.newPage();
   const errors = [];
   page.on('pageerror', (e) => errors.push(String(e)));
   const model = await (await fetch(`${base}/api/dashboard`)).json();
@@ -41,6 +43,12 @@ try {
   assert.match(await operator.innerText(), /Needs an operator.*outcome is unknown/s);
   assert.equal(await page.locator('[data-testid="attention-item"][data-kind^="task_"]').count(), 3,
     'failed and done tasks stay out of the queue');
+
+  step('the operator\'s hold is on every view');
+  const hold = tid('holds');
+  await hold.waitFor();
+  assert.match(await hold.innerText(), /coordinator paused \(worker:w-coord\) by alice/);
+  assert.match(await hold.getAttribute('title'), /upgrade/);
 
   step('the keyboard opens the item page from the queue');
   await page.evaluate(() => { window.__sameDocument = true; });
@@ -88,6 +96,17 @@ try {
   assert.equal(await ci.locator('.mark').getAttribute('aria-hidden'), 'true');
   assert.match(await ci.textContent(), /not passed on this head/);
   assert.match(await list.locator('[data-key="checks"]').textContent(), /passed on this head/);
+  step('the panel offers the operator commands that apply, each to copy');
+  const commands = page.getByRole('list', { name: 'Operator commands' });
+  const offered = await commands.getByTestId('copy-operator-command').allInnerTexts();
+  assert.deepEqual(offered.map((t) => t.trim()), ['Explain', 'Cancel', 'Resume worker w-coord'],
+    'a paused worker is offered its resume');
+  assert.equal(await tid('holds').count(), 1, 'the hold is still shown on the item page');
+  assert.match(await tid('coordinator-waits-for').innerText(), /a reply from an authorized human/);
+  await commands.getByRole('button', { name: 'Cancel' }).click();
+  await page.getByText('Command copied').waitFor();
+  assert.match(await page.evaluate(() => navigator.clipboard.readText()),
+    /^agent-coord coordinate cancel \S+ --reason "…"$/);
   await page.screenshot({ path: screenshot, fullPage: true });
 
   step('a merged task shows its merge record');
@@ -100,6 +119,10 @@ try {
   await tid('coordinator-blocker').waitFor();
   assert.match(await tid('coordinator-blocker').innerText(), /cannot be done/);
   assert.match(await tid('coordinator-state').innerText(), /failed/);
+  const failedCommands = await page.getByRole('list', { name: 'Operator commands' })
+    .getByTestId('copy-operator-command').allInnerTexts();
+  assert.equal(failedCommands[0].trim(), 'Explain');
+  assert.ok(!failedCommands.some((t) => t.trim() === 'Cancel'), 'an ended task is not offered a cancel');
 
   step('a malformed task record is a warning, not a broken page');
   await page.goto(`${base}/items/acme/app/12`);

@@ -118,6 +118,11 @@ fn the_coordinator_panel_and_queue_read_at_a_glance_in_a_real_browser() {
     env.claim("w1", "acme/app", "1").run().success();
     seed_malformed_task(&env);
     seed_coordinator_tasks(&env);
+    // An operator paused the worker: every view says so, and the item page offers resume.
+    env.put_state_files(&[(
+        "coordinator/controls/holds.json",
+        r#"{"schema_version": 1, "holds": [{"kind": "pause", "scope": "worker:w-coord", "by": "alice", "at": "2026-06-13T11:00:00Z", "reason": "upgrade"}]}"#,
+    )]);
     run_script(&env, "coordinator.mjs", "coordinator.png");
 }
 

@@ -619,6 +619,15 @@ fn a_question_and_a_cancel_are_notified_once_each_even_through_a_crash_before_th
         .as_str()
         .unwrap()
         .starts_with(&format!("{task_id}:waiting:")));
+    let listed = c.operate(&["tasks"]);
+    ok(&listed);
+    assert!(
+        listed
+            .stdout
+            .contains(&format!("waits for a reply from {HUMAN} on the issue (")),
+        "{}",
+        listed.stdout
+    );
     let env = c.recorded("notify.env");
     assert!(
         !env.contains(agent_coord_tests::coord::WORKER_TOKEN),

@@ -382,8 +382,3 @@ fn release_claim(
         Err(e) => Err(e.into()),
     }
 }
-
-/// Returns a task's age in whole seconds at `now` (from its admission).
-pub(crate) fn age_seconds(task: &Task, now: chrono::DateTime<chrono::Utc>) -> Option<i64> {
-    time::parse(&task.created_at).map(|t| (now - t).num_seconds().max(0))
-}

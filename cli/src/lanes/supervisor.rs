@@ -358,7 +358,8 @@ mod tests {
         while with_nonce(&nonce).is_empty() && std::time::Instant::now() < until {
             std::thread::sleep(Duration::from_millis(10));
         }
-        assert_eq!(stop(&nonce), 1);
+        // The shell, and its background child until it drops the nonce: one or two.
+        assert!((1..=2).contains(&stop(&nonce)));
         let status = child.wait().expect("wait");
         assert!(!status.success(), "it was killed");
         assert!(with_nonce(&nonce).is_empty());

@@ -188,7 +188,7 @@ pub fn explain(facts: &Facts<'_>) -> Explanation {
     }
     let mut reasons = Vec::new();
     for w in assigned {
-        match w_reason(&issue, facts, w) {
+        match worker_reason(&issue, facts, w) {
             Ok(admissible) => {
                 reasons.push(admissible);
                 return done(Verdict::Admissible, reasons);
@@ -200,7 +200,7 @@ pub fn explain(facts: &Facts<'_>) -> Explanation {
 }
 
 /// Whether worker `w` admits the issue on its next tick (the sentence saying so), or why not.
-fn w_reason(issue: &str, facts: &Facts<'_>, w: &WorkerFacts) -> Result<String, String> {
+fn worker_reason(issue: &str, facts: &Facts<'_>, w: &WorkerFacts) -> Result<String, String> {
     let evidence = match &w.evidence {
         Some(Ok(e)) => e,
         Some(Err(why)) => {

@@ -4,8 +4,10 @@
 use std::path::Path;
 
 use agent_coord_shared::coordinator::config::CoordinatorConfig;
+use agent_coord_shared::coordinator::controls::Controls;
 use agent_coord_shared::coordinator::task::Spend;
 use agent_coord_shared::coordinator::task::Task;
+use agent_coord_shared::coordinator::task::TaskState;
 use agent_coord_shared::coordinator::waits;
 use agent_coord_shared::output::coordinate_ops::TaskLine;
 use agent_coord_shared::output::coordinate_ops::TasksReport;
@@ -14,7 +16,6 @@ use agent_coord_shared::serde_name::WireName;
 use super::args::Common;
 use crate::command_error::CommandError;
 use crate::context::Context;
-use crate::coordinator::desk;
 use crate::coordinator::desk::Desk;
 use crate::coordinator::preflight::control_dir;
 use crate::output::Report;
@@ -49,8 +50,8 @@ pub(crate) fn cmd_coordinate_tasks(cx: &Context, args: &TasksArgs) -> Result<Rep
                 machine: t.machine.clone(),
                 phase: t.phase,
                 state: t.state,
-                waits_for: waits::waits_for(t, Some(&controls)),
-                age_seconds: desk::age_seconds(t, now),
+                waits_for: waits_for(config.as_ref(), t, &controls),
+                age_seconds: age_seconds(t, now),
                 rounds: t.rounds,
                 runs: spend.runs,
                 cost_usd: spend.cost_usd,
@@ -84,6 +85,28 @@ pub(crate) fn cmd_coordinate_tasks(cx: &Context, args: &TasksArgs) -> Result<Rep
     Ok(report)
 }
 
+/// What the task waits for, naming who may reply when it waits for a reply.
+fn waits_for(
+    config: Option<&CoordinatorConfig>,
+    task: &Task,
+    controls: &Controls,
+) -> Option<String> {
+    let logins = config
+        .and_then(|c| c.workers.get(&task.worker))
+        .map(|w| w.reply_logins.join(" or "))
+        .filter(|l| !l.is_empty());
+    match (task.state, logins) {
+        (TaskState::Waiting, Some(logins)) => Some(format!(
+            "a reply from {logins} on the issue{}",
+            task.question_url
+                .as_deref()
+                .map(|u| format!(" ({u})"))
+                .unwrap_or_default()
+        )),
+        _ => waits::waits_for(task, Some(controls)),
+    }
+}
+
 /// One task in two lines: what it is, then what it waits on and what it took.
 fn line_text(l: &TaskLine) -> String {
     let mut first = format!(
@@ -114,6 +137,11 @@ fn line_text(l: &TaskLine) -> String {
         .map(|w| format!("    waits for {w}\n"))
         .unwrap_or_default();
     format!("{first}\n{waits}    {}\n", second.join(", "))
+}
+
+/// A task's age in whole seconds at `now` (from its admission).
+fn age_seconds(task: &Task, now: chrono::DateTime<chrono::Utc>) -> Option<i64> {
+    agent_coord_shared::time::parse(&task.created_at).map(|t| (now - t).num_seconds().max(0))
 }
 
 fn age(seconds: Option<i64>) -> String {

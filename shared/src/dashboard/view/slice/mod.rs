@@ -299,8 +299,8 @@ fn totals(model: &DashboardModel, view: &View) -> Slice {
     }
 }
 
-/// What every view keeps of the model: version, counts, recent events, notices and the
-/// first warnings.
+/// What every view keeps of the model: version, counts, recent events, notices, the
+/// operators' holds and the first warnings.
 fn always_shown(model: &DashboardModel) -> DashboardModel {
     DashboardModel {
         version: model.version.clone(),
@@ -313,6 +313,8 @@ fn always_shown(model: &DashboardModel) -> DashboardModel {
         target_repos: model.target_repos.clone(),
         // Small, and the item page's actions and the snooze timer read them.
         annotations: model.annotations.clone(),
+        // Small, and every view's top bar shows them.
+        holds: model.holds.clone(),
         past: model.past.clone(),
         restored: model.restored.clone(),
         warnings: model.warnings.iter().take(WARNINGS_CAP).cloned().collect(),

@@ -302,3 +302,32 @@ fn the_overview_carries_the_spend_with_the_costliest_few_and_every_day_other_vie
     assert_eq!(overview.spend.days.len(), 20);
     assert!(slice(&model, &View::Machines).spend.is_empty());
 }
+
+#[test]
+fn every_view_keeps_the_operators_holds() {
+    use crate::coordinator::controls::Hold;
+    use crate::coordinator::controls::HoldKind;
+    let mut model = fleet(20, 2);
+    model.holds = vec![Hold {
+        kind: HoldKind::Pause,
+        scope: "all".parse().expect("scope"),
+        by: "alice".into(),
+        at: "2026-06-13T11:00:00Z".into(),
+        reason: None,
+    }];
+    for query in [
+        "view=overview",
+        "view=operator",
+        "view=batches",
+        "view=machines",
+        "view=health",
+    ] {
+        let params: Vec<(&str, &str)> = query
+            .split('&')
+            .filter_map(|kv| kv.split_once('='))
+            .collect();
+        let get = |k: &str| params.iter().find(|(n, _)| *n == k).map(|(_, v)| *v);
+        let view = View::from_params(get).expect("a view");
+        assert_eq!(slice(&model, &view).holds, model.holds, "{query}");
+    }
+}
