@@ -283,6 +283,11 @@ pub fn lanes_figure(lanes: f64) -> String {
     format!("{lanes:.2}")
 }
 
+/// `n` and the noun, singular for one (`1 lane`, `3 lanes`).
+pub fn counted(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
 /// A window of `hours` in words (`1 hour`, `6 hours`, `7 days`).
 pub fn window_label(hours: u32) -> String {
     match hours {
@@ -475,6 +480,8 @@ mod tests {
         assert_eq!(window_label(6), "6 hours");
         assert_eq!(window_label(168), "7 days");
         assert_eq!(lanes_figure(1.5), "1.50");
+        assert_eq!(counted(1, "lane", "lanes"), "1 lane");
+        assert_eq!(counted(0, "lane", "lanes"), "0 lanes");
         assert_eq!(timeline_machine(None), "unknown machine");
         assert_eq!(timeline_vendor(Some("claude")), "claude");
         let bar = LaneBar {

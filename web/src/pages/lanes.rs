@@ -61,14 +61,14 @@ fn page(t: &LaneTimeline) -> impl IntoView {
         .collect_view();
     let running: u32 = t.machines.iter().map(|m| m.running).sum();
     let summary = format!(
-        "{} lanes on {} machines in the last {} · {running} running now",
-        t.bars.len(),
-        t.machines.len(),
+        "{} on {} in the last {} · {running} running now",
+        format::counted(t.bars.len(), "lane", "lanes"),
+        format::counted(t.machines.len(), "machine", "machines"),
         format::window_label(t.hours)
     );
     let unreadable = (t.unreadable > 0).then(|| {
         widgets::warning_banner(format!(
-            "{} lane runs have a start or end time that cannot be read and are left out.",
+            "Lane runs left out because their start or end time cannot be read: {}.",
             t.unreadable
         ))
     });
