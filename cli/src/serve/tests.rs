@@ -907,6 +907,19 @@ async fn the_lane_timeline_packs_lanes_per_machine_over_the_hours_asked() {
     assert_eq!(v["bars"].as_array().map(Vec::len), Some(2));
     assert_eq!(v["bucketSecs"], json!(50));
 
+    // Scoped to another repository, no task of acme/app shows.
+    let req = Request::put("/api/settings")
+        .header("host", "localhost:4319")
+        .header("content-type", "application/json")
+        .body(Body::from(
+            json!({"targetRepos": ["acme/other"]}).to_string(),
+        ))
+        .expect("req");
+    let (s, _) = h.call(req, "127.0.0.1:5000").await;
+    assert_eq!(s, StatusCode::OK);
+    let (s, v) = h.get("/api/lanes/timeline").await;
+    assert_eq!((s, v["bars"].clone()), (StatusCode::OK, json!([])));
+
     for bad in ["0", "169", "six"] {
         let (s, v) = h.get(&format!("/api/lanes/timeline?hours={bad}")).await;
         assert_eq!(s, StatusCode::BAD_REQUEST);
