@@ -63,7 +63,7 @@ try {
   const title = await quality.locator('title').textContent();
   assert.match(title, /^acme\/app#7 · w1-acme-app-7/);
   assert.match(title, /grok quality \(grok:pr-reviewer-quality\) · pr_gates_grok/);
-  assert.match(title, /vendor not reported · running/);
+  assert.match(title, /\ngrok · running\n/);
   assert.match(title, /2026-06-13 11:00:00 UTC – now \(1h 00m\)/);
   const first = await bars.nth(1).locator('title').textContent();
   assert.match(first, /claude \/ claude-model · done/);
@@ -80,8 +80,7 @@ try {
   assert.deepEqual(await rows('utilisation-vendors'), [
     'claude: peak 2.00 mean 0.42',
     'codex: peak 1.00 mean 0.15',
-    'grok: peak 0.40 mean 0.01',
-    'no vendor reported: peak 2.00 mean 0.33',
+    'grok: peak 2.40 mean 0.34',
   ]);
   assert.equal((await tid('utilisation-machines').getByTestId('utilisation-summary').nth(1).textContent()).trim(),
     'peak 2.00 · mean 0.71');

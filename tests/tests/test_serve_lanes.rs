@@ -29,14 +29,14 @@ fn task(issue: u64, machine: &str, state: &str, phase: &str) -> Value {
     })
 }
 
-fn pending(slots: &str, since: &str, machine: &str) -> Value {
+fn pending(slots: &str, since: &str, machine: &str, vendors: Value) -> Value {
     json!({"slot": slots, "phase": "pr_gates_grok", "started_at": format!("2026-06-13T{since}:00Z"),
-        "launch": {"machine": machine, "nonce": "n", "stems": ["a", "b"]}})
+        "launch": {"machine": machine, "nonce": "n", "stems": ["a", "b"], "vendors": vendors}})
 }
 
 /// Three tasks (the clock is 12:00, the window 06:00–12:00):
 /// - #7 on box-1: implementer 08:00–09:00 done (claude), inner review 09:00–09:15 approved
-///   (codex), both Grok gates running since 11:00;
+///   (codex), both Grok gates running since 11:00 (their start recorded the grok vendor);
 /// - #8 on box-1: implementer 08:30–09:30 asked (claude) — two lanes at once on box-1;
 /// - #9 on box-2, taken over from box-0: its first implementer ran on box-0 07:00–07:30
 ///   (incomplete, claude), a Codex logic gate 10:00–10:40 rejected, an inner review recorded
@@ -66,6 +66,7 @@ pub(crate) fn seed_lane_timeline(env: &TestEnv) {
         "grok:pr-reviewer-quality+grok:pr-reviewer-logic",
         "11:00",
         "box-1",
+        json!(["grok", "grok"]),
     );
     let mut eight = task(8, "box-1", "waiting", "implement");
     eight["lane_runs"] = json!([run(
@@ -104,7 +105,7 @@ pub(crate) fn seed_lane_timeline(env: &TestEnv) {
             "box-2"
         ),
     ]);
-    nine["pending"] = pending("grok:implementer", "11:30", "box-2");
+    nine["pending"] = pending("grok:implementer", "11:30", "box-2", json!(["claude"]));
     let records: Vec<(String, String)> = [seven, eight, nine]
         .iter()
         .map(|t| {
@@ -243,8 +244,8 @@ fn the_lane_timeline_packs_each_machines_lanes_and_adds_up_their_utilisation() {
         [
             (json!("claude"), 150 * 60, 2.0),
             (json!("codex"), 55 * 60, 1.0),
-            (json!("grok"), 2 * 60, 0.4),
-            (Value::Null, 120 * 60, 2.0),
+            // The review's two minutes and the two running gates: 2.4 lanes from 11:00 to 11:05.
+            (json!("grok"), 122 * 60, 2.4),
         ]
     );
     assert_eq!(t["byMachine"][1]["mean"], json!(255.0 * 60.0 / 21_600.0));

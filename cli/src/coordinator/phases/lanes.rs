@@ -203,6 +203,10 @@ fn start(
             machine: engine.ledger.machine(),
             nonce: nonce.clone(),
             stems: jobs.iter().map(|(_, stem, _)| stem.clone()).collect(),
+            vendors: jobs
+                .iter()
+                .map(|(slot, _, _)| lane_vendor(engine, *slot).map(str::to_owned))
+                .collect(),
         }),
     });
     checkpoint::commit(

@@ -84,7 +84,8 @@ pub struct LaneBar {
     pub round: Option<u32>,
     /// The run's number on the item page (absent for a lane still running).
     pub run: Option<u64>,
-    /// The vendor its usage named (absent when none was reported, and while running).
+    /// The vendor its usage named, or for a running lane the one its start recorded (absent
+    /// for a raw argv lane that reported none, and a start recorded before starts named one).
     pub vendor: Option<String>,
     /// The model its usage named.
     pub model: Option<String>,

@@ -55,14 +55,10 @@ pub fn timeline(tasks: &[Arc<TaskIn>], window: &Window) -> LaneTimeline {
         .into_iter()
         .map(|((_, key), secs)| utilisation(key, secs, window))
         .collect();
-    let by_vendor = busy(
-        lanes_only,
-        |iv| iv.run.and_then(|r| r.vendor.as_deref()),
-        window,
-    )
-    .into_iter()
-    .map(|((_, key), secs)| utilisation(key, secs, window))
-    .collect();
+    let by_vendor = busy(lanes_only, |iv| iv.vendor, window)
+        .into_iter()
+        .map(|((_, key), secs)| utilisation(key, secs, window))
+        .collect();
     LaneTimeline {
         from: time::format(instant(window.from)),
         to: time::format(instant(window.to)),
@@ -92,7 +88,7 @@ fn bar(iv: &Interval<'_>, slot_row: u32, row: u32, window: &Window) -> LaneBar {
         phase: iv.phase,
         round: iv.run.map(|r| r.round),
         run: iv.n,
-        vendor: iv.run.and_then(|r| r.vendor.clone()),
+        vendor: iv.vendor.map(str::to_owned),
         model: iv.run.and_then(|r| r.model.clone()),
         outcome: iv.outcome,
         started_at: time::format(instant(iv.start)),

@@ -6,7 +6,9 @@
 //! task's machine when the task never changed machines, else nobody can tell. A pending
 //! lane runs until the clock while the machine that started it still runs the task and the
 //! task is active; otherwise its outcome is unknown (the coordinator will not start another
-//! model for it), and it is drawn to the clock but counted in no utilisation.
+//! model for it), and it is drawn to the clock but counted in no utilisation. A pending lane's
+//! vendor is the one its start recorded (none for a raw argv lane, or a start recorded before
+//! starts named vendors).
 
 use std::sync::Arc;
 
@@ -33,6 +35,8 @@ pub struct Interval<'a> {
     pub phase: Phase,
     /// The recorded run (absent for a pending lane).
     pub run: Option<&'a LaneRun>,
+    /// The vendor: the one the run's usage named, or the one a pending start recorded.
+    pub vendor: Option<&'a str>,
     /// The run's number on the item page (absent for a pending lane).
     pub n: Option<u64>,
     /// What became of it.
@@ -116,6 +120,7 @@ fn of_run<'a>(task: &'a Task, run: &'a LaneRun, n: u64) -> Option<Interval<'a>> 
         slot: &run.slot,
         phase: run.phase,
         run: Some(run),
+        vendor: run.vendor.as_deref(),
         n: Some(n),
         outcome: run.verdict.into(),
         start,
@@ -152,12 +157,18 @@ fn of_pending<'a>(
             .slot
             .split('+')
             .filter(|slot| !slot.is_empty())
-            .map(|slot| Interval {
+            .enumerate()
+            .map(|(i, slot)| Interval {
                 machine,
                 task,
                 slot,
                 phase: pending.phase,
                 run: None,
+                vendor: pending
+                    .launch
+                    .as_ref()
+                    .and_then(|l| l.vendors.get(i))
+                    .and_then(|v| v.as_deref()),
                 n: None,
                 outcome,
                 start,
@@ -334,6 +345,24 @@ mod tests {
                 ),
             ]
         );
+    }
+
+    #[test]
+    fn a_pending_lane_counts_under_the_vendor_its_start_recorded() {
+        let tasks = task(|v| {
+            let mut p = pending(Some("box-1"), 15);
+            p["launch"]["vendors"] = json!(["grok", null]);
+            v["pending"] = p;
+        });
+        let lanes = intervals(&tasks, &window());
+        let vendors: Vec<_> = lanes.intervals.iter().map(|i| i.vendor).collect();
+        assert_eq!(vendors, [Some("grok"), None]);
+        // A start recorded before vendors were names none.
+        let old = task(|v| v["pending"] = pending(Some("box-1"), 15));
+        assert!(intervals(&old, &window())
+            .intervals
+            .iter()
+            .all(|i| i.vendor.is_none()));
     }
 
     #[test]

@@ -82,6 +82,7 @@ mod tests {
             slot: "grok:implementer",
             phase: Phase::Implement,
             run: None,
+            vendor: None,
             n: None,
             outcome: LaneOutcome::Running,
             start,

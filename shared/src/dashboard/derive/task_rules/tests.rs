@@ -445,6 +445,7 @@ fn what_a_task_waits_for_in_words() {
             machine: "box-2".into(),
             nonce: "n".into(),
             stems: Vec::new(),
+            vendors: Vec::new(),
         }),
     });
     assert_eq!(
