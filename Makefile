@@ -94,6 +94,7 @@ bench: tools web
 	target/release/bench coordinators --issues 200 --machines 3 --slots 4 --lane-ms 2000 --in-flight 100
 	target/release/bench lanes 30
 	target/release/bench lane-runs 200
+	target/release/bench lane-timeline 1000 50
 	target/release/bench serve-memory 700
 	target/release/bench serve-load --clients 200 --streams 500 --seconds 20
 	@echo "front-end bundle, gzip -9: wasm $$(gzip -9 -c web/dist/*.wasm | wc -c) bytes, js $$(gzip -9 -c web/dist/*.js | wc -c) bytes"

@@ -17,6 +17,7 @@ use crate::pages::batches::BatchesPage;
 use crate::pages::health::HealthPage;
 use crate::pages::import::ImportPage;
 use crate::pages::item::ItemPage;
+use crate::pages::lanes::LanesPage;
 use crate::pages::machines::MachinesPage;
 use crate::pages::operator::OperatorPage;
 use crate::pages::overview::OverviewPage;
@@ -60,6 +61,7 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/batches") view=BatchesPage/>
                     <Route path=path!("/batches/:id") view=BatchPage/>
                     <Route path=path!("/machines") view=MachinesPage/>
+                    <Route path=path!("/lanes") view=LanesPage/>
                     <Route path=path!("/health") view=HealthPage/>
                     <Route path=path!("/import") view=ImportPage/>
                     <Route path=path!("/items/:owner/:repo/:target") view=ItemPage/>

@@ -1,10 +1,11 @@
 //! Pure presentation helpers: ages, labels, fallbacks, URL paths, pagination, costs, token
-//! counts and durations.
+//! counts, durations and the lane timeline's texts.
 //!
 //! Nothing here touches the browser, so it compiles (and is tested) on every target.
 
 use agent_coord_shared::coordinator::task::TaskState;
 use agent_coord_shared::dashboard::model::ChecklistRow;
+use agent_coord_shared::dashboard::model::LaneBar;
 use agent_coord_shared::dashboard::model::Row;
 use agent_coord_shared::dashboard::model::SpendView;
 
@@ -267,6 +268,69 @@ pub fn spend(s: &SpendView) -> String {
     text
 }
 
+/// A machine on the lane timeline, `unknown machine` when the checkpoint does not tell.
+pub fn timeline_machine(machine: Option<&str>) -> String {
+    machine.unwrap_or("unknown machine").to_owned()
+}
+
+/// A vendor on the lane timeline, `no vendor reported` for lanes that named none (raw argv
+/// lanes, and lanes still running).
+pub fn timeline_vendor(vendor: Option<&str>) -> String {
+    vendor.unwrap_or("no vendor reported").to_owned()
+}
+
+/// Lanes running on average, to two decimals (`1.50`).
+pub fn lanes_figure(lanes: f64) -> String {
+    format!("{lanes:.2}")
+}
+
+/// `n` and the noun, singular for one (`1 lane`, `3 lanes`).
+pub fn counted(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// A window of `hours` in words (`1 hour`, `6 hours`, `7 days`).
+pub fn window_label(hours: u32) -> String {
+    match hours {
+        1 => "1 hour".to_owned(),
+        h if h >= 48 && h % 24 == 0 => format!("{} days", h / 24),
+        h => format!("{h} hours"),
+    }
+}
+
+/// What hovering a lane's bar says: the task, the lane, its vendor and model, its outcome,
+/// and when it ran.
+pub fn lane_bar_title(bar: &LaneBar) -> String {
+    use agent_coord_shared::serde_name::WireName;
+    let vendor = match (&bar.vendor, &bar.model) {
+        (Some(v), Some(m)) => format!("{v} / {m}"),
+        (Some(v), None) => v.clone(),
+        (None, _) => "vendor not reported".to_owned(),
+    };
+    let until = match &bar.ended_at {
+        Some(end) => timestamp(Some(end)),
+        None => "now".to_owned(),
+    };
+    let mut lines = vec![
+        format!("{}#{} · {}", bar.repo, bar.issue, bar.task_id),
+        format!("{} ({}) · {}", bar.role, bar.slot, bar.phase),
+        format!("{vendor} · {}", bar.outcome.wire_name()),
+        format!(
+            "{} – {until} ({})",
+            timestamp(Some(&bar.started_at)),
+            duration(Some(bar.duration_secs))
+        ),
+        format!("on {}", timeline_machine(bar.machine.as_deref())),
+    ];
+    if bar.taken_over {
+        lines.push("its task was taken over by another machine since".to_owned());
+    }
+    if bar.clock_skew {
+        lines.push("clocks disagree: drawn for its measured duration".to_owned());
+    }
+    lines.join("\n")
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
@@ -407,5 +471,55 @@ mod tests {
             spend(&s),
             "3 lane runs · 1.5k tokens · $0.5000 (+1 of unknown cost)"
         );
+    }
+
+    #[test]
+    fn the_lane_timeline_reads_in_words() {
+        use agent_coord_shared::coordinator::task::Phase;
+        use agent_coord_shared::dashboard::model::LaneOutcome;
+        assert_eq!(window_label(1), "1 hour");
+        assert_eq!(window_label(6), "6 hours");
+        assert_eq!(window_label(168), "7 days");
+        assert_eq!(lanes_figure(1.5), "1.50");
+        assert_eq!(counted(1, "lane", "lanes"), "1 lane");
+        assert_eq!(counted(0, "lane", "lanes"), "0 lanes");
+        assert_eq!(timeline_machine(None), "unknown machine");
+        assert_eq!(timeline_vendor(Some("claude")), "claude");
+        let bar = LaneBar {
+            machine: Some("box-1".into()),
+            slot_row: 0,
+            row: 0,
+            task_id: "w1-acme-app-7".into(),
+            repo: "acme/app".into(),
+            issue: 7,
+            slot: "grok:implementer".into(),
+            role: "implementer".into(),
+            phase: Phase::Implement,
+            round: Some(1),
+            run: Some(1),
+            vendor: Some("claude".into()),
+            model: Some("claude-sonnet-4-5".into()),
+            outcome: LaneOutcome::NoChange,
+            started_at: "2026-11-29T09:00:00Z".into(),
+            ended_at: Some("2026-11-29T10:00:05Z".into()),
+            duration_secs: 3_605,
+            offset_secs: 0,
+            span_secs: 3_605,
+            taken_over: true,
+            clock_skew: false,
+        };
+        assert_eq!(
+            lane_bar_title(&bar),
+            "acme/app#7 · w1-acme-app-7\nimplementer (grok:implementer) · implement\nclaude / claude-sonnet-4-5 · no-change\n2026-11-29 09:00:00 UTC – 2026-11-29 10:00:05 UTC (1h 00m)\non box-1\nits task was taken over by another machine since"
+        );
+        let running = LaneBar {
+            ended_at: None,
+            vendor: None,
+            taken_over: false,
+            outcome: LaneOutcome::Running,
+            ..bar
+        };
+        assert!(lane_bar_title(&running).contains("vendor not reported · running"));
+        assert!(lane_bar_title(&running).contains("– now (1h 00m)"));
     }
 }

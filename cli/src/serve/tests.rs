@@ -784,3 +784,150 @@ fn resolve_refuses_paths_outside_the_root() {
         StatusCode::NOT_FOUND
     );
 }
+
+/// Commits `record` at `path` into the harness's state.
+fn put_record(h: &Harness, path: &str, record: Value) {
+    let Value::Object(record) = record else {
+        panic!("an object")
+    };
+    let store = h.state.models.store().expect("store");
+    store
+        .transact(&[], |_| {
+            let mut plan = agent_coord_shared::rules::Plan::nothing("test", ());
+            plan.state.push((path.to_owned(), record.clone()));
+            plan.summary = "test: a record".into();
+            Ok::<_, crate::store::StoreError>(plan)
+        })
+        .expect("committed");
+}
+
+#[tokio::test]
+async fn the_lane_timeline_packs_lanes_per_machine_over_the_hours_asked() {
+    let h = harness();
+    // The harness's clock is 12:00. An implementer on box-1 from 9:00 to 10:00, a rejected
+    // gate on box-1 overlapping it, and two gates running on box-2 since 11:30.
+    let run = |slot: &str, from: &str, to: &str, verdict: &str| {
+        json!({"slot": slot, "phase": "implement", "round": 1, "vendor": "claude",
+            "started_at": format!("2026-11-29T{from}:00Z"), "ended_at": format!("2026-11-29T{to}:00Z"),
+            "verdict": verdict, "exit_code": 0, "cost_source": "unknown",
+            "transcript": {"machine": "box-1", "path": "t.jsonl", "bytes": 1, "sha256": "sha256:00"}})
+    };
+    let task = |issue: u64, machine: &str| {
+        json!({
+            "schema_version": 1, "task_id": format!("acme-app-{issue}"), "worker": "w1",
+            "machine": machine, "repo": "acme/app", "issue": issue, "title": "T", "body": "",
+            "state": "active", "phase": "pr_gates_grok",
+            "assignment": {"event_id": 1, "actor": "octo", "created_at": "2026-11-29T08:00:00Z"},
+            "pinned": {}, "branch": "b", "base": "main", "rounds": 1,
+            "created_at": "2026-11-29T08:00:00Z", "updated_at": "2026-11-29T11:30:00Z"
+        })
+    };
+    let mut one = task(7, "box-1");
+    one["lane_runs"] = json!([
+        run("grok:implementer", "09:00", "10:00", "done"),
+        run("grok:pr-reviewer-logic", "09:30", "09:45", "rejected"),
+    ]);
+    put_record(&h, "coordinator/tasks/acme/app/7.json", one);
+    let then = h
+        .state
+        .models
+        .store()
+        .expect("store")
+        .tip()
+        .expect("tip")
+        .expect("a commit");
+    let mut two = task(8, "box-2");
+    two["pending"] = json!({"slot": "grok:pr-reviewer-quality+grok:pr-reviewer-logic",
+        "phase": "pr_gates_grok", "started_at": "2026-11-29T11:30:00Z",
+        "launch": {"machine": "box-2", "nonce": "n", "stems": ["a", "b"]}});
+    put_record(&h, "coordinator/tasks/acme/app/8.json", two);
+
+    let (s, v) = h.get("/api/lanes/timeline").await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+    assert_eq!(v["hours"], json!(6));
+    assert_eq!(v["from"], json!("2026-11-29T06:00:00Z"));
+    assert_eq!(v["to"], json!("2026-11-29T12:00:00Z"));
+    assert_eq!(v["bucketSecs"], json!(300));
+    let bars = v["bars"].as_array().expect("bars");
+    let got: Vec<(Value, Value, Value, Value)> = bars
+        .iter()
+        .map(|b| {
+            (
+                b["machine"].clone(),
+                b["row"].clone(),
+                b["role"].clone(),
+                b["outcome"].clone(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (
+                json!("box-1"),
+                json!(0),
+                json!("implementer"),
+                json!("done")
+            ),
+            (
+                json!("box-1"),
+                json!(1),
+                json!("grok logic"),
+                json!("rejected")
+            ),
+            (
+                json!("box-2"),
+                json!(2),
+                json!("grok logic"),
+                json!("running")
+            ),
+            (
+                json!("box-2"),
+                json!(3),
+                json!("grok quality"),
+                json!("running")
+            ),
+        ]
+    );
+    assert_eq!(bars[0]["offsetSecs"], json!(3 * 3600));
+    assert_eq!(bars[2]["endedAt"], Value::Null);
+    assert_eq!(v["machines"][1]["running"], json!(2));
+    assert_eq!(v["byMachine"][0]["peak"], json!(2.0));
+    assert_eq!(v["byMachine"][1]["mean"], json!(1.0 / 6.0));
+
+    // The window that ended at the first commit: box-2's lanes did not exist yet.
+    let (s, past) = h.get(&format!("/api/lanes/timeline?at={then}")).await;
+    assert_eq!(s, StatusCode::OK, "{past}");
+    assert_eq!(past["machines"].as_array().map(Vec::len), Some(1));
+    assert_eq!(past["bars"].as_array().map(Vec::len), Some(2));
+
+    // One hour: only the running gates.
+    let (s, v) = h.get("/api/lanes/timeline?hours=1").await;
+    assert_eq!(s, StatusCode::OK);
+    assert_eq!(v["bars"].as_array().map(Vec::len), Some(2));
+    assert_eq!(v["bucketSecs"], json!(50));
+
+    // Scoped to another repository, no task of acme/app shows.
+    let req = Request::put("/api/settings")
+        .header("host", "localhost:4319")
+        .header("content-type", "application/json")
+        .body(Body::from(
+            json!({"targetRepos": ["acme/other"]}).to_string(),
+        ))
+        .expect("req");
+    let (s, _) = h.call(req, "127.0.0.1:5000").await;
+    assert_eq!(s, StatusCode::OK);
+    let (s, v) = h.get("/api/lanes/timeline").await;
+    assert_eq!((s, v["bars"].clone()), (StatusCode::OK, json!([])));
+
+    for bad in ["0", "169", "six"] {
+        let (s, v) = h.get(&format!("/api/lanes/timeline?hours={bad}")).await;
+        assert_eq!(s, StatusCode::BAD_REQUEST);
+        assert_eq!(
+            v["error"],
+            json!(format!(
+                "hours must be a whole number from 1 to 168, not \"{bad}\""
+            ))
+        );
+    }
+}

@@ -4,6 +4,7 @@ pub mod actions;
 pub mod chart;
 pub mod coordinator;
 pub mod find;
+pub mod lane_charts;
 pub mod past;
 pub mod prompt;
 pub mod scope;

@@ -12,11 +12,12 @@ use crate::format;
 use crate::live::use_store;
 
 /// The navigation targets, in order.
-const NAV: [(&str, &str); 6] = [
+const NAV: [(&str, &str); 7] = [
     ("/", "Overview"),
     ("/operator", "Operator"),
     ("/batches", "Batches"),
     ("/machines", "Machines"),
+    ("/lanes", "Lanes"),
     ("/health", "Health"),
     ("/import", "Import"),
 ];

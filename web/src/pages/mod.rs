@@ -5,6 +5,7 @@ pub mod batches;
 pub mod health;
 pub mod import;
 pub mod item;
+pub mod lanes;
 pub mod machines;
 pub mod operator;
 pub mod overview;

@@ -232,6 +232,10 @@ fn start(
             nonce: nonce.clone(),
             stems: jobs.iter().map(|(_, stem, _)| stem.clone()).collect(),
             leases: Vec::new(),
+            vendors: jobs
+                .iter()
+                .map(|(slot, _, _)| lane_vendor(engine, *slot).map(str::to_owned))
+                .collect(),
         }),
     });
     // A repository under a fleet-wide cap: the start takes its leases in the same commit.

@@ -11,6 +11,7 @@ pub(crate) mod doctor;
 pub(crate) mod finds;
 pub(crate) mod health;
 pub(crate) mod items;
+pub(crate) mod lanes;
 pub(crate) mod settings;
 pub(crate) mod stop_requests;
 pub(crate) mod stream;
@@ -34,6 +35,7 @@ pub(crate) fn router() -> Router<AppState> {
         .merge(annotations::router())
         .merge(batches::router())
         .merge(items::router())
+        .merge(lanes::router())
         .merge(commits::router())
         .merge(settings::router())
         .merge(stream::router())

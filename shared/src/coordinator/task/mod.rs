@@ -201,6 +201,11 @@ pub struct LaneLaunch {
     /// `coordinator::leases`), empty when the repository has no such cap.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub leases: Vec<u64>,
+    /// The adapter vendor each lane counts under, in the same order (`None`: a raw argv
+    /// lane); empty in starts recorded before vendors were. The dashboard's lane timeline
+    /// counts running lanes under it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub vendors: Vec<Option<String>>,
 }
 
 /// What the task carries from one phase to the next (persisted before anything is signed or

@@ -6,7 +6,9 @@
 //! health [`signals`], [`machine_groups`], and [`assemble`] (attention, counts, recent
 //! events). The per-record rules they apply are in [`rules`] (row state, QA, stop control),
 //! [`words`] (status vocabulary matching), [`github_rules`] (what GitHub facts decide) and
-//! [`task_rules`] (coordinator tasks) and [`spend`] (what their lane runs cost); [`event_index`] is how every step reads events.
+//! [`task_rules`] (coordinator tasks) and [`spend`] (what their lane runs cost);
+//! [`event_index`] is how every step reads events. For the Lanes page, [`lane_timeline`]
+//! derives which lane ran when and how busy machines and vendors were, per request.
 //! Beside the overview model: the item and batch [`pages`] with the [`custody`] timeline
 //! and the [`handoff`] texts (resume prompt, takeover command), the batch page's
 //! [`history`] window, and the server's sync [`freshness`].
@@ -21,6 +23,7 @@ pub mod github_rules;
 pub mod handoff;
 pub mod history;
 mod items;
+pub mod lane_timeline;
 pub mod machine_groups;
 mod operator_rows;
 pub mod pages;

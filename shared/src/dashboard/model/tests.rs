@@ -56,3 +56,32 @@ fn active_and_recoverable_work() {
     assert!(!row(RowState::Done, Scheduling::StartedNotProcessing).is_recoverable());
     assert!(!row(RowState::Running, Scheduling::InProcess).is_recoverable());
 }
+
+#[test]
+fn lane_outcomes_spell_their_verdicts_and_the_two_states_without_one() {
+    use crate::coordinator::task::LaneVerdict;
+    use crate::serde_name::WireName;
+    let all = [
+        (LaneOutcome::Done, "done"),
+        (LaneOutcome::NoChange, "no-change"),
+        (LaneOutcome::Ask, "ask"),
+        (LaneOutcome::Blocked, "blocked"),
+        (LaneOutcome::Approved, "approved"),
+        (LaneOutcome::Rejected, "rejected"),
+        (LaneOutcome::Incomplete, "incomplete"),
+        (LaneOutcome::Paused, "paused"),
+        (LaneOutcome::Running, "running"),
+        (LaneOutcome::Unknown, "unknown"),
+    ];
+    for (o, name) in all {
+        assert_eq!(o.wire_name(), name);
+    }
+    // Every verdict keeps its name.
+    for v in [
+        LaneVerdict::NoChange,
+        LaneVerdict::Paused,
+        LaneVerdict::Rejected,
+    ] {
+        assert_eq!(LaneOutcome::from(v).wire_name(), v.wire_name());
+    }
+}

@@ -7,7 +7,8 @@
 //! [--in-flight 100]` (a fleet of `coordinate --follow` as a scheduler: time to all Ready against
 //! the ideal, requests per task and idle tick, CPU and RSS, and 100 lanes in flight), `bench lanes [RUNS]` (what `agent-coord lane` adds to a vendor run), `bench update [SCALES] [RUNS] [STATE_GIT]` (one write of
 //! each kind as an in-process model update, no server; of an imported repository if named), `bench lane-runs [RUNS]` (a
-//! coordinator task page with RUNS lane runs, and one run's transcript), `bench packing [SCALE]` (`status --json` on an unpacked store and once a
+//! coordinator task page with RUNS lane runs, and one run's transcript), `bench lane-timeline
+//! [TASKS] [RUNS]` (the Lanes page's timeline of TASKS tasks with RUNS runs each, in process), `bench packing [SCALE]` (`status --json` on an unpacked store and once a
 //! write has packed it), `bench serve-memory [CYCLES]` (the server's memory across cycles of
 //! one claim and one dashboard request), `bench serve-load [--clients N] [--streams N]
 //! [--seconds N]` (concurrent dashboard clients and event streams while the CLI writes), or
@@ -22,6 +23,7 @@ mod coordinators;
 mod dashboard;
 mod enrich;
 mod lane_runs;
+mod lane_timeline;
 mod lanes;
 mod packing;
 mod scale;
@@ -42,6 +44,7 @@ use crate::coordinators::Sizes;
 use crate::dashboard::bench_dashboard;
 use crate::enrich::bench_enrich;
 use crate::lane_runs::bench_lane_runs;
+use crate::lane_timeline::bench_lane_timeline;
 use crate::lanes::bench_lanes;
 use crate::packing::bench_packing;
 use crate::scale::bench_concurrency;
@@ -114,6 +117,12 @@ fn main() {
     }
     if args.first().map(String::as_str) == Some("lane-runs") {
         bench_lane_runs(args.get(1).and_then(|n| n.parse().ok()).unwrap_or(200));
+        return;
+    }
+    if args.first().map(String::as_str) == Some("lane-timeline") {
+        let tasks = args.get(1).and_then(|n| n.parse().ok()).unwrap_or(1_000);
+        let runs = args.get(2).and_then(|n| n.parse().ok()).unwrap_or(50);
+        bench_lane_timeline(tasks, runs);
         return;
     }
     if args.first().map(String::as_str) == Some("lanes") {

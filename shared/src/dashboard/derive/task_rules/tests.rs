@@ -450,6 +450,7 @@ fn what_a_task_waits_for_in_words() {
             nonce: "n".into(),
             stems: Vec::new(),
             leases: Vec::new(),
+            vendors: Vec::new(),
         }),
     });
     assert_eq!(
