@@ -43,6 +43,22 @@ fn claim(c: &Coord, issue: u64) -> Value {
     serde_json::from_str(&text).unwrap_or(Value::Null)
 }
 
+/// One issue whose implementer a one-shot tick started and left waiting at its gate.
+fn gated_and_started(c: &Coord, lane_timeout: u64) -> u64 {
+    let mut config = c.config_value(lane_timeout);
+    c.gate_implementer(&mut config);
+    c.write_config(&config);
+    let issue = c.assigned_issue("Add a feature file", HUMAN);
+    ok(&one_shot(c));
+    wait_until("the implementer to start", || c.starts() == 1);
+    issue
+}
+
+/// A tick that starts what it may and returns.
+fn one_shot(c: &Coord) -> CommandOutput {
+    CommandOutput::new(c.command(&[]).output().unwrap(), c.env.root())
+}
+
 fn cancellation_comments(c: &Coord, issue: u64) -> usize {
     c.comments(issue)
         .iter()
@@ -53,15 +69,7 @@ fn cancellation_comments(c: &Coord, issue: u64) -> usize {
 #[test]
 fn cancel_stops_the_running_lane_says_so_once_and_releases_the_claim() {
     let c = Coord::new(60);
-    let mut config = c.config_value(60);
-    c.gate_implementer(&mut config);
-    c.write_config(&config);
-    let issue = c.assigned_issue("Add a feature file", HUMAN);
-    ok(&CommandOutput::new(
-        c.command(&[]).output().unwrap(),
-        c.env.root(),
-    ));
-    wait_until("the implementer to start", || c.starts() == 1);
+    let issue = gated_and_started(&c, 60);
 
     let out = c.operate(&[
         "cancel",
@@ -373,10 +381,7 @@ fn a_pause_holds_the_lanes_of_an_admitted_task_and_a_drain_only_new_issues() {
     c.gate_implementer(&mut config);
     c.write_config(&config);
     // Admitted; its implementer starts and waits at the gate.
-    ok(&CommandOutput::new(
-        c.command(&[]).output().unwrap(),
-        c.env.root(),
-    ));
+    ok(&one_shot(&c));
     wait_until("the implementer to start", || c.starts() == 1);
     // A drain lets the admitted task go on; a pause holds its next lanes.
     ok(&c.operate(&["drain", "--worker", "w1", "--operator", "alice"]));
@@ -518,15 +523,7 @@ fn explain_says_why_for_every_branch_of_admission() {
 #[test]
 fn a_cancel_from_another_machine_is_finished_by_the_machine_that_runs_the_lanes() {
     let c = Coord::new(60);
-    let mut config = c.config_value(60);
-    c.gate_implementer(&mut config);
-    c.write_config(&config);
-    let issue = c.assigned_issue("Add a feature file", HUMAN);
-    ok(&CommandOutput::new(
-        c.command(&[]).output().unwrap(),
-        c.env.root(),
-    ));
-    wait_until("the implementer to start", || c.starts() == 1);
+    let issue = gated_and_started(&c, 60);
     c.env.set_machine(Some("operator-laptop"));
     let out = c.operate(&["cancel", &format!("{REPO}#{issue}"), "--operator", "alice"]);
     c.env.set_machine(Some("box-1"));
@@ -543,7 +540,7 @@ fn a_cancel_from_another_machine_is_finished_by_the_machine_that_runs_the_lanes(
     );
     assert_eq!(cancellation_comments(&c, issue), 0);
     // The machine that runs the lanes stops them on its next tick and says so once.
-    let tick = CommandOutput::new(c.command(&[]).output().unwrap(), c.env.root());
+    let tick = one_shot(&c);
     ok(&tick);
     assert!(
         tick.stdout.contains("cancelled: stopped its running lanes"),

@@ -9,6 +9,7 @@
 use agent_coord_shared::coordinator::operator::Operator;
 use agent_coord_shared::coordinator::task::Phase;
 use agent_coord_shared::coordinator::task::Task;
+use agent_coord_shared::ids::AgentId;
 use agent_coord_shared::output::coordinate_ops::TaskChange;
 use agent_coord_shared::serde_name::from_serde_name;
 use agent_coord_shared::serde_name::WireName;
@@ -61,18 +62,9 @@ pub(crate) fn cmd_coordinate_cancel(
     cx: &Context,
     args: &CancelArgs,
 ) -> Result<Report, CommandError> {
-    let by = operator_name(args.who.operator.as_deref())?;
-    let desk = Desk::open(cx)?;
-    let mut warnings = sync_first(&desk);
-    let task = desk.find(&args.task)?;
-    let at = desk.now();
-    let op = Operator {
-        by: by.as_str(),
-        at: &at,
-        reason: args.who.reason.as_deref(),
-    };
-    let cancelled = desk.cancel(&task, &op)?;
-    warnings.extend(desk.publish());
+    let (desk, cancelled, by, warnings) = on_task(cx, &args.task, &args.who, |desk, task, op| {
+        desk.cancel(task, op)
+    })?;
     let mut notes = vec![format!(
         "claim on {}#{} released",
         cancelled.repo, cancelled.issue
@@ -100,18 +92,9 @@ pub(crate) fn cmd_coordinate_retry(cx: &Context, args: &RetryArgs) -> Result<Rep
                 .join(", ")
         ))
     })?;
-    let by = operator_name(args.who.operator.as_deref())?;
-    let desk = Desk::open(cx)?;
-    let mut warnings = sync_first(&desk);
-    let task = desk.find(&args.task)?;
-    let at = desk.now();
-    let op = Operator {
-        by: by.as_str(),
-        at: &at,
-        reason: args.who.reason.as_deref(),
-    };
-    let retried = desk.retry(&task, from, &op)?;
-    warnings.extend(desk.publish());
+    let (_desk, retried, by, warnings) = on_task(cx, &args.task, &args.who, |desk, task, op| {
+        desk.retry(task, from, op)
+    })?;
     let on = retried
         .machine
         .as_deref()
@@ -129,6 +112,29 @@ pub(crate) fn cmd_coordinate_retry(cx: &Context, args: &RetryArgs) -> Result<Rep
         notes,
         warnings,
     )
+}
+
+/// Runs an operator's decision on the task `name` names, decided on the fleet's latest
+/// state and published after: the desk, the task as written, who ran it, and warnings.
+fn on_task<'a>(
+    cx: &'a Context,
+    name: &str,
+    who: &Who,
+    decide: impl FnOnce(&Desk<'a>, &Task, &Operator<'_>) -> Result<Task, CommandError>,
+) -> Result<(Desk<'a>, Task, AgentId, Vec<String>), CommandError> {
+    let by = operator_name(who.operator.as_deref())?;
+    let desk = Desk::open(cx)?;
+    let mut warnings = sync_first(&desk);
+    let task = desk.find(name)?;
+    let at = desk.now();
+    let op = Operator {
+        by: by.as_str(),
+        at: &at,
+        reason: who.reason.as_deref(),
+    };
+    let written = decide(&desk, &task, &op)?;
+    warnings.extend(desk.publish());
+    Ok((desk, written, by, warnings))
 }
 
 fn sync_first(desk: &Desk<'_>) -> Vec<String> {

@@ -148,23 +148,9 @@ impl Ledger<'_> {
         if task.pending.is_some() || task.state == TaskState::Uncertain {
             return Ok(Vec::new());
         }
-        let Ok(repo) = RepoSlug::from_str(&task.repo) else {
-            return Ok(Vec::new());
-        };
         let agent = leases::lease_agent(self.worker.as_str(), &task.task_id);
         let mut out = Vec::new();
-        for path in snap.paths(&format!("claims/{repo}"))? {
-            let Some(n) = path
-                .rsplit('/')
-                .next()
-                .and_then(|f| f.strip_suffix(".json"))
-                .and_then(leases::slot_of)
-            else {
-                continue;
-            };
-            let Some(claim) = slot_claim(snap, &task.repo, n)? else {
-                continue;
-            };
+        for (path, _, claim) in slot_claims(snap, &task.repo)? {
             if claim.active_holder() != Some(agent.as_str()) {
                 continue;
             }
@@ -185,23 +171,9 @@ fn held_slots(
     task: &Task,
     worker: &str,
 ) -> Result<BTreeSet<u64>, CommandError> {
-    let Ok(repo) = RepoSlug::from_str(&task.repo) else {
-        return Ok(BTreeSet::new());
-    };
     let ours = leases::lease_agent(worker, &task.task_id);
     let mut held = BTreeSet::new();
-    for path in snap.paths(&format!("claims/{repo}"))? {
-        let Some(n) = path
-            .rsplit('/')
-            .next()
-            .and_then(|f| f.strip_suffix(".json"))
-            .and_then(leases::slot_of)
-        else {
-            continue;
-        };
-        let Some(claim) = slot_claim(snap, &task.repo, n)? else {
-            continue;
-        };
+    for (_, n, claim) in slot_claims(snap, &task.repo)? {
         let Some(holder) = claim.active_holder() else {
             continue;
         };
@@ -214,6 +186,30 @@ fn held_slots(
         }
     }
     Ok(held)
+}
+
+/// Every lease claim of `repo`'s slot targets: its path, slot and record.
+fn slot_claims(
+    snap: &TipSnapshot<'_>,
+    repo: &str,
+) -> Result<Vec<(String, u64, Claim)>, CommandError> {
+    let Ok(slug) = RepoSlug::from_str(repo) else {
+        return Ok(Vec::new());
+    };
+    let mut out = Vec::new();
+    for path in snap.paths(&format!("claims/{slug}"))? {
+        let slot = path
+            .rsplit('/')
+            .next()
+            .and_then(|f| f.strip_suffix(".json"))
+            .and_then(leases::slot_of);
+        if let Some(n) = slot {
+            if let Some(claim) = slot_claim(snap, repo, n)? {
+                out.push((path, n, claim));
+            }
+        }
+    }
+    Ok(out)
 }
 
 fn slot_ids(repo: &str, n: u64) -> Result<(RepoSlug, Target), CommandError> {

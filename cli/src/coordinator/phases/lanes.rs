@@ -154,17 +154,22 @@ pub(super) fn may_start(
         .collect();
     let in_use = running::in_use(engine.setup.config, &engine.setup.worker_id);
     if let Err(wait) = slots::may_start(&engine.setup.worker_id, &caps, &in_use, &vendors) {
-        engine.observe(
-            Some(&task.task_id),
-            format!(
-                "waits for a lane slot: {wait}; its {} lanes start when one frees",
-                task.phase
-            ),
-        );
-        engine.slot_waiters.push((task.repo.clone(), task.issue));
-        return Ok(Some(Held::NoSlot));
+        return Ok(Some(no_slot(engine, task, &wait)));
     }
     Ok(None)
+}
+
+/// Says that `task`'s lanes wait for a slot (`wait`) and queues it for the next free one.
+fn no_slot(engine: &mut Engine<'_>, task: &Task, wait: &slots::SlotWait) -> Held {
+    engine.observe(
+        Some(&task.task_id),
+        format!(
+            "waits for a lane slot: {wait}; its {} lanes start when one frees",
+            task.phase
+        ),
+    );
+    engine.slot_waiters.push((task.repo.clone(), task.issue));
+    Held::NoSlot
 }
 
 /// The vendor a lane of `slot` counts under (an adapter's; a raw argv names none).
@@ -252,15 +257,7 @@ fn start(
     };
     if let Err(wait) = engine.ledger.save_start(task, note, ask)? {
         task.pending = None;
-        engine.observe(
-            Some(&task.task_id),
-            format!(
-                "waits for a lane slot: {wait}; its {} lanes start when one frees",
-                task.phase
-            ),
-        );
-        engine.slot_waiters.push((task.repo.clone(), task.issue));
-        return Ok(Some(Held::NoSlot));
+        return Ok(Some(no_slot(engine, task, &wait)));
     }
     // The fleet learns of the start before any model runs: a machine that takes this task
     // over after this one dies must find the start (and judge the lane's outcome unknown)
