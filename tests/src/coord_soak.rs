@@ -243,6 +243,17 @@ impl Machines {
         }
     }
 
+    /// Sets every machine's `poll_seconds` (the fixture's is 1).
+    pub fn set_poll_seconds(&self, seconds: u64) {
+        for path in &self.configs {
+            let text = std::fs::read(path).expect("config");
+            let mut config: Value = serde_json::from_slice(&text).expect("config json");
+            config["workers"]["w1"]["poll_seconds"] = json!(seconds);
+            std::fs::write(path, serde_json::to_vec_pretty(&config).expect("json"))
+                .expect("config");
+        }
+    }
+
     /// Lane runs per machine, from `lanes.log`.
     pub fn lanes_per_machine(&self) -> Vec<usize> {
         let mut lanes = vec![0; self.configs.len()];

@@ -541,6 +541,36 @@ fn collect_ended(
         }
         advance_one(engine, task, assigned);
     }
+    admit_into_free_slots(engine, assigned)
+}
+
+/// Slots freed between polls: the issues the last full tick saw assigned but nobody has
+/// admitted go in now (discovered and vetted as a full tick does, under `max_lanes`), and
+/// each admitted one starts, instead of waiting for the next poll.
+fn admit_into_free_slots(
+    engine: &mut Engine<'_>,
+    assigned: &BTreeSet<(String, u64)>,
+) -> Result<(), CommandError> {
+    let mine = engine.ledger.tasks()?;
+    let room = slots::admission_room(engine.setup.worker.max_lanes, &mine);
+    if room.is_none_or(|r| r == 0) || engine.stop.load(std::sync::atomic::Ordering::SeqCst) {
+        return Ok(());
+    }
+    let taken = engine.ledger.task_keys()?;
+    if assigned.iter().all(|k| taken.contains(k)) {
+        return Ok(());
+    }
+    let before: BTreeSet<String> = mine.into_iter().map(|t| t.task_id).collect();
+    discover(engine)?;
+    let admitted: Vec<Task> = engine
+        .ledger
+        .tasks()?
+        .into_iter()
+        .filter(|t| !before.contains(&t.task_id))
+        .collect();
+    for task in admitted {
+        advance_one(engine, task, assigned);
+    }
     Ok(())
 }
 

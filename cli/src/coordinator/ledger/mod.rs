@@ -307,6 +307,25 @@ impl<'a> Ledger<'a> {
         read_controls(&snap)
     }
 
+    /// Returns the (repository, issue) of every task, whoever owns it (paths only).
+    pub(crate) fn task_keys(
+        &self,
+    ) -> Result<std::collections::BTreeSet<(String, u64)>, CommandError> {
+        let snap = self.store.snapshot()?;
+        Ok(snap
+            .paths(TASKS_DIR)?
+            .iter()
+            .filter_map(|p| {
+                let rest = p
+                    .strip_prefix(TASKS_DIR)?
+                    .strip_prefix('/')?
+                    .strip_suffix(".json")?;
+                let (repo, issue) = rest.rsplit_once('/')?;
+                Some((repo.to_owned(), issue.parse().ok()?))
+            })
+            .collect())
+    }
+
     /// Returns the task for `repo#issue`, whoever owns it.
     pub(crate) fn task(&self, repo: &str, issue: u64) -> Result<Option<Task>, CommandError> {
         let snap = self.store.snapshot()?;

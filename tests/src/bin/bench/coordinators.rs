@@ -27,6 +27,8 @@ pub struct Sizes {
     pub slots: u64,
     pub lane_ms: u64,
     pub in_flight: usize,
+    /// Each machine's `poll_seconds`.
+    pub poll_seconds: u64,
 }
 
 /// CPU seconds (user + system) and resident memory of one process, from `/proc`.
@@ -133,6 +135,7 @@ pub fn bench_coordinators(sizes: &Sizes) {
 
 fn throughput(s: &Sizes) {
     let m = Machines::new(s.machines, s.slots, Duration::from_millis(s.lane_ms));
+    m.set_poll_seconds(s.poll_seconds);
     for i in 0..s.machines {
         m.env(i).unpin_clock();
     }
@@ -168,9 +171,10 @@ fn throughput(s: &Sizes) {
     };
     let elapsed = began.elapsed().as_secs_f64();
     let end_to_end = c.gh.stats().requests - before;
-    // Idle: every task awaits the human merge; each tick still looks once.
+    // Idle: every task awaits the human merge; each full tick still looks once.
     let marks: Vec<usize> = followers.iter().map(|f| lines(&f.out)).collect();
-    std::thread::sleep(Duration::from_secs(10));
+    let window = Duration::from_secs(s.poll_seconds.max(1) * 2 + 2);
+    std::thread::sleep(window);
     let mut idle = (0, 0, 0);
     for (f, from) in followers.iter().zip(&marks) {
         let (t, r, n) = reports(&f.out, *from);
@@ -182,8 +186,8 @@ fn throughput(s: &Sizes) {
     let lanes = m.lanes_per_machine();
     let total: usize = lanes.iter().sum();
     println!(
-        "\n## coordinators: {} issues, {} machines × {} lane slots, lanes of {} ms, `coordinate --follow` each",
-        s.issues, s.machines, s.slots, s.lane_ms
+        "\n## coordinators: {} issues, {} machines × {} lane slots, lanes of {} ms, `coordinate --follow` each (poll_seconds {})",
+        s.issues, s.machines, s.slots, s.lane_ms, s.poll_seconds
     );
     println!("| figure | value |\n|---|---|");
     println!(
@@ -214,7 +218,8 @@ fn throughput(s: &Sizes) {
         end_to_end as f64 / s.issues as f64
     );
     println!(
-        "| idle ticks (10 s, all Ready) | {} ticks, {:.1} requests per tick, {:.0} % answered 304 |",
+        "| idle ticks ({} s, all Ready) | {} ticks, {:.1} requests per tick, {:.0} % answered 304 |",
+        window.as_secs(),
         idle.0,
         idle.1 as f64 / idle.0.max(1) as f64,
         100.0 * idle.2 as f64 / idle.1.max(1) as f64

@@ -4,7 +4,7 @@
 //! `bench dashboard 10,100`, `bench enrich [SCALE]` (requests per cold and per unchanged
 //! GitHub enrichment refresh against the fake GitHub), `bench coordinator [--ticks N]` (idle coordinator ticks against
 //! the fake GitHub), `bench coordinators [--issues 200] [--machines 3] [--slots 4] [--lane-ms 2000]
-//! [--in-flight 100]` (a fleet of `coordinate --follow` as a scheduler: time to all Ready against
+//! [--in-flight 100] [--poll-seconds 30]` (a fleet of `coordinate --follow` as a scheduler: time to all Ready against
 //! the ideal, requests per task and idle tick, CPU and RSS, and 100 lanes in flight), `bench lanes [RUNS]` (what `agent-coord lane` adds to a vendor run), `bench update [SCALES] [RUNS] [STATE_GIT]` (one write of
 //! each kind as an in-process model update, no server; of an imported repository if named), `bench lane-runs [RUNS]` (a
 //! coordinator task page with RUNS lane runs, and one run's transcript), `bench lane-timeline
@@ -101,6 +101,7 @@ fn main() {
             slots: flag("--slots", 4).max(1),
             lane_ms: flag("--lane-ms", 2000),
             in_flight: flag("--in-flight", 100) as usize,
+            poll_seconds: flag("--poll-seconds", 30).max(1),
         });
         return;
     }
