@@ -169,10 +169,16 @@ pub fn bench_breakdown(scale: usize, runs: usize) {
     let mut claim = (Timing::new(), Timing::new(), Vec::new());
     let mut status = (Timing::new(), Timing::new(), Vec::new());
     // `status --json` first: the figure is taken right after `import`.
-    for _ in 0..runs.clamp(1, 15) {
-        status.0.add(run_marked(fx, &this, &["status", "--json"]));
+    // Which build runs first alternates, so neither always follows the predecessor's run.
+    for i in 0..runs.clamp(1, 15) {
+        if i % 2 == 0 {
+            status.0.add(run_marked(fx, &this, &["status", "--json"]));
+        }
         if let Some(bin) = &baseline {
             status.1.add(run_marked(fx, bin, &["status", "--json"]));
+        }
+        if i % 2 == 1 {
+            status.0.add(run_marked(fx, &this, &["status", "--json"]));
         }
         if let (Some(ruby), Some(root)) = (&predecessor, &ruby_root) {
             status
@@ -199,7 +205,9 @@ pub fn bench_breakdown(scale: usize, runs: usize) {
         // The baseline claims its own target, one past ours, so both claim a new target.
         let ours = args(&format!("brk-{i}"));
         let ours: Vec<&str> = ours.iter().map(String::as_str).collect();
-        claim.0.add(run_marked(fx, &this, &ours));
+        if i % 2 == 0 {
+            claim.0.add(run_marked(fx, &this, &ours));
+        }
         if let Some(bin) = &baseline {
             let t = format!("{}", 800_000 + i);
             let theirs = [
@@ -212,6 +220,9 @@ pub fn bench_breakdown(scale: usize, runs: usize) {
                 &t,
             ];
             claim.1.add(run_marked(fx, bin, &theirs));
+        }
+        if i % 2 == 1 {
+            claim.0.add(run_marked(fx, &this, &ours));
         }
         if let (Some(ruby), Some(root)) = (&predecessor, &ruby_root) {
             claim.2.push(run_predecessor(
