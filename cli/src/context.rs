@@ -169,6 +169,7 @@ impl Context {
         if self.env.now.is_some() {
             store.clock = Some(self.now.timestamp());
         }
+        crate::phase::mark("open");
         let mut notices = Vec::new();
         if implicit && !store.has_remote() {
             notices.push(format!(

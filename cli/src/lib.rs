@@ -13,6 +13,7 @@ mod lanes;
 mod logging;
 mod output;
 mod past;
+mod phase;
 mod process;
 mod progress;
 mod serve;
@@ -25,5 +26,6 @@ use std::process::ExitCode;
 
 /// Runs the CLI with `args` (including the program name) and returns the exit code.
 pub fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
+    phase::start();
     output::finish(commands::dispatch(args))
 }

@@ -84,6 +84,10 @@ pub(crate) fn finish(result: Result<Report, CommandError>) -> ExitCode {
                     None => Ok(()),
                 })
                 .and_then(|()| out.flush());
+            crate::phase::mark("print");
+            if let Some(line) = crate::phase::line() {
+                let _ = writeln!(err, "{line}");
+            }
             ExitCode::from(report.exit)
         }
         Err(e) => {

@@ -120,6 +120,7 @@ pub(crate) fn write_synced<T, E>(
         .map_err(|e| e.with_lines(notices.iter().cloned().chain(store.take_warnings())))?;
     if committed.commit.is_some() || !committed.plan.heartbeats.is_empty() {
         store.keep_packed();
+        crate::phase::mark("maintain");
     }
     notices.extend(store.take_warnings());
     let report = match &remote {

@@ -87,7 +87,7 @@ pub(crate) struct GcArgs {
 /// Returns the agents whose heartbeats are on this machine's own ref.
 fn own_heartbeats(snap: &TipSnapshot<'_>, machine: &str) -> Result<BTreeSet<String>, ReadError> {
     let own_ref = format!("{HEARTBEAT_PREFIX}{machine}");
-    let Some(hb) = snap.heartbeats.iter().find(|h| h.name == own_ref) else {
+    let Some(hb) = snap.heartbeats().iter().find(|h| h.name == own_ref) else {
         return Ok(BTreeSet::new());
     };
     Ok(snap

@@ -121,9 +121,9 @@ type Judged = Vec<(String, ObjectId)>;
 /// Every heartbeat ref here, as the rule reads it, and the id each was judged at.
 fn machine_refs(store: &Store) -> Result<(Vec<MachineRef>, Judged), CommandError> {
     let snap = store.snapshot()?;
-    let mut copies = Vec::with_capacity(snap.heartbeats.len());
-    let mut ids = Vec::with_capacity(snap.heartbeats.len());
-    for h in &snap.heartbeats {
+    let mut copies = Vec::with_capacity(snap.heartbeats().len());
+    let mut ids = Vec::with_capacity(snap.heartbeats().len());
+    for h in snap.heartbeats() {
         let Some(machine) = h.name.rsplit('/').next() else {
             continue;
         };

@@ -95,6 +95,93 @@ pub(crate) enum Command {
     LaneSupervisor(lane_supervisor::LaneSupervisorArgs),
 }
 
+/// Each command's name and the function that defines its arguments, in [`Command`]'s order
+/// (a test checks both against the derived command line).
+type Definition = (&'static str, fn(clap::Command) -> clap::Command);
+
+/// The commands as [`runnable`] defines them.
+const COMMANDS: [Definition; 22] = [
+    ("claim", <claim::ClaimArgs as clap::Args>::augment_args),
+    (
+        "release",
+        <release::ReleaseArgs as clap::Args>::augment_args,
+    ),
+    (
+        "heartbeat",
+        <heartbeat::HeartbeatArgs as clap::Args>::augment_args,
+    ),
+    (
+        "register-batch",
+        <register_batch::RegisterBatchArgs as clap::Args>::augment_args,
+    ),
+    (
+        "record-event",
+        <record_event::RecordEventArgs as clap::Args>::augment_args,
+    ),
+    ("status", <status::StatusArgs as clap::Args>::augment_args),
+    (
+        "batch-audit",
+        <batch_audit::BatchAuditArgs as clap::Args>::augment_args,
+    ),
+    ("version", <info::VersionArgs as clap::Args>::augment_args),
+    ("config", <info::ConfigArgs as clap::Args>::augment_args),
+    ("doctor", <doctor::DoctorArgs as clap::Args>::augment_args),
+    ("demo", <demo::DemoArgs as clap::Args>::augment_args),
+    ("import", <transfer::ImportArgs as clap::Args>::augment_args),
+    ("export", <transfer::ExportArgs as clap::Args>::augment_args),
+    ("sync", <sync::SyncArgs as clap::Args>::augment_args),
+    ("init", <init::InitArgs as clap::Args>::augment_args),
+    ("gc", <gc::GcArgs as clap::Args>::augment_args),
+    ("serve", <serve::ServeArgs as clap::Args>::augment_args),
+    (
+        "coordinate",
+        <coordinate::CoordinateArgs as clap::Args>::augment_args,
+    ),
+    ("lane", <lane::LaneArgs as clap::Args>::augment_args),
+    (
+        "completions",
+        <completions::CompletionsArgs as clap::Args>::augment_args,
+    ),
+    ("man", <completions::ManArgs as clap::Args>::augment_args),
+    (
+        "lane-supervisor",
+        <lane_supervisor::LaneSupervisorArgs as clap::Args>::augment_args,
+    ),
+];
+
+/// The command line as a command that runs needs it: the global options, and each
+/// command's arguments defined only if it is the one invoked (clap's `defer`). Defining all
+/// twenty-two commands' arguments, then dropping them, was a third of a claim's
+/// instructions. Only a successful parse is taken from it: help, versions and every usage
+/// error come from the full [`Cli`], so what they print is unchanged.
+fn runnable() -> clap::Command {
+    let top = <GlobalArgs as clap::Args>::augment_args(clap::Command::new("agent-coord"))
+        .arg(
+            clap::Arg::new("verbose")
+                .short('v')
+                .long("verbose")
+                .global(true)
+                .action(clap::ArgAction::Count),
+        )
+        .subcommand_required(true);
+    COMMANDS.iter().fold(top, |cmd, (name, define)| {
+        cmd.subcommand(clap::Command::new(*name).defer(*define))
+    })
+}
+
+/// Parses `args` (program name first) with [`runnable`], else with the full [`Cli`].
+fn parse(args: &[OsString]) -> Result<(Cli, clap::ArgMatches), clap::Error> {
+    let quick = runnable()
+        .try_get_matches_from(args)
+        .and_then(|m| Cli::from_arg_matches(&m).map(|cli| (cli, m)));
+    if quick.is_ok() {
+        return quick;
+    }
+    Cli::command()
+        .try_get_matches_from(args)
+        .and_then(|m| Cli::from_arg_matches(&m).map(|cli| (cli, m)))
+}
+
 /// Parses `args` and runs the command.
 pub(crate) fn dispatch(args: impl IntoIterator<Item = OsString>) -> Result<Report, CommandError> {
     let args: Vec<OsString> = args.into_iter().collect();
@@ -103,10 +190,7 @@ pub(crate) fn dispatch(args: impl IntoIterator<Item = OsString>) -> Result<Repor
         let help = Cli::command().render_help().to_string();
         return Ok(Report::text(help));
     }
-    let parsed = Cli::command()
-        .try_get_matches_from(&args)
-        .and_then(|m| Cli::from_arg_matches(&m).map(|cli| (cli, m)));
-    let (cli, matches) = match parsed {
+    let (cli, matches) = match parse(&args) {
         Ok(parsed) => parsed,
         Err(e) => return clap_outcome(e, &args),
     };
@@ -114,6 +198,7 @@ pub(crate) fn dispatch(args: impl IntoIterator<Item = OsString>) -> Result<Repor
     let mut cx = Context::new(cli.globals, Env::from_process())?;
     // Only the flag selects a repository for `doctor --stack-json`, not the environment.
     cx.direct_repo_dir = matches.value_source("repo_dir") == Some(ValueSource::CommandLine);
+    crate::phase::mark("parse");
     run_command(&cx, &cli.command)
 }
 
@@ -222,4 +307,132 @@ fn first_line(e: &clap::Error) -> String {
     let line = rendered.lines().next().unwrap_or_default();
     let line = line.strip_prefix("error: ").unwrap_or(line);
     format!("{line} (see --help)")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The quick command line names the derived commands, in order.
+    #[test]
+    fn runnable_names_every_command() {
+        let derived: Vec<String> = Cli::command()
+            .get_subcommands()
+            .map(|c| c.get_name().to_owned())
+            .collect();
+        let quick: Vec<String> = COMMANDS.iter().map(|(n, _)| (*n).to_owned()).collect();
+        assert_eq!(quick, derived);
+    }
+
+    /// Every command line the quick parse accepts gives what the full one gives; what it
+    /// refuses (help, versions, usage errors) it leaves to the full one.
+    #[test]
+    fn runnable_parses_as_the_full_command_line() {
+        let lines: &[&[&str]] = &[
+            &[
+                "claim",
+                "--agent-id",
+                "a",
+                "--repo",
+                "acme/app",
+                "--target",
+                "7",
+            ],
+            &[
+                "--repo-dir",
+                "/r",
+                "claim",
+                "--agent-id",
+                "a",
+                "--repo",
+                "acme/app",
+                "--target",
+                "7",
+                "--batch-id",
+                "b1",
+                "--branch",
+                "x",
+                "--ttl",
+                "60",
+                "--json",
+                "--sync",
+            ],
+            &["-vv", "--ref", "state", "status", "--json"],
+            &["status", "--batch-id", "b1", "-v", "--repo-dir", "/r"],
+            &[
+                "status",
+                "--repo",
+                "acme/app",
+                "--target",
+                "7",
+                "--at",
+                "2026-01-01T00:00:00Z",
+            ],
+            &["heartbeat", "--agent-id", "a", "--status", "in_progress"],
+            &[
+                "release",
+                "--agent-id",
+                "a",
+                "--repo",
+                "acme/app",
+                "--target",
+                "7",
+                "--terminal",
+                "done",
+            ],
+            &[
+                "record-event",
+                "--batch-id",
+                "b1",
+                "--type",
+                "note",
+                "--agent-id",
+                "a",
+            ],
+            &["batch-audit", "--batch-id", "b1", "--json"],
+            &["import", "--from", "/x"],
+            &["sync"],
+            &["gc", "--dry-run"],
+            &["version"],
+            &["coordinate", "tasks"],
+            &["completions", "bash"],
+        ];
+        for line in lines {
+            let args: Vec<OsString> = std::iter::once("agent-coord")
+                .chain(line.iter().copied())
+                .map(OsString::from)
+                .collect();
+            let full = Cli::command()
+                .try_get_matches_from(&args)
+                .and_then(|m| Cli::from_arg_matches(&m).map(|cli| (cli, m)));
+            let quick = runnable()
+                .try_get_matches_from(&args)
+                .and_then(|m| Cli::from_arg_matches(&m).map(|cli| (cli, m)));
+            let (full, full_matches) = full.unwrap_or_else(|e| panic!("{line:?}: {e}"));
+            let (quick, quick_matches) = quick.unwrap_or_else(|e| panic!("{line:?} (quick): {e}"));
+            assert_eq!(format!("{quick:?}"), format!("{full:?}"), "{line:?}");
+            assert_eq!(
+                quick_matches.value_source("repo_dir"),
+                full_matches.value_source("repo_dir"),
+                "{line:?}"
+            );
+        }
+        for refused in [
+            &["--version"][..],
+            &["--help"],
+            &["claim", "--help"],
+            &["help", "claim"],
+            &["-v"],
+            &["claim", "--bogus"],
+        ] {
+            let args: Vec<OsString> = std::iter::once("agent-coord")
+                .chain(refused.iter().copied())
+                .map(OsString::from)
+                .collect();
+            assert!(
+                runnable().try_get_matches_from(&args).is_err(),
+                "{refused:?}"
+            );
+        }
+    }
 }

@@ -63,13 +63,16 @@ pub(crate) fn cmd_status(cx: &Context, args: &StatusArgs) -> Result<Report, Comm
     let (snap, now) = (read.snap, read.clock);
     // How the state stands against the remote is a fact of now, not of the past.
     let sync = if read.past { None } else { sync_info(&store) };
+    crate::phase::mark("snapshot");
     if args.json {
         // The report can be megabytes: print it straight to stdout, and stream the full
         // one without collecting it.
         let mut stdout = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
         let written = if let Scope::All { include_archived } = scope {
-            let mut stream = JsonStream::new(stdout, VERSION, include_archived, sync)
-                .with_costs(costs(&snap, &scope)?);
+            let costs = costs(&snap, &scope)?;
+            crate::phase::mark("costs");
+            let mut stream =
+                JsonStream::new(stdout, VERSION, include_archived, sync).with_costs(costs);
             status::stream_all(&snap, include_archived, now, &render_row, &mut |part| {
                 stream.part(part)
             })?;
@@ -86,6 +89,7 @@ pub(crate) fn cmd_status(cx: &Context, args: &StatusArgs) -> Result<Report, Comm
         };
         // A reader that went away (broken pipe) is not our failure.
         let _ = written.and_then(|mut w| w.flush());
+        crate::phase::mark("report");
         return Ok(Report::default().with_stderr(notices));
     }
     let report = status::status(&snap, &scope, now)?;

@@ -80,7 +80,7 @@ impl Store {
                 remotes.insert(remote.to_owned());
             }
         }
-        let existing: BTreeSet<&str> = snap.heartbeats.iter().map(|h| h.name.as_str()).collect();
+        let existing: BTreeSet<&str> = snap.heartbeats().iter().map(|h| h.name.as_str()).collect();
         let mut out = Vec::new();
         for m in &machines {
             let own = std::iter::once(format!("{HEARTBEAT_PREFIX}{m}"));

@@ -74,6 +74,18 @@ impl Store {
         seen * 256 / folders
     }
 
+    /// Creates the 256 fan-out folders of the loose objects again (`git repack -d` removes
+    /// the ones it empties). A new folder costs about as much as a new file, and the writes
+    /// after a packing would otherwise create them one by one, most of them several per
+    /// write; the packing write, already the slow one, creates them all at once instead.
+    /// Best effort: a write creates a missing folder itself.
+    fn restore_fan_out(&self) {
+        let objects = self.objects_dir();
+        for b in 0..=255u8 {
+            let _ = std::fs::create_dir(objects.join(format!("{b:02x}")));
+        }
+    }
+
     /// Returns the configured limit of new loose objects.
     fn loose_limit(&self) -> u64 {
         self.repo
@@ -153,6 +165,7 @@ impl Store {
             return Ok(());
         }
         Git::new(self.repo.git_dir()).pack_loose()?;
+        self.restore_fan_out();
         // Best effort: without the file the next write simply checks against zero.
         let left = self.loose_objects(limit);
         let _ = std::fs::write(self.baseline_path(), format!("{left}\n"));

@@ -15,6 +15,7 @@ mod cas;
 mod fence;
 pub(crate) mod history;
 mod hook;
+mod loose;
 mod machine;
 pub(crate) mod maintain;
 pub(crate) mod read;
@@ -372,7 +373,7 @@ impl Store {
         Ok(out)
     }
 
-    /// Returns the refs below `prefix` with their peeled ids.
+    /// Returns the refs below `prefix` with the ids they name (peeled only when symbolic).
     pub(crate) fn refs_with_prefix(
         &self,
         prefix: &str,
@@ -382,7 +383,12 @@ impl Store {
         let mut out = Vec::new();
         for r in iter {
             let mut r = r.map_err(StoreError::git)?;
-            let id = r.peel_to_id().map_err(StoreError::git)?.detach();
+            // As in `ref_target`: a ref that names an object needs no object read (peeling
+            // inflates the commit to look for a tag: most of a claim's read, once).
+            let id = match r.target().try_id() {
+                Some(id) => id.to_owned(),
+                None => r.peel_to_id().map_err(StoreError::git)?.detach(),
+            };
             out.push((r.name().as_bstr().to_string(), id));
         }
         Ok(out)

@@ -37,8 +37,11 @@ pub(crate) struct TipSnapshot<'s> {
     pub(crate) tip: Option<ObjectId>,
     /// The tip's tree.
     pub(crate) tree: Option<ObjectId>,
-    /// Every heartbeat ref at snapshot time.
-    pub(crate) heartbeats: Vec<HeartbeatRef>,
+    /// Every heartbeat ref at snapshot time, with its commit.
+    heartbeat_tips: Vec<(String, ObjectId)>,
+    /// The heartbeat refs with their trees, read on first use: a write that consults no
+    /// heartbeat (a claim of a free target) reads no heartbeat commit.
+    heartbeats: std::cell::OnceCell<Vec<HeartbeatRef>>,
     cache: RefCell<HashMap<ObjectId, Result<Record, ParseError>>>,
     consulted_heartbeats: Cell<bool>,
 }
@@ -71,28 +74,35 @@ impl<'s> TipSnapshot<'s> {
         tip: Option<ObjectId>,
         heartbeat_tips: Vec<(String, ObjectId)>,
     ) -> Result<Self, StoreError> {
-        let tree_of =
-            |commit: ObjectId| tree::of_commit(&store.repo, commit).map_err(StoreError::git);
-        let tree = tip.map(tree_of).transpose()?;
-        // A heartbeat ref that is not a commit (pushed by a broken client) is ignored rather
-        // than making every read on every machine fail.
-        let heartbeats = heartbeat_tips
-            .into_iter()
-            .filter_map(|(name, commit)| {
-                Some(HeartbeatRef {
-                    tree: tree_of(commit).ok()?,
-                    name,
-                    commit,
-                })
-            })
-            .collect();
+        let tree = tip
+            .map(|commit| tree::of_commit(&store.repo, commit).map_err(StoreError::git))
+            .transpose()?;
         Ok(TipSnapshot {
             store,
             tip,
             tree,
-            heartbeats,
+            heartbeat_tips,
+            heartbeats: std::cell::OnceCell::new(),
             cache: RefCell::default(),
             consulted_heartbeats: Cell::new(false),
+        })
+    }
+
+    /// Returns every heartbeat ref of the snapshot with its tree (read now if not yet).
+    pub(crate) fn heartbeats(&self) -> &[HeartbeatRef] {
+        self.heartbeats.get_or_init(|| {
+            // A heartbeat ref that is not a commit (pushed by a broken client) is ignored
+            // rather than making every read on every machine fail.
+            self.heartbeat_tips
+                .iter()
+                .filter_map(|(name, commit)| {
+                    Some(HeartbeatRef {
+                        tree: tree::of_commit(&self.store.repo, *commit).ok()?,
+                        name: name.clone(),
+                        commit: *commit,
+                    })
+                })
+                .collect()
         })
     }
 
@@ -148,7 +158,7 @@ impl<'s> TipSnapshot<'s> {
     ) -> Result<BTreeMap<String, Vec<ObjectId>>, ReadError> {
         self.consulted_heartbeats.set(true);
         let mut copies: BTreeMap<String, Vec<ObjectId>> = BTreeMap::new();
-        for hb in &self.heartbeats {
+        for hb in self.heartbeats() {
             if exact {
                 if let Some(id) = self.blob_at(hb.tree, prefix_or_path)? {
                     copies
@@ -181,7 +191,7 @@ impl<'s> TipSnapshot<'s> {
     ) -> Result<Option<Record>, ReadError> {
         self.consulted_heartbeats.set(true);
         let mut ids = Vec::new();
-        for hb in &self.heartbeats {
+        for hb in self.heartbeats() {
             if hb.name.rsplit('/').next() != Some(machine) {
                 continue;
             }

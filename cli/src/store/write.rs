@@ -11,6 +11,8 @@ use agent_coord_shared::record::to_bytes;
 use agent_coord_shared::record::Record;
 use agent_coord_shared::rules::Plan;
 use gix::objs::tree::EntryKind;
+use gix::objs::Kind;
+use gix::objs::WriteTo;
 use gix::refs::transaction::Change;
 use gix::refs::transaction::LogChange;
 use gix::refs::transaction::PreviousValue;
@@ -22,6 +24,7 @@ use gix::ObjectId;
 use super::cas;
 use super::fence;
 use super::hook;
+use super::loose;
 use super::Store;
 use super::StoreError;
 use super::TipSnapshot;
@@ -85,7 +88,9 @@ impl Store {
     {
         for attempt in 0..MAX_ATTEMPTS {
             let snap = self.snapshot()?;
+            crate::phase::mark("read");
             let plan = decide(&snap)?;
+            crate::phase::mark("decide");
             if plan.is_empty() {
                 return Ok(Committed { plan, commit: None });
             }
@@ -141,7 +146,7 @@ impl Store {
         let own = self.heartbeat_ref();
         let mut beat_tree = None;
         if !plan.heartbeats.is_empty() || !plan.heartbeat_removals.is_empty() {
-            let current = snap.heartbeats.iter().find(|h| h.name == own);
+            let current = snap.heartbeats().iter().find(|h| h.name == own);
             let base = current
                 .map(|h| h.tree)
                 .unwrap_or_else(|| ObjectId::empty_tree(self.repo.object_hash()));
@@ -175,7 +180,7 @@ impl Store {
         if snap.consulted_heartbeats() && commit.is_some() {
             // Fence: the decision read these heartbeats; if any moved, decide again. A ref
             // this commit already updates is checked by that update itself.
-            for hb in &snap.heartbeats {
+            for hb in snap.heartbeats() {
                 if edits
                     .iter()
                     .any(|e: &RefEdit| e.name.as_bstr() == hb.name.as_str())
@@ -195,13 +200,15 @@ impl Store {
         if edits.is_empty() {
             return Ok(None);
         }
+        crate::phase::mark("objects");
         let names: Vec<String> = edits.iter().map(|e| e.name.as_bstr().to_string()).collect();
         let signature = self.signature();
         let mut buf = gix::date::parse::TimeBuf::default();
-        match self
+        let moved = self
             .repo
-            .edit_references_as(edits, Some(signature.to_ref(&mut buf)))
-        {
+            .edit_references_as(edits, Some(signature.to_ref(&mut buf)));
+        crate::phase::mark("refs");
+        match moved {
             Ok(_) => {
                 if let Some(tree) = beat_tree {
                     // Best effort: the beat stands; only `--at` loses this moment.
@@ -268,9 +275,7 @@ impl Store {
         for (path, bytes) in files {
             match bytes {
                 Some(bytes) => {
-                    let blob = write_again(|| self.repo.write_blob(bytes))
-                        .map_err(StoreError::git)?
-                        .detach();
+                    let blob = self.put(Kind::Blob, bytes)?;
                     self.written.inc(1);
                     editor
                         .upsert(path.split('/'), EntryKind::Blob, blob)
@@ -281,9 +286,23 @@ impl Store {
                 }
             }
         }
-        editor
-            .write(|tree| write_again(|| self.repo.write_object(tree)).map(|id| id.detach()))
-            .map_err(StoreError::git)
+        editor.write(|tree| {
+            let mut bytes = Vec::new();
+            tree.write_to(&mut bytes).map_err(StoreError::git)?;
+            self.put(Kind::Tree, &bytes)
+        })
+    }
+
+    /// Writes an object as a loose file (see `loose.rs`) and returns its id; an object the
+    /// repository already has is not written again.
+    fn put(&self, kind: Kind, bytes: &[u8]) -> Result<ObjectId, StoreError> {
+        let id = gix::objs::compute_hash(self.repo.object_hash(), kind, bytes)
+            .map_err(StoreError::git)?;
+        if !self.repo.objects.exists_without_refresh(&id) {
+            let objects = self.repo.objects.store_ref().path();
+            write_again(|| loose::write(objects, id, kind, bytes)).map_err(StoreError::git)?;
+        }
+        Ok(id)
     }
 }
 
@@ -379,14 +398,18 @@ impl Store {
         parents: &[ObjectId],
     ) -> Result<ObjectId, StoreError> {
         let signature = self.signature();
-        let mut buf = gix::date::parse::TimeBuf::default();
-        let sig = signature.to_ref(&mut buf);
-        let commit = write_again(|| {
-            self.repo
-                .new_commit_as(sig, sig, message, tree, parents.iter().copied())
-        })
-        .map_err(StoreError::git)?;
-        Ok(commit.id)
+        let commit = gix::objs::Commit {
+            tree,
+            parents: parents.iter().copied().collect(),
+            author: signature.clone(),
+            committer: signature,
+            encoding: None,
+            message: message.into(),
+            extra_headers: Vec::new(),
+        };
+        let mut bytes = Vec::new();
+        commit.write_to(&mut bytes).map_err(StoreError::git)?;
+        self.put(Kind::Commit, &bytes)
     }
 
     /// Moves `name` from `expected` (`None`: must not exist) to `new`; `Ok(false)` when

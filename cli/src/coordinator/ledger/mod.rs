@@ -186,7 +186,7 @@ impl<'a> Ledger<'a> {
         let here = self.store.machine.to_string();
         let now = self.ctx().now;
         let mut machines: std::collections::BTreeSet<String> = snap
-            .heartbeats
+            .heartbeats()
             .iter()
             .filter_map(|hb| hb.name.rsplit('/').next().map(str::to_owned))
             .filter(|m| *m != here)

@@ -78,7 +78,12 @@ pub fn init_bare(dir: &Path, name: &str) -> PathBuf {
 
 /// Returns the binary with a scrubbed environment against `repo`, as `machine` at `now`.
 fn scrubbed(repo: &Path, machine: &str, now: &str, args: &[&str]) -> Command {
-    let mut cmd = Command::new(binary());
+    scrubbed_bin(&binary(), repo, machine, now, args)
+}
+
+/// Returns `bin` with a scrubbed environment against `repo`, as `machine` at `now`.
+fn scrubbed_bin(bin: &Path, repo: &Path, machine: &str, now: &str, args: &[&str]) -> Command {
+    let mut cmd = Command::new(bin);
     cmd.args(args)
         .env_clear()
         .env("PATH", std::env::var_os("PATH").unwrap_or_default())
@@ -93,7 +98,12 @@ fn scrubbed(repo: &Path, machine: &str, now: &str, args: &[&str]) -> Command {
 
 /// Returns the binary against the fixture's repository, as `bench-box` at [`NOW`].
 pub fn cli(fx: &Fixture, args: &[&str]) -> Command {
-    let mut cmd = scrubbed(&fx.repo, "bench-box", NOW, args);
+    cli_bin(&binary(), fx, args)
+}
+
+/// Returns `bin` (a build of agent-coord) as [`cli`] runs the binary under test.
+pub fn cli_bin(bin: &Path, fx: &Fixture, args: &[&str]) -> Command {
+    let mut cmd = scrubbed_bin(bin, &fx.repo, "bench-box", NOW, args);
     cmd.current_dir(&fx.dir).env("HOME", &fx.dir);
     cmd
 }

@@ -1,6 +1,9 @@
 //! Whole-process benchmarks of the release binary on a generated fleet.
 //!
 //! Usage: `bench [--scales 1,10] [--runs N] [--no-day]` (the Makefile's `make bench`),
+//! `bench breakdown [SCALE] [RUNS]` (`claim` and `status --json` whole-process medians and
+//! where their time goes, phase by phase; with `AGENT_COORD_BASELINE_BIN` another build
+//! beside it, with `AGENT_COORD_PREDECESSOR` the predecessor's Ruby CLI),
 //! `bench dashboard 10,100`, `bench enrich [SCALE]` (requests per cold and per unchanged
 //! GitHub enrichment refresh against the fake GitHub), `bench coordinator [--ticks N]` (idle coordinator ticks against
 //! the fake GitHub), `bench coordinators [--issues 200] [--machines 3] [--slots 4] [--lane-ms 2000]
@@ -17,6 +20,7 @@
 //! throughput of 16 concurrent writers × 50 claims. Figures, not assertions: these machines
 //! are noisy, so compare within one run.
 
+mod breakdown;
 mod cli;
 mod coordinator;
 mod coordinators;
@@ -35,6 +39,7 @@ use std::path::Path;
 
 use agent_coord_tests::fleet;
 
+use crate::breakdown::bench_breakdown;
 use crate::cli::binary;
 use crate::cli::rss_child;
 use crate::cli::NOW_UNIX;
@@ -116,6 +121,12 @@ fn main() {
         }
         return;
     }
+    if args.first().map(String::as_str) == Some("breakdown") {
+        let scale = args.get(1).and_then(|n| n.parse().ok()).unwrap_or(10);
+        let runs = args.get(2).and_then(|n| n.parse().ok()).unwrap_or(30);
+        bench_breakdown(scale, runs);
+        return;
+    }
     if args.first().map(String::as_str) == Some("lane-runs") {
         bench_lane_runs(args.get(1).and_then(|n| n.parse().ok()).unwrap_or(200));
         return;
@@ -191,6 +202,7 @@ fn main() {
     for scale in &scales {
         bench_scale(*scale, runs);
     }
+    bench_breakdown(scales.iter().copied().max().unwrap_or(1), runs);
     bench_packing(scales.iter().copied().max().unwrap_or(1), runs.min(10));
     bench_concurrency();
     bench_sync();
