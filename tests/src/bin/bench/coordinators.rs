@@ -48,6 +48,31 @@ fn sample(pid: u32) -> Option<(f64, u64)> {
     Some((ticks / 100.0, rss_kib))
 }
 
+/// CPU seconds (user + system) of the ended children one process waited for (its git
+/// commands; lane supervisors detach, so lanes are not in it), from `/proc`.
+fn children_cpu(pid: u32) -> Option<f64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
+    // cutime and cstime are fields 16 and 17 (1-based, whole line).
+    Some((fields.get(13)?.parse::<f64>().ok()? + fields.get(14)?.parse::<f64>().ok()?) / 100.0)
+}
+
+/// The whole machine's busy and total CPU seconds (all cores) so far, from `/proc/stat`.
+fn machine_cpu() -> Option<(f64, f64)> {
+    let stat = std::fs::read_to_string("/proc/stat").ok()?;
+    let ticks: Vec<f64> = stat
+        .lines()
+        .next()?
+        .split_whitespace()
+        .skip(1)
+        .filter_map(|t| t.parse().ok())
+        .collect();
+    // user nice system idle iowait irq softirq steal
+    let idle = ticks.get(3)? + ticks.get(4)?;
+    let total: f64 = ticks.iter().take(8).sum();
+    Some(((total - idle) / 100.0, total / 100.0))
+}
+
 /// The pids and total RSS (KiB) of every running lane supervisor.
 fn supervisors() -> (usize, u64) {
     let mut count = 0;
@@ -144,6 +169,7 @@ fn throughput(s: &Sizes) {
         c.assigned_issue(&format!("Add feature file {n}"), HUMAN);
     }
     let before = c.gh.stats().requests;
+    let machine_before = machine_cpu();
     let began = Instant::now();
     let followers: Vec<Follower> = (0..s.machines).map(|i| Follower::start(&m, i)).collect();
     let ideal = (s.issues as u64 * LANES_PER_TASK * s.lane_ms) as f64
@@ -152,12 +178,16 @@ fn throughput(s: &Sizes) {
     let deadline = began + Duration::from_secs_f64(ideal * 4.0 + 300.0);
     let mut peak_rss = 0u64;
     let mut cpu = vec![0.0f64; s.machines];
+    let mut with_children = vec![0.0f64; s.machines];
     let mut peak_supervisors = 0;
     let done = loop {
         for (i, f) in followers.iter().enumerate() {
             if let Some((secs, rss)) = sample(f.child.id()) {
                 cpu[i] = secs;
                 peak_rss = peak_rss.max(rss);
+            }
+            if let Some(secs) = children_cpu(f.child.id()) {
+                with_children[i] = cpu[i] + secs;
             }
         }
         peak_supervisors = peak_supervisors.max(supervisors().0);
@@ -170,6 +200,9 @@ fn throughput(s: &Sizes) {
         std::thread::sleep(Duration::from_millis(500));
     };
     let elapsed = began.elapsed().as_secs_f64();
+    let machine = machine_before
+        .zip(machine_cpu())
+        .map(|((b0, t0), (b1, t1))| (b1 - b0, t1 - t0));
     let end_to_end = c.gh.stats().requests - before;
     // Idle: every task awaits the human merge; each full tick still looks once.
     let marks: Vec<usize> = followers.iter().map(|f| lines(&f.out)).collect();
@@ -231,6 +264,22 @@ fn throughput(s: &Sizes) {
             .collect::<Vec<_>>()
             .join(" / ")
     );
+    println!(
+        "| coordinator CPU with the child processes it waited for (git) | {} s per machine |",
+        with_children
+            .iter()
+            .map(|c| format!("{c:.1}"))
+            .collect::<Vec<_>>()
+            .join(" / ")
+    );
+    if let Some((busy, total)) = machine {
+        let cores = (total / elapsed).round().max(1.0);
+        println!(
+            "| this machine's CPU during the run | {:.0} % busy ({busy:.0} of {total:.0} core-seconds on {cores} cores, {:.2} per issue): the run is CPU-bound when near 100 % |",
+            100.0 * busy / total.max(1.0),
+            busy / s.issues.max(1) as f64
+        );
+    }
     println!(
         "| coordinator peak RSS | {:.1} MiB; up to {peak_supervisors} lane supervisors at once |",
         peak_rss as f64 / 1024.0
