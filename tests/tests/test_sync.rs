@@ -482,3 +482,27 @@ fn regression_a_refused_write_still_tells_of_the_claim_its_sync_lost() {
         "{out}"
     );
 }
+
+/// A sync skips asking the remote whether it has the state branch once it fetched the
+/// branch from it; a remote that lost the branch since gets it back all the same.
+#[test]
+fn a_remote_that_lost_the_state_branch_gets_it_back() {
+    let fleet = Fleet::new(1);
+    let m = &fleet.machines[0];
+    m.claim("w", "acme/app", "1").batch("b1").run().success();
+    m.run(["sync"]).success();
+    assert_eq!(fleet.remote_tip("refs/heads/agent-coord"), m.state_tip());
+    let deleted = std::process::Command::new("git")
+        .arg("--git-dir")
+        .arg(&fleet.remote)
+        .args(["update-ref", "-d", "refs/heads/agent-coord"])
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .status()
+        .expect("git runs");
+    assert!(deleted.success());
+    assert_eq!(fleet.remote_tip("refs/heads/agent-coord"), None);
+    m.claim("w", "acme/app", "2").batch("b1").run().success();
+    let out = m.run(["sync", "--json"]).success().json();
+    assert_eq!(out["result"], json!("pushed"), "{out}");
+    assert_eq!(fleet.remote_tip("refs/heads/agent-coord"), m.state_tip());
+}
