@@ -183,11 +183,14 @@ impl Git {
     /// Fetches `refspecs` from `remote` (into private tracking refs; pruning vanished ones).
     pub(crate) fn fetch(&self, remote: &str, refspecs: &[String]) -> Result<(), GitError> {
         Self::check_remote(remote)?;
+        // No `maintenance --auto` after each fetch: a sync ends with its own `git gc
+        // --auto`, spawned only when git's thresholds say there is work (`sync::finish`).
         let mut args = vec![
             "fetch",
             "--quiet",
             "--no-tags",
             "--no-write-fetch-head",
+            "--no-auto-maintenance",
             "--prune",
             remote,
         ];

@@ -229,14 +229,7 @@ mod tests {
     }
 
     fn store(dir: &std::path::Path) -> Store {
-        Store::open(super::super::OpenOptions {
-            path: &dir.join("state.git"),
-            create: true,
-            state_ref: super::super::DEFAULT_REF.to_owned(),
-            machine_override: Some("m1".to_owned()),
-            generate_machine: true,
-        })
-        .expect("open store")
+        super::super::open_for_test(dir)
     }
 
     fn tree_with(store: &Store, text: &str) -> ObjectId {

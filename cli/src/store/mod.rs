@@ -235,6 +235,20 @@ pub(crate) struct OpenOptions<'a> {
     pub(crate) generate_machine: bool,
 }
 
+/// Opens (creating it) the bare repository `state.git` in `dir` as machine `m1`: the store
+/// unit tests work on.
+#[cfg(test)]
+pub(crate) fn open_for_test(dir: &Path) -> Store {
+    Store::open(OpenOptions {
+        path: &dir.join("state.git"),
+        create: true,
+        state_ref: DEFAULT_REF.to_owned(),
+        machine_override: Some("m1".to_owned()),
+        generate_machine: true,
+    })
+    .expect("open store")
+}
+
 /// Where the machine id came from (its name: `doctor --json`'s `machine_id_source`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "lowercase")]

@@ -568,14 +568,7 @@ mod tests {
     use super::*;
 
     fn open(dir: &std::path::Path) -> Store {
-        Store::open(crate::store::OpenOptions {
-            path: &dir.join("state.git"),
-            create: true,
-            state_ref: crate::store::DEFAULT_REF.to_owned(),
-            machine_override: Some("m1".to_owned()),
-            generate_machine: true,
-        })
-        .expect("open store")
+        crate::store::open_for_test(dir)
     }
 
     fn set(dir: &std::path::Path, key: &str, value: &str) {
