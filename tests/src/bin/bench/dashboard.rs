@@ -179,7 +179,7 @@ pub fn bench_dashboard(scale: usize) {
         let manifest = json!({"batch_id": "bench-batch", "repo": "acme/app",
             "lanes": [{"name": "a", "owner": "bench-claimer", "targets": ["900100"], "status": status},
                       {"name": "b", "owner": "bench-annotator", "targets": ["900101"], "status": "queued",
-                       "depends_on": ["a"]}]});
+                       "depends_on": ["bench-batch:a"]}]});
         std::fs::write(&plan, manifest.to_string()).expect("write the bench's manifest");
         run_ok(
             &fx,
