@@ -3,7 +3,8 @@
 //! times slower than one that finds them in a pack. Writes count the loose objects and,
 //! once enough new ones have piled up since the last packing, pack them with the git CLI
 //! (`git repack -d`, then `git gc --auto` to consolidate packs), so nobody has to run git
-//! by hand; `import` packs at once.
+//! by hand; `import` packs at once. A sync asks `git gc --auto` only when git's own
+//! thresholds say it would find work ([`Store::gc_may_be_due`]).
 //!
 //! One packer at a time: packing holds a lock file in the git directory (`flock`, so a
 //! killed packer never leaves it held). A write that finds another process packing leaves
@@ -171,5 +172,93 @@ impl Store {
         let _ = std::fs::write(self.baseline_path(), format!("{left}\n"));
         drop(lock);
         Ok(())
+    }
+}
+
+impl Store {
+    /// Reports whether `git gc --auto` could find work, by git's own two tests: more loose
+    /// objects than `gc.auto` (estimated from the files in `objects/17`, as git does) or more
+    /// packs than `gc.autoPackLimit`. Most syncs find neither, and spare the process; an
+    /// unreadable folder counts as due, so git decides.
+    pub(crate) fn gc_may_be_due(&self) -> bool {
+        let config = self.repo.config_snapshot();
+        let auto = config.integer("gc.auto").unwrap_or(6700);
+        let pack_limit = config.integer("gc.autoPackLimit").unwrap_or(50);
+        if auto <= 0 {
+            return false;
+        }
+        let objects = self.objects_dir();
+        // A missing folder holds none; an unreadable one leaves the decision to git.
+        let count =
+            |dir: std::path::PathBuf, keep: &dyn Fn(&str) -> bool| match std::fs::read_dir(dir) {
+                Ok(entries) => Some(
+                    entries
+                        .flatten()
+                        .filter(|e| e.file_name().to_str().is_some_and(keep))
+                        .count() as i64,
+                ),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => Some(0),
+                Err(_) => None,
+            };
+        let loose = count(objects.join("17"), &|name| {
+            name.len() == 38 && name.bytes().all(|b| b.is_ascii_hexdigit())
+        });
+        let packs = count(objects.join("pack"), &|name| name.ends_with(".pack"));
+        match (loose, packs) {
+            (Some(loose), Some(packs)) => {
+                loose > (auto + 255) / 256 || (pack_limit > 0 && packs > pack_limit)
+            }
+            _ => true,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn open(dir: &std::path::Path) -> Store {
+        super::super::open_for_test(dir)
+    }
+
+    fn set(dir: &std::path::Path, key: &str, value: &str) {
+        let ok = std::process::Command::new("git")
+            .arg("--git-dir")
+            .arg(dir.join("state.git"))
+            .args(["config", key, value])
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .status()
+            .expect("git runs")
+            .success();
+        assert!(ok, "git config {key} {value}");
+    }
+
+    /// `git gc --auto` is spawned only when git's own tests could find work: loose objects
+    /// past `gc.auto` (estimated from `objects/17`) or packs past `gc.autoPackLimit`.
+    #[test]
+    fn gc_is_asked_only_when_git_would_find_work() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let objects = dir.path().join("state.git/objects");
+        assert!(!open(dir.path()).gc_may_be_due(), "a fresh repository");
+        // The default gc.auto (6700) allows 27 loose objects in objects/17.
+        std::fs::create_dir_all(objects.join("17")).expect("mkdir");
+        for n in 0..27 {
+            std::fs::write(objects.join("17").join(format!("{n:038x}")), b"").expect("write");
+        }
+        std::fs::write(objects.join("17").join("not-an-object"), b"").expect("write");
+        assert!(!open(dir.path()).gc_may_be_due(), "27 loose objects");
+        std::fs::write(objects.join("17").join(format!("{:038x}", 99)), b"").expect("write");
+        assert!(open(dir.path()).gc_may_be_due(), "28 loose objects");
+        set(dir.path(), "gc.auto", "0");
+        assert!(!open(dir.path()).gc_may_be_due(), "gc.auto 0 turns it off");
+        set(dir.path(), "gc.auto", "100000");
+        set(dir.path(), "gc.autoPackLimit", "2");
+        for n in 0..2 {
+            std::fs::write(objects.join("pack").join(format!("pack-{n}.pack")), b"")
+                .expect("write");
+        }
+        assert!(!open(dir.path()).gc_may_be_due(), "two packs");
+        std::fs::write(objects.join("pack").join("pack-2.pack"), b"").expect("write");
+        assert!(open(dir.path()).gc_may_be_due(), "three packs");
     }
 }

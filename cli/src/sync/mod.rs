@@ -317,44 +317,8 @@ fn rounds(
 /// Records the sync time and lets git pack loose objects when it is worth it.
 fn finish(store: &Store, remote: &str, git: &Git) {
     stamp::record(store, remote);
-    if gc_may_be_due(store) {
+    if store.gc_may_be_due() {
         git.maintenance_auto();
-    }
-}
-
-/// Reports whether `git gc --auto` could find work, by git's own two tests: more loose
-/// objects than `gc.auto` (estimated from the files in `objects/17`, as git does) or more
-/// packs than `gc.autoPackLimit`. Most syncs find neither, and spare the process; an
-/// unreadable folder counts as due, so git decides.
-fn gc_may_be_due(store: &Store) -> bool {
-    let config = store.repo.config_snapshot();
-    let auto = config.integer("gc.auto").unwrap_or(6700);
-    let pack_limit = config.integer("gc.autoPackLimit").unwrap_or(50);
-    if auto <= 0 {
-        return false;
-    }
-    let objects = store.repo.objects.store_ref().path().to_path_buf();
-    // A missing folder holds none; an unreadable one leaves the decision to git.
-    let count = |dir: std::path::PathBuf, keep: &dyn Fn(&str) -> bool| match std::fs::read_dir(dir)
-    {
-        Ok(entries) => Some(
-            entries
-                .flatten()
-                .filter(|e| e.file_name().to_str().is_some_and(keep))
-                .count() as i64,
-        ),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Some(0),
-        Err(_) => None,
-    };
-    let loose = count(objects.join("17"), &|name| {
-        name.len() == 38 && name.bytes().all(|b| b.is_ascii_hexdigit())
-    });
-    let packs = count(objects.join("pack"), &|name| name.ends_with(".pack"));
-    match (loose, packs) {
-        (Some(loose), Some(packs)) => {
-            loose > (auto + 255) / 256 || (pack_limit > 0 && packs > pack_limit)
-        }
-        _ => true,
     }
 }
 
@@ -560,55 +524,5 @@ fn record_fetched_beats(store: &Store, remote: &str) {
                 "warning: heartbeat history of {name} not recorded: {e}"
             ));
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn open(dir: &std::path::Path) -> Store {
-        crate::store::open_for_test(dir)
-    }
-
-    fn set(dir: &std::path::Path, key: &str, value: &str) {
-        let ok = std::process::Command::new("git")
-            .arg("--git-dir")
-            .arg(dir.join("state.git"))
-            .args(["config", key, value])
-            .env("GIT_CONFIG_GLOBAL", "/dev/null")
-            .status()
-            .expect("git runs")
-            .success();
-        assert!(ok, "git config {key} {value}");
-    }
-
-    /// `git gc --auto` is spawned only when git's own tests could find work: loose objects
-    /// past `gc.auto` (estimated from `objects/17`) or packs past `gc.autoPackLimit`.
-    #[test]
-    fn gc_is_asked_only_when_git_would_find_work() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let objects = dir.path().join("state.git/objects");
-        assert!(!gc_may_be_due(&open(dir.path())), "a fresh repository");
-        // The default gc.auto (6700) allows 27 loose objects in objects/17.
-        std::fs::create_dir_all(objects.join("17")).expect("mkdir");
-        for n in 0..27 {
-            std::fs::write(objects.join("17").join(format!("{n:038x}")), b"").expect("write");
-        }
-        std::fs::write(objects.join("17").join("not-an-object"), b"").expect("write");
-        assert!(!gc_may_be_due(&open(dir.path())), "27 loose objects");
-        std::fs::write(objects.join("17").join(format!("{:038x}", 99)), b"").expect("write");
-        assert!(gc_may_be_due(&open(dir.path())), "28 loose objects");
-        set(dir.path(), "gc.auto", "0");
-        assert!(!gc_may_be_due(&open(dir.path())), "gc.auto 0 turns it off");
-        set(dir.path(), "gc.auto", "100000");
-        set(dir.path(), "gc.autoPackLimit", "2");
-        for n in 0..2 {
-            std::fs::write(objects.join("pack").join(format!("pack-{n}.pack")), b"")
-                .expect("write");
-        }
-        assert!(!gc_may_be_due(&open(dir.path())), "two packs");
-        std::fs::write(objects.join("pack").join("pack-2.pack"), b"").expect("write");
-        assert!(gc_may_be_due(&open(dir.path())), "three packs");
     }
 }

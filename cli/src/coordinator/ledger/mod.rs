@@ -315,14 +315,7 @@ impl<'a> Ledger<'a> {
         Ok(snap
             .paths(TASKS_DIR)?
             .iter()
-            .filter_map(|p| {
-                let rest = p
-                    .strip_prefix(TASKS_DIR)?
-                    .strip_prefix('/')?
-                    .strip_suffix(".json")?;
-                let (repo, issue) = rest.rsplit_once('/')?;
-                Some((repo.to_owned(), issue.parse().ok()?))
-            })
+            .filter_map(|p| agent_coord_shared::coordinator::task::task_key(p))
             .collect())
     }
 

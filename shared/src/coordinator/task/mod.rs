@@ -52,6 +52,17 @@ pub fn task_path(repo: &str, issue: u64) -> String {
     format!("{TASKS_DIR}/{repo}/{issue}.json")
 }
 
+/// Returns the repository and issue a task checkpoint's path names (the inverse of
+/// [`task_path`]), `None` for any other path.
+pub fn task_key(path: &str) -> Option<(String, u64)> {
+    let rest = path
+        .strip_prefix(TASKS_DIR)?
+        .strip_prefix('/')?
+        .strip_suffix(".json")?;
+    let (repo, issue) = rest.rsplit_once('/')?;
+    Some((repo.to_owned(), issue.parse().ok()?))
+}
+
 /// Returns the path of an activity record.
 pub fn activity_path(task_id: &str, activity_id: &str) -> String {
     format!("{ACTIVITIES_DIR}/{task_id}/{activity_id}.json")

@@ -236,3 +236,12 @@ fn a_task_survives_a_json_round_trip() {
     let back: Task = serde_json::from_value(json).unwrap();
     assert_eq!(back, t);
 }
+
+#[test]
+fn a_task_path_names_its_repository_and_issue_back() {
+    let path = task_path("acme/widget", 42);
+    assert_eq!(task_key(&path), Some(("acme/widget".to_owned(), 42)));
+    assert_eq!(task_key("coordinator/tasks/acme/widget/x.json"), None);
+    assert_eq!(task_key("coordinator/activities/acme/widget/4.json"), None);
+    assert_eq!(task_key("coordinator/tasks/acme/widget/4"), None);
+}

@@ -31,13 +31,18 @@ pub struct Sizes {
     pub poll_seconds: u64,
 }
 
-/// CPU seconds (user + system) and resident memory of one process, from `/proc`.
-fn sample(pid: u32) -> Option<(f64, u64)> {
+/// One process's CPU seconds (user + system), those of the ended children it waited for
+/// (its git commands; lane supervisors detach, so lanes are not in it), and its resident
+/// memory (KiB), from `/proc`.
+fn sample(pid: u32) -> Option<(f64, f64, u64)> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     let rest = stat.rsplit_once(')')?.1;
     let fields: Vec<&str> = rest.split_whitespace().collect();
-    // After the command: state is field 3, utime 14 and stime 15 (1-based, whole line).
-    let ticks: f64 = fields.get(11)?.parse::<f64>().ok()? + fields.get(12)?.parse::<f64>().ok()?;
+    // After the command: state is field 3, utime 14, stime 15, cutime 16 and cstime 17
+    // (1-based, whole line).
+    let secs = |i: usize| -> Option<f64> { Some(fields.get(i)?.parse::<f64>().ok()? / 100.0) };
+    let own = secs(11)? + secs(12)?;
+    let children = secs(13)? + secs(14)?;
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
     let rss_kib = status
         .lines()
@@ -45,16 +50,7 @@ fn sample(pid: u32) -> Option<(f64, u64)> {
         .and_then(|v| v.split_whitespace().next())
         .and_then(|n| n.parse::<u64>().ok())
         .unwrap_or(0);
-    Some((ticks / 100.0, rss_kib))
-}
-
-/// CPU seconds (user + system) of the ended children one process waited for (its git
-/// commands; lane supervisors detach, so lanes are not in it), from `/proc`.
-fn children_cpu(pid: u32) -> Option<f64> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
-    // cutime and cstime are fields 16 and 17 (1-based, whole line).
-    Some((fields.get(13)?.parse::<f64>().ok()? + fields.get(14)?.parse::<f64>().ok()?) / 100.0)
+    Some((own, children, rss_kib))
 }
 
 /// The whole machine's busy and total CPU seconds (all cores) so far, from `/proc/stat`.
@@ -93,7 +89,7 @@ fn supervisors() -> (usize, u64) {
         };
         if cmdline.split(|b| *b == 0).any(|a| a == b"lane-supervisor") {
             count += 1;
-            rss += sample(pid).map_or(0, |(_, r)| r);
+            rss += sample(pid).map_or(0, |(_, _, r)| r);
         }
     }
     (count, rss)
@@ -182,12 +178,10 @@ fn throughput(s: &Sizes) {
     let mut peak_supervisors = 0;
     let done = loop {
         for (i, f) in followers.iter().enumerate() {
-            if let Some((secs, rss)) = sample(f.child.id()) {
-                cpu[i] = secs;
+            if let Some((own, children, rss)) = sample(f.child.id()) {
+                cpu[i] = own;
+                with_children[i] = own + children;
                 peak_rss = peak_rss.max(rss);
-            }
-            if let Some(secs) = children_cpu(f.child.id()) {
-                with_children[i] = cpu[i] + secs;
             }
         }
         peak_supervisors = peak_supervisors.max(supervisors().0);
@@ -306,16 +300,16 @@ fn in_flight(n: usize) {
     }
     let started = began.elapsed().as_secs_f64();
     let (running, supervisors_rss) = supervisors();
-    let (cpu_before, _) = sample(pid).unwrap_or_default();
+    let (cpu_before, _, _) = sample(pid).unwrap_or_default();
     let mut peak = 0u64;
     let window = Instant::now();
     while window.elapsed() < Duration::from_secs(20) {
-        if let Some((_, rss)) = sample(pid) {
+        if let Some((_, _, rss)) = sample(pid) {
             peak = peak.max(rss);
         }
         std::thread::sleep(Duration::from_millis(250));
     }
-    let (cpu_after, _) = sample(pid).unwrap_or_default();
+    let (cpu_after, _, _) = sample(pid).unwrap_or_default();
     follower.stop();
     // The lanes are detached: stop this run's supervisors and lane scripts (every one names
     // a path under the fixture's directory) before the directory goes.
