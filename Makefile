@@ -6,8 +6,7 @@ BIN := target/release/agent-coord
 
 .PHONY: run demo-coordinator test bench soak soak-coordinators tools test-tools host-tools web browser-tools vendor-tools lint fmt clean man fuzz fuzz-tools
 
-TRUNK_VERSION := 0.21.14
-# The build tools compile once per machine: a light optimisation level (no LTO, parallel
+# The build tool compiles once per machine: a light optimisation level (no LTO, parallel
 # codegen) builds them in about half the time, and they run as fast as this build needs.
 TOOL_PROFILE := CARGO_PROFILE_RELEASE_OPT_LEVEL=1 CARGO_PROFILE_RELEASE_LTO=false CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16 CARGO_PROFILE_RELEASE_DEBUG=0
 # wasm-bindgen-cli must equal the wasm-bindgen crate the lock file pins.
@@ -22,7 +21,6 @@ tools:
 		rustup component list --installed 2>/dev/null | grep -q '^clippy' || rustup component add clippy; \
 		rustup component list --installed 2>/dev/null | grep -q '^rustfmt' || rustup component add rustfmt; \
 	fi
-	@trunk --version 2>/dev/null | grep -q '$(TRUNK_VERSION)' || $(TOOL_PROFILE) $(CARGO) install trunk --version $(TRUNK_VERSION) --locked
 	@wasm-bindgen --version 2>/dev/null | grep -q '$(WASM_BINDGEN_VERSION)' || $(TOOL_PROFILE) $(CARGO) install wasm-bindgen-cli --version $(WASM_BINDGEN_VERSION)
 
 ## What `make test` installs, side by side: the compiled tools (the CPU) while apt and npm
@@ -48,9 +46,19 @@ vendor-tools:
 	@command -v strace >/dev/null && command -v ip >/dev/null && command -v unshare >/dev/null || ($(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq strace iproute2 util-linux)
 	@test -x tests/vendors/node_modules/.bin/claude -a -x tests/vendors/node_modules/.bin/codex -a -x tests/vendors/node_modules/.bin/gemini || (cd tests/vendors && npm ci --no-audit --no-fund)
 
-## The dashboard front end (web/ → web/dist), embedded into the binary by cli/build.rs.
+## The dashboard front end (web/ → web/dist), embedded into the binary by cli/build.rs: the
+## web crate for wasm32 (size-optimised profile), wasm-bindgen's JavaScript glue, then
+## xtask's bundle (content-hashed names, the page that loads them; xtask/src/bundle.rs).
+## WEB_LINT=1 (`make test`) compiles the workspace's crates with clippy-driver and warnings
+## denied: the wasm32 lint pass of `shared` and `web` rides on this build instead of checking
+## leptos and the rest for wasm32 a second time. The bundle is the same (within 0.1 % of the
+## size; clippy-driver only turns MIR optimisation off, LLVM's run as ever).
+WASM_OUT = $${CARGO_TARGET_DIR:-target}/wasm32-unknown-unknown/wasm-release
+WEB_LINT_ENV = $(if $(WEB_LINT),RUSTC_WORKSPACE_WRAPPER="$$(rustup which clippy-driver 2>/dev/null || command -v clippy-driver)" RUSTFLAGS=-Dwarnings)
 web: tools
-	trunk build --release
+	$(WEB_LINT_ENV) $(CARGO) build -p agent-coord-web --bin agent-coord-web --target wasm32-unknown-unknown --profile wasm-release
+	wasm-bindgen --target web --no-typescript --out-dir $(WASM_OUT)/bindgen $(WASM_OUT)/agent-coord-web.wasm
+	$(CARGO) run -q -p xtask -- web-bundle web $(WASM_OUT)/bindgen web/dist
 
 ## Build the front end and the release binary, then serve a live demo: a temporary
 ## coordination repository kept moving by a simulated fleet, at http://127.0.0.1:4319.
@@ -74,14 +82,14 @@ demo-coordinator: web
 ## CLIs (offline, in a loopback-only namespace), the wasm32 builds, formatting, lints.
 ## Every target compiles: `cargo test` builds the libraries and tests (the end-to-end tests
 ## run target/debug/agent-coord, built first), clippy --all-targets checks the rest (benches,
-## examples), and one wasm32 clippy pass checks both crates the browser runs (trunk has
-## already built them for wasm32 in `web`).
-test: test-tools web
+## examples), and the front end's wasm32 build runs under clippy with warnings denied
+## (WEB_LINT=1), which lints both crates the browser runs.
+test: test-tools
+	$(MAKE) --no-print-directory web WEB_LINT=1
 	$(CARGO) build -p agent-coord --bins
 	$(CARGO) test --workspace
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
-	$(CARGO) clippy -p agent-coord-shared -p agent-coord-web --target wasm32-unknown-unknown -- -D warnings
 
 ## Whole-process benchmarks on generated fleets; prints figures.
 bench: tools web

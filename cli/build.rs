@@ -1,4 +1,4 @@
-//! Embeds the compiled dashboard front end (`web/dist`, built by trunk) in the binary, so
+//! Embeds the compiled dashboard front end (`web/dist`, built by `make web`) in the binary, so
 //! an installed `agent-coord` serves it with nothing else on disk. Without a bundle the
 //! list is empty and `serve` answers with a page saying how to build it.
 

@@ -4,5 +4,5 @@ fn main() {
     #[cfg(target_arch = "wasm32")]
     agent_coord_web::start();
     #[cfg(not(target_arch = "wasm32"))]
-    eprintln!("agent-coord-web runs in the browser: build it with `trunk build --release`.");
+    eprintln!("agent-coord-web runs in the browser: build it with `make web`.");
 }

@@ -82,6 +82,6 @@ pub(crate) const NO_BUNDLE_PAGE: &str = "<!doctype html>
 JSON API is available: <a href=\"/api/dashboard\">/api/dashboard</a>,
 <a href=\"/api/health\">/api/health</a>.</p>
 <p>To build the front end into the binary, from the source tree run <code>make run</code>, or
-<code>trunk build --release</code> followed by <code>cargo build --release -p agent-coord</code>.</p>
+<code>make web</code> followed by <code>cargo build --release -p agent-coord</code>.</p>
 </body></html>
 ";
