@@ -96,6 +96,7 @@ bench: tools web
 	$(CARGO) build --release -p agent-coord -p agent-coord-tests
 	target/release/bench --scales 1,10 --runs 30
 	target/release/bench dashboard 10,100
+	target/release/bench first-request 1 10
 	target/release/bench update 10,100
 	target/release/bench enrich 1
 	target/release/bench coordinator --ticks 10

@@ -4,7 +4,9 @@
 //! `bench breakdown [SCALE] [RUNS]` (`claim` and `status --json` whole-process medians and
 //! where their time goes, phase by phase; with `AGENT_COORD_BASELINE_BIN` another build
 //! beside it, with `AGENT_COORD_PREDECESSOR` the predecessor's Ruby CLI),
-//! `bench dashboard 10,100`, `bench enrich [SCALE]` (requests per cold and per unchanged
+//! `bench dashboard 10,100`, `bench first-request [SCALE] [RUNS]` (the first dashboard request
+//! of a server just started, with and without a saved model; with `AGENT_COORD_NODE_DASHBOARD`
+//! the predecessor's Node dashboard beside it), `bench enrich [SCALE]` (requests per cold and per unchanged
 //! GitHub enrichment refresh against the fake GitHub), `bench coordinator [--ticks N]` (idle coordinator ticks against
 //! the fake GitHub), `bench coordinators [--issues 200] [--machines 3] [--slots 4] [--lane-ms 2000]
 //! [--in-flight 100] [--poll-seconds 30]` (a fleet of `coordinate --follow` as a scheduler: time to all Ready against
@@ -26,6 +28,7 @@ mod coordinator;
 mod coordinators;
 mod dashboard;
 mod enrich;
+mod first_request;
 mod lane_runs;
 mod lane_timeline;
 mod lanes;
@@ -79,6 +82,12 @@ fn main() {
         for scale in scales {
             bench_dashboard(scale);
         }
+        return;
+    }
+    if args.first().map(String::as_str) == Some("first-request") {
+        let scale = args.get(1).and_then(|n| n.parse().ok()).unwrap_or(1);
+        let runs = args.get(2).and_then(|n| n.parse().ok()).unwrap_or(10);
+        first_request::bench_first_request(scale, runs);
         return;
     }
     if args.first().map(String::as_str) == Some("enrich") {
