@@ -80,13 +80,13 @@ demo-coordinator: web
 ## Every test: unit tests, end-to-end tests against real git repositories, the dashboard
 ## server over real sockets and in headless Chromium, the lane adapters against the real vendor
 ## CLIs (offline, in a loopback-only namespace), the wasm32 builds, formatting, lints.
-## Every target compiles: `cargo test` builds the libraries and tests (the end-to-end tests
-## run target/debug/agent-coord, built first), clippy --all-targets checks the rest (benches,
-## examples), and the front end's wasm32 build runs under clippy with warnings denied
-## (WEB_LINT=1), which lints both crates the browser runs.
+## Every target compiles: `cargo test` builds the libraries, the tests and the binary the
+## end-to-end tests run (target/debug/agent-coord, through cli/tests/binary.rs, with the
+## dependencies compiled once for the whole workspace), clippy --all-targets checks the rest
+## (benches, examples), and the front end's wasm32 build runs under clippy with warnings
+## denied (WEB_LINT=1), which lints both crates the browser runs.
 test: test-tools
 	$(MAKE) --no-print-directory web WEB_LINT=1
-	$(CARGO) build -p agent-coord --bins
 	$(CARGO) test --workspace
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
