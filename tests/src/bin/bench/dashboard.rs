@@ -256,13 +256,19 @@ pub fn bench_dashboard(scale: usize) {
     println!("{views}{browser}");
 }
 
+/// Where `serve` saves its derived model (`cli/src/serve/model/snapshot.rs`): the common
+/// git directory of the fixture's repository.
+pub fn saved_model_file(fx: &crate::cli::Fixture) -> std::path::PathBuf {
+    let out = agent_coord_tests::env::git(&fx.repo, &["rev-parse", "--git-common-dir"]);
+    let dir = String::from_utf8_lossy(&out.stdout).trim().to_owned();
+    fx.repo.join(dir).join("agent-coord-dashboard-model.json")
+}
+
 /// The first view after a restart: from `serve` being started to the Operator view's
 /// answer, when the last run saved its model on a graceful stop (SIGINT) and when no saved
 /// model exists (issue 22: ≤ 1 s at scale 100).
 fn restart(fx: &crate::cli::Fixture, server: Server) -> String {
-    let out = agent_coord_tests::env::git(&fx.repo, &["rev-parse", "--git-common-dir"]);
-    let dir = String::from_utf8_lossy(&out.stdout).trim().to_owned();
-    let file = fx.repo.join(dir).join("agent-coord-dashboard-model.json");
+    let file = saved_model_file(fx);
     let mtime = || std::fs::metadata(&file).and_then(|m| m.modified()).ok();
     let before = mtime();
     let _ = std::process::Command::new("kill")

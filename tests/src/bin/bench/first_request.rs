@@ -142,7 +142,7 @@ fn node(app: &Path, root: &Path, home: &Path, repos: &str) -> Start {
 fn row(name: &str, starts: &[Start]) -> (String, Duration, Duration) {
     let mut firsts: Vec<Duration> = starts.iter().map(|s| s.first).collect();
     firsts.sort();
-    let first = median(firsts.clone());
+    let first = firsts[firsts.len() / 2];
     let listening = median(starts.iter().map(|s| s.listening).collect());
     let total = median(starts.iter().map(|s| s.listening + s.first).collect());
     let mut bytes: Vec<usize> = starts.iter().map(|s| s.bytes).collect();
@@ -164,9 +164,7 @@ fn row(name: &str, starts: &[Start]) -> (String, Duration, Duration) {
 
 pub fn bench_first_request(scale: usize, runs: usize) {
     let (fx, records, _) = fixture(scale);
-    let out = agent_coord_tests::env::git(&fx.repo, &["rev-parse", "--git-common-dir"]);
-    let dir = String::from_utf8_lossy(&out.stdout).trim().to_owned();
-    let model_file = fx.repo.join(dir).join("agent-coord-dashboard-model.json");
+    let model_file = crate::dashboard::saved_model_file(&fx);
     let node_app = std::env::var_os("AGENT_COORD_NODE_DASHBOARD").map(PathBuf::from);
     let root = fx.dir.join("legacy");
     let home = fx.dir.join("node-home");
