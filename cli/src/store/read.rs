@@ -44,6 +44,10 @@ pub(crate) struct TipSnapshot<'s> {
     heartbeats: std::cell::OnceCell<Vec<HeartbeatRef>>,
     cache: RefCell<HashMap<ObjectId, Result<Record, ParseError>>>,
     consulted_heartbeats: Cell<bool>,
+    /// Whether a read failed in the store itself (not a malformed record): an object the
+    /// tree names could not be found, say, because another process's repack moved it just
+    /// then.
+    store_failed: Cell<bool>,
 }
 
 fn store_err(e: impl std::fmt::Display) -> ReadError {
@@ -85,6 +89,7 @@ impl<'s> TipSnapshot<'s> {
             heartbeats: std::cell::OnceCell::new(),
             cache: RefCell::default(),
             consulted_heartbeats: Cell::new(false),
+            store_failed: Cell::new(false),
         })
     }
 
@@ -109,6 +114,20 @@ impl<'s> TipSnapshot<'s> {
     /// Reports whether a decision read any heartbeat (so the write must fence on them).
     pub(crate) fn consulted_heartbeats(&self) -> bool {
         self.consulted_heartbeats.get()
+    }
+
+    /// Reports whether a read of this snapshot failed in the store (rather than finding a
+    /// malformed record): a decision that failed after one may succeed on a fresh snapshot.
+    pub(crate) fn store_failed(&self) -> bool {
+        self.store_failed.get()
+    }
+
+    /// `read`, remembering a failure of the store itself.
+    fn noted<T>(&self, read: Result<T, ReadError>) -> Result<T, ReadError> {
+        if let Err(ReadError::Store(_)) = read {
+            self.store_failed.set(true);
+        }
+        read
     }
 
     /// Parses a blob without caching it (bulk reads see each record once).
@@ -185,6 +204,15 @@ impl<'s> TipSnapshot<'s> {
     /// any copy fetched from a remote; the newest copy counts), `None` when that machine has
     /// none: what one machine last said, whatever other machines beat for the same agent.
     pub(crate) fn beat_on_machine(
+        &self,
+        machine: &str,
+        path: &str,
+    ) -> Result<Option<Record>, ReadError> {
+        let beat = self.beat_on_machine_unnoted(machine, path);
+        self.noted(beat)
+    }
+
+    fn beat_on_machine_unnoted(
         &self,
         machine: &str,
         path: &str,
@@ -285,6 +313,7 @@ fn parse_parallel<T: Send>(
     })
 }
 
+/// Every read a decision makes goes through [`Snapshot`], which notes a store failure.
 impl Snapshot for TipSnapshot<'_> {
     fn for_each(&self, prefix: &str, f: &mut dyn FnMut(String, Record)) -> Result<(), ReadError> {
         self.for_each_map(prefix, &|path, record| (path, record), &mut |(
@@ -296,6 +325,42 @@ impl Snapshot for TipSnapshot<'_> {
     }
 
     fn for_each_map<T: Send>(
+        &self,
+        prefix: &str,
+        map: &(dyn Fn(String, Record) -> T + Sync),
+        f: &mut dyn FnMut(T),
+    ) -> Result<(), ReadError> {
+        let done = self.for_each_map_unnoted(prefix, map, f);
+        self.noted(done)
+    }
+
+    fn is_file(&self, path: &str) -> Result<bool, ReadError> {
+        let Some(tree) = self.tree else {
+            return Ok(false);
+        };
+        let found = self.blob_at(tree, path);
+        Ok(self.noted(found)?.is_some())
+    }
+
+    fn read(&self, path: &str) -> Result<Option<Record>, ReadError> {
+        let record = self.read_unnoted(path);
+        self.noted(record)
+    }
+
+    fn paths(&self, prefix: &str) -> Result<Vec<String>, ReadError> {
+        let paths = self.paths_unnoted(prefix);
+        self.noted(paths)
+    }
+
+    fn list(&self, prefix: &str) -> Result<Vec<(String, Record)>, ReadError> {
+        let list = self.list_unnoted(prefix);
+        self.noted(list)
+    }
+}
+
+/// The reads behind [`Snapshot`], before a failure is noted.
+impl TipSnapshot<'_> {
+    fn for_each_map_unnoted<T: Send>(
         &self,
         prefix: &str,
         map: &(dyn Fn(String, Record) -> T + Sync),
@@ -313,7 +378,7 @@ impl Snapshot for TipSnapshot<'_> {
                     .collect();
                 return parse_parallel(&self.store.repo, &entries, map, f);
             }
-            for (path, record) in self.list(prefix)? {
+            for (path, record) in self.list_unnoted(prefix)? {
                 f(map(path, record));
             }
             return Ok(());
@@ -332,14 +397,7 @@ impl Snapshot for TipSnapshot<'_> {
         Ok(())
     }
 
-    fn is_file(&self, path: &str) -> Result<bool, ReadError> {
-        let Some(tree) = self.tree else {
-            return Ok(false);
-        };
-        Ok(self.blob_at(tree, path)?.is_some())
-    }
-
-    fn read(&self, path: &str) -> Result<Option<Record>, ReadError> {
+    fn read_unnoted(&self, path: &str) -> Result<Option<Record>, ReadError> {
         if Self::is_heartbeat_path(path) {
             let copies = self.heartbeat_copies(path, true)?;
             return copies
@@ -356,9 +414,13 @@ impl Snapshot for TipSnapshot<'_> {
         }
     }
 
-    fn paths(&self, prefix: &str) -> Result<Vec<String>, ReadError> {
+    fn paths_unnoted(&self, prefix: &str) -> Result<Vec<String>, ReadError> {
         if Self::is_heartbeat_path(prefix) {
-            return Ok(self.list(prefix)?.into_iter().map(|(p, _)| p).collect());
+            return Ok(self
+                .list_unnoted(prefix)?
+                .into_iter()
+                .map(|(p, _)| p)
+                .collect());
         }
         let Some(tree) = self.tree else {
             return Ok(Vec::new());
@@ -368,7 +430,7 @@ impl Snapshot for TipSnapshot<'_> {
         Ok(entries.into_iter().map(|(p, _)| p).collect())
     }
 
-    fn list(&self, prefix: &str) -> Result<Vec<(String, Record)>, ReadError> {
+    fn list_unnoted(&self, prefix: &str) -> Result<Vec<(String, Record)>, ReadError> {
         if Self::is_heartbeat_path(prefix) {
             let copies = self.heartbeat_copies(prefix, false)?;
             return copies
@@ -378,7 +440,9 @@ impl Snapshot for TipSnapshot<'_> {
                 .collect();
         }
         let mut out = Vec::new();
-        self.for_each(prefix, &mut |path, record| out.push((path, record)))?;
+        self.for_each_map_unnoted(prefix, &|path, record| (path, record), &mut |entry| {
+            out.push(entry)
+        })?;
         Ok(out)
     }
 }

@@ -36,6 +36,11 @@ pub(crate) const MAX_ATTEMPTS: u32 = 80;
 /// up to `core.filesRefLockTimeout`, so this spans longer than [`STALE_LOCK_AGE`]).
 const LOCKED_ATTEMPTS: u32 = 8;
 
+/// How many attempts may fail to read the store before the failure is reported: an object
+/// another process's repack moved between a tree's read and its blob's is found on a fresh
+/// snapshot (gix looks for new packs on a miss); a damaged repository fails every attempt.
+const READ_ATTEMPTS: u32 = 4;
+
 /// A ref lock file older than this was left by a writer that died: git holds a ref lock
 /// for milliseconds.
 pub(crate) const STALE_LOCK_AGE: Duration = Duration::from_secs(10);
@@ -86,10 +91,19 @@ impl Store {
     where
         E: From<StoreError>,
     {
+        let mut read_failures = 0;
         for attempt in 0..MAX_ATTEMPTS {
             let snap = self.snapshot()?;
             crate::phase::mark("read");
-            let plan = decide(&snap)?;
+            let plan = match decide(&snap) {
+                Ok(plan) => plan,
+                Err(_) if snap.store_failed() && read_failures + 1 < READ_ATTEMPTS => {
+                    read_failures += 1;
+                    backoff(read_failures);
+                    continue;
+                }
+                Err(e) => return Err(e),
+            };
             crate::phase::mark("decide");
             if plan.is_empty() {
                 return Ok(Committed { plan, commit: None });
@@ -528,7 +542,91 @@ fn commit_message(
 
 #[cfg(test)]
 mod tests {
+    use agent_coord_shared::snapshot::ReadError;
+
+    use super::super::tree;
     use super::*;
+
+    /// A plan that writes `{"n": text}` at `path`.
+    fn upsert(path: &str, text: &str) -> Plan<()> {
+        let record: Record = serde_json::from_str(&format!("{{\"n\": \"{text}\"}}"))
+            .unwrap_or_else(|e| panic!("record: {e}"));
+        let mut plan = Plan::nothing("test", ());
+        plan.state.push((path.to_owned(), record));
+        plan.summary = format!("write {path}");
+        plan
+    }
+
+    /// The loose file of object `id`.
+    fn loose_file(store: &Store, id: ObjectId) -> std::path::PathBuf {
+        let hex = id.to_string();
+        store
+            .repo
+            .path()
+            .join("objects")
+            .join(&hex[..2])
+            .join(&hex[2..])
+    }
+
+    /// `regression_concurrent_packer_warning` failed one claim once: "state unreadable: An
+    /// object with id … could not be found" while other writers packed.
+    #[test]
+    fn regression_a_read_that_misses_an_object_a_repack_moved_decides_again() {
+        use agent_coord_shared::snapshot::Snapshot;
+
+        let dir = tempfile::tempdir().expect("tempdir");
+        let store = super::super::open_for_test(dir.path());
+        let path = "claims/acme/app/1.json";
+        store
+            .transact(&[], |_| Ok::<_, StoreError>(upsert(path, "first")))
+            .unwrap_or_else(|e| panic!("first write: {e}"));
+        let snap = store.snapshot().unwrap_or_else(|e| panic!("snapshot: {e}"));
+        let tree = snap.tree.expect("a tree");
+        let blob = tree::blob_at(&store.repo, tree, path)
+            .ok()
+            .flatten()
+            .expect("the record's blob");
+        let file = loose_file(&store, blob);
+        let aside = dir.path().join("moved-object");
+        // The first decision's read finds the object gone (a repack moving it between
+        // packs); by the next one it is back, as it would be in the new pack.
+        let mut calls = 0;
+        let committed = store.transact(&[], |snap| {
+            calls += 1;
+            if calls == 1 {
+                std::fs::rename(&file, &aside).expect("object moved aside");
+                let read = snap.read(path);
+                std::fs::rename(&aside, &file).expect("object back");
+                read?;
+            } else {
+                assert!(snap.read(path)?.is_some(), "the record reads again");
+            }
+            Ok::<_, StoreError>(upsert(path, "second"))
+        });
+        assert!(committed.is_ok(), "{:?}", committed.err());
+        assert_eq!(calls, 2, "decided again on a fresh snapshot");
+        // An object that stays gone fails every attempt, a bounded number of times.
+        std::fs::remove_file(loose_file(&store, {
+            let snap = store.snapshot().unwrap_or_else(|e| panic!("snapshot: {e}"));
+            tree::blob_at(&store.repo, snap.tree.expect("a tree"), path)
+                .ok()
+                .flatten()
+                .expect("the record's blob")
+        }))
+        .expect("object removed");
+        let mut calls = 0;
+        let failed = store.transact(&[], |snap| {
+            calls += 1;
+            snap.read(path)?;
+            Ok::<_, StoreError>(upsert(path, "third"))
+        });
+        assert!(
+            matches!(failed, Err(StoreError::Unreadable(ReadError::Store(_)))),
+            "{:?}",
+            failed.err()
+        );
+        assert_eq!(calls, READ_ATTEMPTS);
+    }
 
     /// `sixteen_writers_fifty_claims_each_lose_nothing` failed one claim in `make test`:
     /// "Could not persist loose object" while another writer's packing ran.
