@@ -117,14 +117,34 @@ impl EventLists {
         lists
     }
 
-    /// Adds new events, keeping each list oldest first.
+    /// Adds new events, keeping each list oldest first (only the lists they join are
+    /// looked at again).
     pub(crate) fn add<'e>(&mut self, events: impl IntoIterator<Item = &'e Arc<EventIn>>) {
-        for e in events {
+        let events: Vec<&Arc<EventIn>> = events.into_iter().collect();
+        for e in &events {
             self.list(e);
         }
-        for v in self.lists_mut() {
+        let sort = |v: &mut Vec<Arc<EventIn>>| {
             if !v.is_sorted_by(|a, b| older(a, b).is_le()) {
                 v.sort_by(|a, b| older(a, b));
+            }
+        };
+        for e in events {
+            if let (Some(r), Some(t)) = (&e.repo, &e.target) {
+                if let Some(v) = self
+                    .by_item
+                    .get_mut(r.as_str())
+                    .and_then(|ts| ts.get_mut(t.as_str()))
+                {
+                    sort(v);
+                }
+            }
+            if let Some(v) = e
+                .batch_id
+                .as_ref()
+                .and_then(|b| self.by_batch.get_mut(b.as_str()))
+            {
+                sort(v);
             }
         }
     }

@@ -3,6 +3,8 @@
 
 use std::collections::BTreeMap;
 
+use rustc_hash::FxHashMap as HashMap;
+
 use super::event_index::EventIndex;
 use super::github_rules;
 use super::rules;
@@ -144,49 +146,73 @@ fn add_github_only<'a>(items: &mut Items<'a>, facts: &'a GithubFacts, inputs: &I
     }
 }
 
-impl<'a> Item<'a> {
-    /// Gathers one item, as [`collect`] would have.
-    pub(crate) fn gather(
-        repo: &str,
-        target: &str,
-        inputs: &'a Inputs,
-        active_claims: &[&'a ClaimIn],
-        srcs: &[BatchSrc],
-        index: &EventIndex<'a>,
-    ) -> Item<'a> {
-        // The last one wins, as in `collect`.
-        let claim = active_claims
-            .iter()
-            .rfind(|c| c.repo == repo && c.target == target)
-            .copied();
-        let mut item = Item {
-            claim,
-            holder_beat: claim.and_then(|c| inputs.heartbeat_of(&c.agent)),
-            heartbeats: inputs
-                .heartbeats
-                .iter()
-                .map(AsRef::as_ref)
-                .filter(|h| h.repo.as_deref() == Some(repo) && h.target.as_deref() == Some(target))
-                .collect(),
-            signals: Vec::new(),
+/// Gathers the items of `keys`, as [`collect`] would have, in one pass over the claims,
+/// heartbeats and lanes (an update re-derives a few items of a large fleet): one item per
+/// key, in the keys' order, which may not [`exist`](Item::exists).
+pub(crate) fn gather<'a, 'k>(
+    keys: impl IntoIterator<Item = (&'k str, &'k str)>,
+    inputs: &'a Inputs,
+    active_claims: &[&'a ClaimIn],
+    srcs: &[BatchSrc],
+    index: &EventIndex<'a>,
+) -> Vec<Item<'a>> {
+    let github = inputs.github.as_deref();
+    let keys: Vec<(&str, &str)> = keys.into_iter().collect();
+    let mut items: Vec<Item<'a>> = keys
+        .iter()
+        .map(|(repo, target)| Item {
             events: index.of_item(repo, target).to_vec(),
-            github: inputs.github.as_deref().and_then(|f| f.repos.get(repo)),
-            github_only: false,
-        };
-        for (bi, b) in srcs.iter().enumerate() {
-            for (li, lane) in b.lanes.iter().enumerate() {
-                if lane
-                    .targets
-                    .iter()
-                    .any(|t| t == target && b.repo_of(t).as_deref() == Some(repo))
-                {
-                    item.signals.push((bi, li));
+            github: github.and_then(|f| f.repos.get(*repo)),
+            ..Item::default()
+        })
+        .collect();
+    let mut by_target: HashMap<&str, Vec<usize>> = HashMap::default();
+    for (i, (_, target)) in keys.iter().enumerate() {
+        by_target.entry(target).or_default().push(i);
+    }
+    let find = |repo: &str, target: &str| {
+        by_target
+            .get(target)?
+            .iter()
+            .copied()
+            .find(|i| keys[*i].0 == repo)
+    };
+    // The last claim wins, as in `collect`.
+    for c in active_claims {
+        if let Some(i) = find(&c.repo, &c.target) {
+            items[i].claim = Some(c);
+        }
+    }
+    for item in &mut items {
+        item.holder_beat = item.claim.and_then(|c| inputs.heartbeat_of(&c.agent));
+    }
+    for h in &inputs.heartbeats {
+        if let (Some(r), Some(t)) = (&h.repo, &h.target) {
+            if let Some(i) = find(r, t) {
+                items[i].heartbeats.push(h);
+            }
+        }
+    }
+    for (bi, b) in srcs.iter().enumerate() {
+        for (li, lane) in b.lanes.iter().enumerate() {
+            for t in &lane.targets {
+                if !by_target.contains_key(t.as_str()) {
+                    continue;
+                }
+                let Some(i) = b.repo_of(t).and_then(|r| find(&r, t)) else {
+                    continue;
+                };
+                // Once per lane, however often it names the item.
+                if items[i].signals.last() != Some(&(bi, li)) {
+                    items[i].signals.push((bi, li));
                 }
             }
         }
-        item
     }
+    items
+}
 
+impl<'a> Item<'a> {
     /// Whether an item with these facts is on the dashboard at all.
     pub(crate) fn exists(&self) -> bool {
         self.claim.is_some()

@@ -181,7 +181,7 @@ pub(crate) fn batches(
         .iter()
         .map(|m| BatchSrc::of_manifest(m))
         .collect();
-    out.extend(inferred_batches(inputs, active_claims));
+    out.extend(inferred_batches(inputs, active_claims, None));
     apply_heartbeats(&mut out, hb_by_agent, now);
     apply_dependencies(&mut out);
     out
@@ -196,14 +196,22 @@ struct AgentSignals {
     newest: Option<(Option<Instant>, String)>,
 }
 
-/// Batches named by active claims or heartbeats but not saved: one lane per agent.
-fn inferred_batches(inputs: &Inputs, active_claims: &[&ClaimIn]) -> Vec<BatchSrc> {
-    let saved: BTreeSet<&str> = inputs.manifests.iter().map(|m| m.id.as_str()).collect();
+/// Batches named by active claims or heartbeats but not saved: one lane per agent. With
+/// `only`, just the batches of those ids.
+fn inferred_batches(
+    inputs: &Inputs,
+    active_claims: &[&ClaimIn],
+    only: Option<&BTreeSet<String>>,
+) -> Vec<BatchSrc> {
+    let saved: BTreeSet<&str> = (inputs.manifests.iter())
+        .map(|m| m.id.as_str())
+        .filter(|id| only.is_none_or(|ids| ids.contains(*id)))
+        .collect();
     // batch → agent → signals.
     let mut inferred: BTreeMap<String, BTreeMap<String, AgentSignals>> = BTreeMap::new();
     let mut signal =
         |batch: &str, agent: &str, repo: &str, target: &str, status: &str, at: Option<Instant>| {
-            if saved.contains(batch) {
+            if only.is_some_and(|ids| !ids.contains(batch)) || saved.contains(batch) {
                 return;
             }
             let entry = inferred
@@ -338,14 +346,23 @@ fn apply_dependencies(out: &mut [BatchSrc]) {
     }
     // Decided over the lanes as they are, then written back.
     let blocked: Vec<Vec<Vec<String>>> = {
-        let index: HashMap<(&str, &str), bool> = out
-            .iter()
-            .flat_map(|b| {
-                b.lanes
+        // Batches by id; a lane's completeness is looked up only for the lanes named as
+        // dependencies (the last batch and lane of that id and name count, as a map built
+        // over every lane would keep).
+        let mut by_id: HashMap<&str, Vec<usize>> = HashMap::default();
+        for (i, b) in out.iter().enumerate() {
+            by_id.entry(b.id.as_str()).or_default().push(i);
+        }
+        let complete = |batch: &str, lane: &str| {
+            by_id.get(batch)?.iter().rev().find_map(|&i| {
+                out[i]
+                    .lanes
                     .iter()
-                    .map(|l| ((b.id.as_str(), l.name.as_str()), l.complete()))
+                    .rev()
+                    .find(|l| l.name == lane)
+                    .map(LaneSrc::complete)
             })
-            .collect();
+        };
         out.iter()
             .map(|b| {
                 let by_target = b
@@ -362,10 +379,7 @@ fn apply_dependencies(out: &mut [BatchSrc]) {
                             .iter()
                             .filter(|dep| {
                                 let key = resolve_dep(dep, &b.id, owners);
-                                !key.and_then(|(b, l)| {
-                                    index.get(&(b.as_str(), l.as_str())).copied()
-                                })
-                                .unwrap_or(false)
+                                !key.and_then(|(b, l)| complete(&b, &l)).unwrap_or(false)
                             })
                             .cloned()
                             .collect()
@@ -425,27 +439,69 @@ pub(crate) fn renew(
     touched
 }
 
-/// Updates `srcs` for manifests changed in place since they were derived: `changed` names
-/// the manifests (by index in `inputs.manifests`, which is also their batch's index) whose
-/// record moved while its path and batch id stayed. Each such batch is taken from its new
-/// manifest again with its owners' heartbeats applied (as [`batches`] applies them), and
-/// dependencies are applied again over every batch.
-pub(crate) fn replace_manifests(
-    srcs: &mut [BatchSrc],
+/// Updates `srcs` (derived by [`batches`] from earlier inputs) for manifests written,
+/// rewritten or removed since: `ids` names every batch id such a manifest had before or has
+/// now. Batches of other ids are kept as they were (with the liveness they were derived
+/// with); the batches of `ids` are taken again — saved ones from their manifests, inferred
+/// ones from the claims and heartbeats naming them (a manifest written over an inferred
+/// batch replaces it, one removed may leave one) — with their owners' heartbeats applied as
+/// [`batches`] applies them, in the order [`batches`] gives, and dependencies are applied
+/// again over every batch. Returns, for each batch now, the index it was kept from.
+pub(crate) fn rebatch(
+    srcs: &mut Vec<BatchSrc>,
     inputs: &Inputs,
-    changed: &[usize],
+    ids: &BTreeSet<String>,
+    active_claims: &[&ClaimIn],
     now: Instant,
-) {
-    for &i in changed {
-        let mut b = BatchSrc::of_manifest(&inputs.manifests[i]);
+) -> Vec<Option<usize>> {
+    let with_beats = |mut b: BatchSrc| {
         for lane in &mut b.lanes {
             if let Some(hb) = lane.owner.as_deref().and_then(|o| inputs.heartbeat_of(o)) {
                 apply_heartbeat(hb, &b.id, lane, now);
             }
         }
-        srcs[i] = b;
+        b
+    };
+    let old = std::mem::take(srcs);
+    let mut kept_from = Vec::with_capacity(old.len() + 1);
+    // Saved batches come first, in their manifests' path order, then inferred ones by id:
+    // both lists are walked beside the new ones.
+    let split = old.partition_point(|b| b.source != BatchSource::Inferred);
+    let mut old = old.into_iter().enumerate().peekable();
+    for m in &inputs.manifests {
+        while old
+            .next_if(|(i, b)| *i < split && b.path.as_str() < m.path.as_str())
+            .is_some()
+        {}
+        let kept = old.next_if(|(i, b)| *i < split && b.path == m.path);
+        match kept {
+            Some((i, b)) if !ids.contains(&b.id) && b.id == m.id => {
+                srcs.push(b);
+                kept_from.push(Some(i));
+            }
+            _ => {
+                srcs.push(with_beats(BatchSrc::of_manifest(m)));
+                kept_from.push(None);
+            }
+        }
+    }
+    let mut fresh = inferred_batches(inputs, active_claims, Some(ids))
+        .into_iter()
+        .peekable();
+    for (i, b) in old.filter(|(i, b)| *i >= split && !ids.contains(&b.id)) {
+        while let Some(f) = fresh.next_if(|f| f.id < b.id) {
+            srcs.push(with_beats(f));
+            kept_from.push(None);
+        }
+        srcs.push(b);
+        kept_from.push(Some(i));
+    }
+    for f in fresh {
+        srcs.push(with_beats(f));
+        kept_from.push(None);
     }
     apply_dependencies(srcs);
+    kept_from
 }
 
 /// The time of the newest signal an inferred batch has (as [`inferred_batches`] takes it).

@@ -1,5 +1,6 @@
 //! `update` (re-deriving only what new events, renewed heartbeats, changed claims, manifests
-//! changed in place, changed coordinator tasks and annotations touch) must equal a full build.
+//! written, rewritten or removed, changed coordinator tasks and annotations touch) must equal
+//! a full build.
 
 use std::sync::Arc;
 
@@ -390,17 +391,13 @@ fn anything_but_new_events_falls_back_to_a_full_build() {
     let files = base(&[(0, 0, 1, false)], &[]);
     let before = inputs(&files);
     let (model, derivation) = build_with(&before, now, "v1");
-    // A new manifest, or one whose batch id moved, shifts the inferred batches after it.
+    // More manifests written at once than an update takes.
     let mut after = before.clone();
-    let (p, b) = manifest_record(0, &(0, 1, 0, 0, 1, false));
-    after.push(parse_record(&p.replace("b0", "b3"), &b));
+    for i in 0..=64 {
+        let (p, b) = manifest_record(0, 0, &(1, 1, 0, 0, 1, false));
+        after.push(parse_record(&p.replace("b0", &format!("x{i}")), &b));
+    }
     after.sort();
-    assert_eq!(after.manifests.len(), 3);
-    assert!(update(model.clone(), &derivation, &before, &after, now, "v2").is_none());
-    let mut after = before.clone();
-    let mut manifest = after.manifests[0].as_ref().clone();
-    manifest.id = "b7".into();
-    after.manifests[0] = Arc::new(manifest);
     assert!(update(model.clone(), &derivation, &before, &after, now, "v2").is_none());
     // A malformed record (a task checkpoint too) is a new warning and a health signal.
     let mut after = before.clone();
@@ -495,19 +492,25 @@ fn an_annotation_written_or_removed_is_an_update_equal_to_a_full_build() {
     assert_eq!(back, build(&before, now, "v3"));
 }
 
-/// A manifest rewrite of `b0` or `b1`: (lane count, first owner, second lane's target,
-/// statuses, dependency, first lane closed).
+/// A manifest's content: (lane count, first owner, second lane's target, statuses,
+/// dependency, first lane closed).
 type ManifestWrite = (usize, usize, u8, usize, usize, bool);
+
+/// The batch ids manifests are written for: the saved `b0` and `b1`, and `b2` and `b5`,
+/// which heartbeats (and, for `b2`, claims) name while no manifest saves them.
+const MANIFEST_IDS: [&str; 4] = ["b0", "b1", "b2", "b5"];
 
 const LANE_STATUSES: [&str; 4] = ["in_progress", "merged", "queued", "done"];
 const DEPENDENCIES: [Option<&str>; 4] = [None, Some("b0:a"), Some("b1:c"), Some("acme/app#1")];
 
-/// `batches/b{which}.json` rewritten: lanes added, removed, renamed, re-owned, re-targeted
-/// (one on a target no repository backs when the batch has none), completed or closed, and
-/// depending on the other batch.
-fn manifest_record(which: usize, w: &ManifestWrite) -> (String, Vec<u8>) {
+/// `batches/<MANIFEST_IDS[which]>.json` saving batch `MANIFEST_IDS[id]` (another id: the
+/// batch renamed): lanes added, removed, renamed, re-owned, re-targeted (one on a target no
+/// repository backs when the batch has none), completed or closed, and depending on another
+/// batch.
+fn manifest_record(which: usize, id: usize, w: &ManifestWrite) -> (String, Vec<u8>) {
     let (lanes, owner, target, statuses, dep, closed) = *w;
-    let id = format!("b{}", which % 2);
+    let path = format!("batches/{}.json", MANIFEST_IDS[which % 4]);
+    let id = MANIFEST_IDS[id % 4];
     let names = ["a", "b", "z"];
     let lanes: Vec<Value> = (0..lanes % 4)
         .map(|i| {
@@ -531,12 +534,17 @@ fn manifest_record(which: usize, w: &ManifestWrite) -> (String, Vec<u8>) {
     if which.is_multiple_of(2) || dep.is_multiple_of(2) {
         v["repo"] = json!(REPOS[which % 2]);
     }
-    record(&format!("batches/{id}.json"), &v)
+    record(&path, &v)
 }
 
-fn manifest_write() -> impl Strategy<Value = (usize, ManifestWrite)> {
+/// A manifest write: (which path, what it does: 0 rewrite, 1 remove, 2 rename to the next
+/// id, its content).
+type ManifestOp = (usize, u8, ManifestWrite);
+
+fn manifest_write() -> impl Strategy<Value = ManifestOp> {
     (
-        0..2usize,
+        0..4usize,
+        0..3u8,
         (
             0..4usize,
             0..4usize,
@@ -551,8 +559,9 @@ fn manifest_write() -> impl Strategy<Value = (usize, ManifestWrite)> {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(128))]
 
-    /// Manifests rewritten in place (with claims, events and renewals beside them): an
-    /// update, equal to a full build.
+    /// Manifests written, rewritten, renamed or removed — over saved batches and over
+    /// batches inferred from claims and heartbeats — with claims, events and renewals
+    /// beside them: an update, equal to a full build.
     #[test]
     fn update_after_manifest_writes_equals_a_full_build(
         initial in prop::collection::vec(claim_write(), 0..6),
@@ -570,10 +579,13 @@ proptest! {
         let before = inputs(&files);
         let (model, derivation) = build_with(&before, now, "v1");
         let mut after = with_claims(&with_events(&before, &new), &writes);
-        for (which, w) in &rewrites {
-            let (path, bytes) = manifest_record(*which, w);
+        for (which, op, w) in &rewrites {
+            let id = if *op == 2 { which + 1 } else { *which };
+            let (path, bytes) = manifest_record(*which, id, w);
             after.manifests.retain(|m| m.path != path);
-            after.push(parse_record(&path, &bytes));
+            if *op != 1 {
+                after.push(parse_record(&path, &bytes));
+            }
         }
         for (agent, status, age) in &renewals {
             let i = agent % after.heartbeats.len();
@@ -586,7 +598,7 @@ proptest! {
         let full = build(&after, now, "v2");
         let mut derivation = derivation;
         let incremental = update_with(model, &mut derivation, &before, &after, now, "v2")
-            .expect("manifests changed in place are an update");
+            .expect("manifests written or removed are an update");
         prop_assert_eq!(incremental, full);
     }
 }

@@ -1,8 +1,8 @@
 //! The incremental build: when a new tip differs from the last only by new events, renewed
 //! heartbeats (the same agent on the same work and machine; its status and times moved),
-//! claims written, changed or released (on no batch or a saved one), manifests changed in
-//! place (the same path and batch id), coordinator task
-//! checkpoints and operators' annotations, re-derive just what those can change — their
+//! claims written, changed or released (on no batch or a saved one), manifests written,
+//! rewritten or removed (their batches are taken again, with any inferred batch of their
+//! ids), coordinator task checkpoints and operators' annotations, re-derive just what those can change — their
 //! items, their batches (and the batches waiting on them), those batches' rows and health,
 //! for heartbeats the lanes, and for heartbeats and claims their agents on the machines view —
 //! with the full build's steps. Task checkpoints and annotations only feed the attention
@@ -21,7 +21,6 @@ use super::event_index::Control;
 use super::event_index::EventIndex;
 use super::full::Derivation;
 use super::items;
-use super::items::Item;
 use super::machine_groups;
 use super::machine_groups::MachineOf;
 use super::operator_rows::RowSet;
@@ -32,6 +31,7 @@ use crate::dashboard::inputs::records::ClaimIn;
 use crate::dashboard::inputs::records::EventIn;
 use crate::dashboard::inputs::records::HeartbeatIn;
 use crate::dashboard::inputs::records::Inputs;
+use crate::dashboard::inputs::records::ManifestIn;
 use crate::dashboard::model::BatchSource;
 use crate::dashboard::model::BatchView;
 use crate::dashboard::model::DashboardModel;
@@ -80,12 +80,14 @@ pub fn update_with(
     let claims = changed_claims(prev_inputs, inputs)?;
     let manifests = changed_manifests(prev_inputs, inputs)?;
     let active = sources::active_claims(inputs);
+    let manifest_ids = manifest_ids(&manifests);
     if added.len() > MAX_ADDED
         || renewed.len() > MAX_ADDED
         || claims.len() > MAX_ADDED
         || !machines_known(added.iter().map(|e| e.as_ref()), derivation)
-        || !claims_local(&claims, inputs, &active, derivation)
-        || !manifests_local(&manifests, prev_inputs, inputs)
+        || !claims_local(&claims, inputs, &active, derivation, &manifest_ids)
+        || manifest_ids.len() > MAX_ADDED
+        || !manifests_local(&manifests, inputs)
     {
         return None;
     }
@@ -102,27 +104,19 @@ pub fn update_with(
     if !renewed.is_empty() {
         sources::renew(&mut derivation.srcs, inputs, &renewed, &active, now);
     }
-    // A changed manifest is its batch again: the items its lanes named before and now.
-    let manifest_keys = lane_keys(&derivation.srcs, &manifests);
-    if !manifests.is_empty() {
-        sources::replace_manifests(&mut derivation.srcs, inputs, &manifests, now);
-        let mut lane_rows: Vec<(usize, usize)> = derivation
-            .lane_rows
-            .iter()
-            .filter(|(bi, _)| !manifests.contains(bi))
-            .copied()
-            .collect();
-        for &i in &manifests {
-            lane_rows.extend(items::lane_rows_of(i, &derivation.srcs[i]));
-        }
-        lane_rows.sort_unstable();
-        derivation.lane_rows = lane_rows;
+    // A written or removed manifest is its batch id's batches again: the items their
+    // lanes named before and name now (batches after it may move: lane rows are indexed
+    // again).
+    let manifest_keys = lane_keys(&derivation.srcs, &manifest_ids);
+    if !manifest_ids.is_empty() {
+        let kept_from = sources::rebatch(&mut derivation.srcs, inputs, &manifest_ids, &active, now);
+        derivation.lane_rows = lane_rows_again(&derivation.lane_rows, &derivation.srcs, &kept_from);
     }
     let changes = Changes {
         added: &added,
         renewed: &renewed,
         claims: &claims,
-        manifests: &manifests,
+        manifest_ids: &manifest_ids,
         manifest_keys,
     };
     let parts = rederive(prev, derivation, inputs, &changes, &active, now);
@@ -137,14 +131,17 @@ struct Changes<'c, 'a> {
     renewed: &'c [&'a HeartbeatIn],
     /// Claims written, changed or released: `(before, after)` at one path.
     claims: &'c [ClaimChange<'a>],
-    /// Manifests changed in place, by index (of the manifest and of its batch).
-    manifests: &'c [usize],
-    /// The items the lanes of those manifests named before they changed.
+    /// The batch ids of manifests written, rewritten or removed (before and after).
+    manifest_ids: &'c BTreeSet<String>,
+    /// The items the lanes of those batches named before they changed.
     manifest_keys: BTreeSet<(String, String)>,
 }
 
 /// One claim path's record before and after (`None`: no record there).
 type ClaimChange<'a> = (Option<&'a ClaimIn>, Option<&'a ClaimIn>);
+
+/// One manifest path's record before and after (`None`: no record there).
+type ManifestChange<'a> = (Option<&'a ManifestIn>, Option<&'a ManifestIn>);
 
 /// The previous model's rows, batches, machines and health, unchanged.
 fn previous_parts(prev: DashboardModel) -> assemble::Parts {
@@ -177,8 +174,8 @@ fn rederive(
     let srcs = &derivation.srcs;
     let (renewed, claims) = (changes.renewed, changes.claims);
     let mut affected = Affected::of(changes.added, srcs);
-    if !changes.manifests.is_empty() {
-        affected.manifests(changes.manifests, &changes.manifest_keys, srcs);
+    if !changes.manifest_ids.is_empty() {
+        affected.manifests(changes.manifest_ids, &changes.manifest_keys, srcs);
     }
     if !claims.is_empty() {
         affected.claimed(claims, srcs);
@@ -303,36 +300,60 @@ fn changed_claims<'a>(prev: &'a Inputs, now: &'a Inputs) -> Option<Vec<ClaimChan
     Some(out)
 }
 
-/// The manifests whose record differs between `prev` and `now`, by index (maybe none), when
-/// each changed in place: the same paths, each with the same batch id (a batch added,
-/// removed or renamed moves the inferred batches and every index after it).
-fn changed_manifests(prev: &Inputs, now: &Inputs) -> Option<Vec<usize>> {
-    if prev.manifests.len() != now.manifests.len() {
-        return None;
-    }
+/// The manifest paths whose record differs between `prev` and `now` (maybe none): written,
+/// rewritten or removed. Both lists are sorted by path.
+fn changed_manifests<'a>(prev: &'a Inputs, now: &'a Inputs) -> Option<Vec<ManifestChange<'a>>> {
+    let (old, new) = (&prev.manifests, &now.manifests);
     let mut out = Vec::new();
-    for (i, (old, new)) in prev.manifests.iter().zip(&now.manifests).enumerate() {
-        if Arc::ptr_eq(old, new) {
-            continue;
-        }
-        if old.path != new.path || old.id != new.id || out.len() == MAX_ADDED {
+    let (mut i, mut j) = (0, 0);
+    loop {
+        let change = match (old.get(i), new.get(j)) {
+            (Some(o), Some(n)) if o.path == n.path => {
+                i += 1;
+                j += 1;
+                (!Arc::ptr_eq(o, n)).then(|| (Some(o.as_ref()), Some(n.as_ref())))
+            }
+            (Some(o), Some(n)) if o.path < n.path => {
+                i += 1;
+                Some((Some(o.as_ref()), None))
+            }
+            (Some(o), None) => {
+                i += 1;
+                Some((Some(o.as_ref()), None))
+            }
+            (_, Some(n)) => {
+                j += 1;
+                Some((None, Some(n.as_ref())))
+            }
+            (None, None) => break,
+        };
+        out.extend(change);
+        if out.len() > MAX_ADDED {
             return None;
         }
-        out.push(i);
     }
     Some(out)
+}
+
+/// The batch ids changed manifests had before and have now.
+fn manifest_ids(changed: &[ManifestChange<'_>]) -> BTreeSet<String> {
+    (changed.iter())
+        .flat_map(|(old, new)| [old, new])
+        .flatten()
+        .map(|m| m.id.clone())
+        .collect()
 }
 
 /// Whether changed manifests touch only what an update re-derives: GitHub's facts cover
 /// none of the repositories they name, before or after (which items GitHub alone adds
 /// depends on the targets the fleet plans).
-fn manifests_local(changed: &[usize], prev: &Inputs, now: &Inputs) -> bool {
+fn manifests_local(changed: &[ManifestChange<'_>], now: &Inputs) -> bool {
     let Some(facts) = now.github.as_deref() else {
         return true;
     };
-    changed
-        .iter()
-        .flat_map(|&i| [&prev.manifests[i], &now.manifests[i]])
+    (changed.iter())
+        .flat_map(|(old, new)| [old, new])
+        .flatten()
         .all(|m| {
             let repos = m
                 .repo
@@ -342,11 +363,31 @@ fn manifests_local(changed: &[usize], prev: &Inputs, now: &Inputs) -> bool {
         })
 }
 
-/// The items the lanes of batches `batches` name.
-fn lane_keys(srcs: &[BatchSrc], batches: &[usize]) -> BTreeSet<(String, String)> {
+/// The lanes no item backs, as `(batch index, lane index)`, after the batches moved: a kept
+/// batch's (`kept_from[i]`: its index before) from `before`, the others' found again.
+fn lane_rows_again(
+    before: &[(usize, usize)],
+    srcs: &[BatchSrc],
+    kept_from: &[Option<usize>],
+) -> Vec<(usize, usize)> {
+    let mut out = Vec::with_capacity(before.len());
+    for (i, b) in srcs.iter().enumerate() {
+        match kept_from[i] {
+            Some(old) => {
+                let from = before.partition_point(|(bi, _)| *bi < old);
+                let to = before.partition_point(|(bi, _)| *bi <= old);
+                out.extend(before[from..to].iter().map(|(_, li)| (i, *li)));
+            }
+            None => out.extend(items::lane_rows_of(i, b)),
+        }
+    }
+    out
+}
+
+/// The items the lanes of the batches of ids `ids` name.
+fn lane_keys(srcs: &[BatchSrc], ids: &BTreeSet<String>) -> BTreeSet<(String, String)> {
     let mut keys = BTreeSet::new();
-    for &i in batches {
-        let b = &srcs[i];
+    for b in srcs.iter().filter(|b| ids.contains(&b.id)) {
         for t in b.lanes.iter().flat_map(|l| &l.targets) {
             if let Some(r) = b.repo_of(t) {
                 keys.insert((r, t.clone()));
@@ -365,8 +406,9 @@ fn claim_agents<'a>(claims: &'a [ClaimChange<'_>]) -> impl Iterator<Item = &'a s
         .map(|c| c.agent.as_str())
 }
 
-/// Whether changed claims touch only what an update re-derives: each on no batch or on a
-/// saved one (inferred batches are made of claims), no GitHub facts about its repository
+/// Whether changed claims touch only what an update re-derives: each on no batch, on a
+/// saved one, or on one a changed manifest names (`retaken`: its batches are taken again
+/// whole; other inferred batches are made of claims), no GitHub facts about its repository
 /// (which items GitHub alone adds depends on the claims), and each agent's machine resolved
 /// as before.
 fn claims_local(
@@ -374,16 +416,18 @@ fn claims_local(
     inputs: &Inputs,
     active: &[&ClaimIn],
     derivation: &Derivation,
+    retaken: &BTreeSet<String>,
 ) -> bool {
     if claims.is_empty() {
         return true;
     }
     let saved = |batch: &Option<String>| {
         batch.as_deref().is_none_or(|id| {
-            derivation
-                .srcs
-                .iter()
-                .any(|b| b.id == id && b.source == BatchSource::Manifest)
+            retaken.contains(id)
+                || derivation
+                    .srcs
+                    .iter()
+                    .any(|b| b.id == id && b.source == BatchSource::Manifest)
         })
     };
     let github = |repo: &str| {
@@ -455,8 +499,11 @@ struct Affected {
     /// Batches whose views may change (by index): those, any batch with a lane on an
     /// affected item, and any batch with a lane depending on one of them.
     batches: BTreeSet<usize>,
-    /// The ids of `batches`.
+    /// The ids of `batches`, and `retaken`.
     batch_ids: BTreeSet<String>,
+    /// Batch ids whose batches were taken again (or are gone): whatever was derived for
+    /// them before goes (their views, lane rows and signals), and what waits on them moves.
+    retaken: BTreeSet<String>,
 }
 
 impl Affected {
@@ -480,6 +527,7 @@ impl Affected {
             keys,
             batches: BTreeSet::new(),
             batch_ids: BTreeSet::new(),
+            retaken: BTreeSet::new(),
         };
         affected.settle(srcs);
         affected
@@ -500,8 +548,11 @@ impl Affected {
                 }
             }
         }
-        self.batches = affected_batches(srcs, &self.direct, &self.keys);
-        self.batch_ids = self.batches.iter().map(|i| srcs[*i].id.clone()).collect();
+        self.batches = affected_batches(srcs, &self.direct, &self.keys, &self.retaken);
+        self.batch_ids = (self.batches.iter())
+            .map(|i| srcs[*i].id.clone())
+            .chain(self.retaken.iter().cloned())
+            .collect();
     }
 
     /// Adds what changed claims can change: the work each names (before and after), and the
@@ -519,18 +570,23 @@ impl Affected {
         self.settle(srcs);
     }
 
-    /// Adds what changed manifests can change: their batches (now `srcs[i]`), the items
-    /// their lanes named before (`before`) and name now, and the batches waiting on them (a
-    /// lane renamed, added or completed moves what depends on it).
+    /// Adds what written or removed manifests can change: the batches of their ids (as
+    /// `srcs` has them now; maybe none), the items their lanes named before (`before`) and
+    /// name now, and the batches waiting on them (a lane renamed, added or completed, or a
+    /// batch gone, moves what depends on it).
     fn manifests(
         &mut self,
-        changed: &[usize],
+        ids: &BTreeSet<String>,
         before: &BTreeSet<(String, String)>,
         srcs: &[BatchSrc],
     ) {
         self.keys.extend(before.iter().cloned());
-        let changed: BTreeSet<usize> = changed.iter().copied().collect();
-        let waiting = affected_batches(srcs, &changed, &BTreeSet::new());
+        self.retaken.extend(ids.iter().cloned());
+        let changed: BTreeSet<usize> = (srcs.iter().enumerate())
+            .filter(|(_, b)| ids.contains(&b.id))
+            .map(|(i, _)| i)
+            .collect();
+        let waiting = affected_batches(srcs, &changed, &BTreeSet::new(), &self.retaken);
         self.direct.extend(changed);
         self.direct.extend(waiting);
         self.settle(srcs);
@@ -560,16 +616,19 @@ impl Affected {
             }
         }
         // Batches depending on those: their lanes' blocked_on may move, so their rows too.
-        let waiting = affected_batches(srcs, &self.direct, &BTreeSet::new());
+        let waiting = affected_batches(srcs, &self.direct, &BTreeSet::new(), &self.retaken);
         self.direct.extend(waiting);
         self.settle(srcs);
     }
 }
 
+/// `direct`, the batches with a lane on an item of `keys`, and the batches with a lane
+/// waiting on one of those or on a batch of `retaken`.
 fn affected_batches(
     srcs: &[BatchSrc],
     direct: &BTreeSet<usize>,
     keys: &BTreeSet<(String, String)>,
+    retaken: &BTreeSet<String>,
 ) -> BTreeSet<usize> {
     let key_set: HashSet<(&str, &str)> =
         keys.iter().map(|(r, t)| (r.as_str(), t.as_str())).collect();
@@ -587,7 +646,10 @@ fn affected_batches(
             affected.insert(bi);
         }
     }
-    let touched: BTreeSet<&str> = affected.iter().map(|i| srcs[*i].id.as_str()).collect();
+    let touched: BTreeSet<&str> = (affected.iter())
+        .map(|i| srcs[*i].id.as_str())
+        .chain(retaken.iter().map(String::as_str))
+        .collect();
     let dependents: Vec<usize> = srcs
         .iter()
         .enumerate()
@@ -660,8 +722,12 @@ impl Step<'_, '_> {
             .filter(|(bi, _)| direct.contains(bi))
             .copied()
             .collect();
-        // A direct batch's lane rows are derived again (its lanes may have changed).
-        let direct_ids: HashSet<&str> = direct.iter().map(|i| srcs[*i].id.as_str()).collect();
+        // A direct batch's lane rows are derived again (its lanes may have changed), and a
+        // retaken batch's old ones go.
+        let direct_ids: HashSet<&str> = (direct.iter())
+            .map(|i| srcs[*i].id.as_str())
+            .chain(self.affected.retaken.iter().map(String::as_str))
+            .collect();
         // Kept in place (rows are large: moving every one into a new list cost more than
         // deriving the few that changed).
         let mut set = RowSet {
@@ -679,8 +745,13 @@ impl Step<'_, '_> {
         });
         set.qa.retain(|q| !self.key(&q.repo, &q.target));
         let mut fresh = RowSet::default();
-        for (repo, target) in &self.affected.keys {
-            let item = Item::gather(repo, target, self.inputs, self.active, srcs, &self.index);
+        let keys = self
+            .affected
+            .keys
+            .iter()
+            .map(|(r, t)| (r.as_str(), t.as_str()));
+        let items = items::gather(keys, self.inputs, self.active, srcs, &self.index);
+        for ((repo, target), item) in self.affected.keys.iter().zip(items) {
             if item.exists() {
                 fresh.push_item(repo, target, &item, srcs, &self.controls, self.now);
             }

@@ -209,6 +209,18 @@ fn writes(files: &[File]) -> Vec<(&'static str, Vec<File>)> {
         v["title"] = Value::from("bench: a renamed batch");
         out.push(("a changed manifest", vec![(path, bytes(&v))]));
     }
+    if let Some((path, mut v)) = first("batches/", &|_| true) {
+        let id = "bench-batch";
+        v["batch_id"] = Value::from(id);
+        let new_path = match path.rsplit_once('/') {
+            Some((dir, _)) => format!("{dir}/{id}.json"),
+            None => format!("batches/{id}.json"),
+        };
+        out.push(("a new manifest", vec![(new_path, bytes(&v))]));
+    }
+    if let Some((path, _)) = first("batches/", &|_| true) {
+        out.push(("a removed manifest", vec![(path, Vec::new())]));
+    }
     out
 }
 
@@ -220,6 +232,9 @@ fn with_changed(inputs: &Inputs, changed: &[(String, Vec<u8>)]) -> Inputs {
         next.claims.retain(|c| &c.path != path);
         next.events.retain(|e| &e.path != path);
         next.manifests.retain(|m| &m.path != path);
+        if bytes.is_empty() {
+            continue;
+        }
         if let Parsed::Heartbeat(h) = parse_record(path, bytes) {
             next.heartbeats.retain(|o| o.agent != h.agent);
             next.heartbeats.push(h);
