@@ -8,6 +8,7 @@
 //! path, each no bigger than its folder.
 
 use std::collections::HashMap;
+use std::collections::HashSet;
 use std::sync::Arc;
 
 use gix::ObjectId;
@@ -162,6 +163,9 @@ pub(crate) struct TreeCache<T> {
     blobs: HashMap<ObjectId, (T, usize)>,
     /// The folders listed since the last [`TreeCache::take_roots`].
     read: Vec<Arc<Listing<T>>>,
+    /// Trees listed ahead of a read (while looking for the blobs to parse in parallel),
+    /// taken by the read instead of decoding them again.
+    listed: HashMap<ObjectId, Vec<Entry>>,
     /// The estimated size of everything held, in bytes.
     bytes: usize,
     /// The estimated size right after the last trim (what the trees then in use held).
@@ -189,6 +193,7 @@ impl<T> Default for TreeCache<T> {
             subtrees: HashMap::new(),
             blobs: HashMap::new(),
             read: Vec::new(),
+            listed: HashMap::new(),
             bytes: 0,
             live_bytes: 0,
             stale_budget: STALE_BYTES,
@@ -202,10 +207,130 @@ fn blob_bytes<T>(len: usize) -> usize {
     len + 2 * std::mem::size_of::<(ObjectId, (T, usize))>()
 }
 
-/// Parses a blob at a path: its bytes, or why they could not be read.
-pub(crate) type Parse<'a, T> = &'a dyn Fn(&str, Result<&[u8], &gix::Error>) -> T;
+/// Parses a blob at a path: its bytes, or why they could not be read. Called from several
+/// threads when a read has many new blobs.
+pub(crate) type Parse<'a, T> = &'a (dyn Fn(&str, Result<&[u8], &gix::Error>) -> T + Sync);
 
-impl<T: Clone> TreeCache<T> {
+/// From this many blobs no cached record stands for, a read parses them on several threads
+/// (inflating and parsing records is most of a cold read: a server's first request).
+const PARALLEL_BLOBS: usize = 64;
+/// Blobs per unit of work handed to a parsing thread.
+const BLOB_CHUNK: usize = 32;
+
+/// Reads and parses `blobs` (path, id) on one thread per core (at most 4), returning each
+/// one's parsed value and byte length in order. A blob that cannot be read is parsed as
+/// the error, with length 0, as a read on the calling thread does.
+fn parse_blobs<T: Send>(
+    repo: &gix::Repository,
+    blobs: &[(String, ObjectId)],
+    parse: Parse<'_, T>,
+) -> Vec<(T, usize)> {
+    let workers = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .clamp(1, 4);
+    let chunks: Vec<&[(String, ObjectId)]> = blobs.chunks(BLOB_CHUNK).collect();
+    let shared = repo.clone().into_sync();
+    let mut done: Vec<Option<Vec<(T, usize)>>> = Vec::new();
+    done.resize_with(chunks.len(), || None);
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..workers)
+            .map(|w| {
+                let (shared, chunks) = (&shared, &chunks);
+                scope.spawn(move || {
+                    let repo = shared.to_thread_local();
+                    let mut out = Vec::new();
+                    for (i, chunk) in chunks.iter().enumerate().skip(w).step_by(workers) {
+                        let parsed: Vec<(T, usize)> = chunk
+                            .iter()
+                            .map(|(path, id)| match repo.find_object(*id) {
+                                Ok(obj) => (parse(path, Ok(&obj.data)), obj.data.len()),
+                                Err(e) => (parse(path, Err(&e)), 0),
+                            })
+                            .collect();
+                        out.push((i, parsed));
+                    }
+                    out
+                })
+            })
+            .collect();
+        for handle in handles {
+            // A worker that panicked (a bug in `parse`) leaves its chunks to be read again
+            // on this thread below.
+            for (i, parsed) in handle.join().unwrap_or_default() {
+                done[i] = Some(parsed);
+            }
+        }
+    });
+    done.into_iter()
+        .zip(&chunks)
+        .flat_map(|(parsed, chunk)| {
+            parsed.unwrap_or_else(|| {
+                chunk
+                    .iter()
+                    .map(|(path, id)| match repo.find_object(*id) {
+                        Ok(obj) => (parse(path, Ok(&obj.data)), obj.data.len()),
+                        Err(e) => (parse(path, Err(&e)), 0),
+                    })
+                    .collect()
+            })
+        })
+        .collect()
+}
+
+impl<T: Clone + Send> TreeCache<T> {
+    /// Lists the trees below `tree` (at `prefix`) that no listing is kept for, keeping the
+    /// listings in [`TreeCache::listed`] for the read, and adds the blobs in them that no
+    /// parsed record stands for to `out` (each blob once).
+    fn unread(
+        &mut self,
+        repo: &gix::Repository,
+        tree: ObjectId,
+        prefix: &mut String,
+        out: &mut Vec<(String, ObjectId)>,
+        seen: &mut HashSet<ObjectId>,
+    ) -> Result<(), Cause> {
+        if self.subtrees.contains_key(&tree) || self.listed.contains_key(&tree) {
+            return Ok(());
+        }
+        let listed = entries(repo, tree)?;
+        for entry in &listed {
+            let len = prefix.len();
+            prefix.push_str(&entry.name);
+            if entry.is_tree {
+                prefix.push('/');
+                self.unread(repo, entry.id, prefix, out, seen)?;
+            } else if !self.blobs.contains_key(&entry.id) && seen.insert(entry.id) {
+                out.push((prefix.clone(), entry.id));
+            }
+            prefix.truncate(len);
+        }
+        self.listed.insert(tree, listed);
+        Ok(())
+    }
+
+    /// Parses ahead, on several threads, the blobs below `trees` (each with its folder's
+    /// path) that no parsed record stands for, when there are many.
+    fn prefetch(
+        &mut self,
+        repo: &gix::Repository,
+        trees: &[(ObjectId, String)],
+        parse: Parse<'_, T>,
+    ) -> Result<(), Cause> {
+        let (mut missing, mut seen) = (Vec::new(), HashSet::new());
+        for (tree, prefix) in trees {
+            self.unread(repo, *tree, &mut prefix.clone(), &mut missing, &mut seen)?;
+        }
+        if missing.len() < PARALLEL_BLOBS {
+            return Ok(());
+        }
+        for ((_, id), (parsed, len)) in missing.iter().zip(parse_blobs(repo, &missing, parse)) {
+            let size = blob_bytes::<T>(len);
+            self.bytes += size;
+            self.blobs.insert(*id, (parsed, size));
+        }
+        Ok(())
+    }
+
     /// Returns the listing of `tree` (at `prefix`), parsed: an unchanged subtree costs
     /// one lookup, a changed one re-reads only its changed parts.
     fn subtree(
@@ -225,7 +350,11 @@ impl<T: Clone> TreeCache<T> {
             subtrees: Vec::new(),
         };
         let mut paths = 0;
-        for entry in entries(repo, tree)? {
+        let listed = match self.listed.remove(&tree) {
+            Some(listed) => listed,
+            None => entries(repo, tree)?,
+        };
+        for entry in listed {
             let len = prefix.len();
             prefix.push_str(&entry.name);
             if entry.is_tree {
@@ -274,6 +403,7 @@ impl<T: Clone> TreeCache<T> {
         parse: Parse<'_, T>,
         f: &mut dyn FnMut(&Parsed<T>),
     ) -> Result<(), Cause> {
+        let mut trees = Vec::new();
         for entry in entries(repo, root)? {
             if !entry.is_tree {
                 continue;
@@ -291,15 +421,20 @@ impl<T: Clone> TreeCache<T> {
                         .filter(|e| e.mode().is_tree())
                         .map(|e| e.object_id())
                 };
-                if let Some(tree) = tree {
-                    let mut prefix = format!("{folder}/");
-                    let listing = self.subtree(repo, tree, &mut prefix, parse)?;
-                    listing.for_each(f);
-                    self.read.push(listing);
-                }
+                trees.extend(tree.map(|t| (t, format!("{folder}/"))));
             }
         }
-        Ok(())
+        let read = self.prefetch(repo, &trees, parse).and_then(|()| {
+            for (tree, prefix) in &trees {
+                let listing = self.subtree(repo, *tree, &mut prefix.clone(), parse)?;
+                listing.for_each(f);
+                self.read.push(listing);
+            }
+            Ok(())
+        });
+        // Listings read ahead that a failed read did not take are not kept.
+        self.listed.clear();
+        read
     }
 
     /// Returns the folders listed since the last call: keep them for as long as the trees
@@ -381,6 +516,42 @@ mod tests {
             })
             .unwrap();
         out
+    }
+
+    #[test]
+    fn a_read_of_many_new_blobs_parses_them_on_several_threads_as_one_thread_would() {
+        let dir = tempfile::tempdir().unwrap();
+        let repo = gix::init_bare(dir.path()).unwrap();
+        let empty = ObjectId::empty_tree(repo.object_hash());
+        // Enough new blobs for the parallel read, in nested folders, one of them twice
+        // (the same content at two paths is one blob, parsed once).
+        let owned: Vec<(String, String)> = (0..300)
+            .map(|i| (format!("a/{}/{i}.json", i % 7), format!("{}", i.min(298))))
+            .chain([("c/only.json".to_owned(), "c".to_owned())])
+            .collect();
+        let files: Vec<(&str, &str)> = owned
+            .iter()
+            .map(|(p, t)| (p.as_str(), t.as_str()))
+            .collect();
+        let root = write(&repo, empty, &files);
+        let mut cache = TreeCache::default();
+        let all = listed(&mut cache, &repo, root);
+        assert!(all.len() > PARALLEL_BLOBS, "{} blobs", all.len());
+        let mut flat = blobs_below(&repo, root, "a").unwrap();
+        flat.extend(blobs_below(&repo, root, "c").unwrap());
+        let paths: Vec<(String, ObjectId)> =
+            all.iter().map(|(p, id, _)| (p.clone(), *id)).collect();
+        assert_eq!(paths, flat, "every blob once, in tree order");
+        // Each record parsed from its own bytes, at a path that holds it.
+        for (path, _, text) in &all {
+            let (at, content) = text.split_once('=').unwrap();
+            let want = &owned.iter().find(|(p, _)| p == path).unwrap().1;
+            assert_eq!(content, want, "{path}");
+            assert!(owned.iter().any(|(p, t)| p == at && t == want), "{at}");
+        }
+        // Nothing read ahead is left over, and the same read again is served from the cache.
+        assert!(cache.listed.is_empty());
+        assert_eq!(listed(&mut cache, &repo, root), all);
     }
 
     #[test]
