@@ -265,55 +265,35 @@ fn added_events<'a>(prev: &Inputs, now: &'a Inputs) -> Option<Vec<&'a Arc<EventI
     (old.next().is_none()).then_some(added)
 }
 
-/// The claim paths whose record differs between `prev` and `now` (maybe none). Both lists
-/// are sorted by path.
+/// The claim paths whose record differs between `prev` and `now` (maybe none).
 fn changed_claims<'a>(prev: &'a Inputs, now: &'a Inputs) -> Option<Vec<ClaimChange<'a>>> {
-    let (old, new) = (&prev.claims, &now.claims);
-    let mut out = Vec::new();
-    let (mut i, mut j) = (0, 0);
-    while i < old.len() || j < new.len() {
-        let change = match (old.get(i), new.get(j)) {
-            (Some(o), Some(n)) if o.path == n.path => {
-                i += 1;
-                j += 1;
-                (!Arc::ptr_eq(o, n)).then(|| (Some(o.as_ref()), Some(n.as_ref())))
-            }
-            (Some(o), Some(n)) if o.path < n.path => {
-                i += 1;
-                Some((Some(o.as_ref()), None))
-            }
-            (Some(o), None) => {
-                i += 1;
-                Some((Some(o.as_ref()), None))
-            }
-            (_, Some(n)) => {
-                j += 1;
-                Some((None, Some(n.as_ref())))
-            }
-            (None, None) => break,
-        };
-        out.extend(change);
-        if out.len() > MAX_ADDED {
-            return None;
-        }
-    }
-    Some(out)
+    changed_by_path(&prev.claims, &now.claims, |c| &c.path)
 }
 
 /// The manifest paths whose record differs between `prev` and `now` (maybe none): written,
-/// rewritten or removed. Both lists are sorted by path.
+/// rewritten or removed.
 fn changed_manifests<'a>(prev: &'a Inputs, now: &'a Inputs) -> Option<Vec<ManifestChange<'a>>> {
-    let (old, new) = (&prev.manifests, &now.manifests);
+    changed_by_path(&prev.manifests, &now.manifests, |m| &m.path)
+}
+
+/// Each path whose record differs between `old` and `new`, both sorted by `path`, as the
+/// record before and after (`None`: no record there); `None` past [`MAX_ADDED`] changes.
+/// Unchanged records are the very same `Arc`s, as the server's reads keep them.
+fn changed_by_path<'a, R>(
+    old: &'a [Arc<R>],
+    new: &'a [Arc<R>],
+    path: impl Fn(&R) -> &str,
+) -> Option<Vec<(Option<&'a R>, Option<&'a R>)>> {
     let mut out = Vec::new();
     let (mut i, mut j) = (0, 0);
     loop {
         let change = match (old.get(i), new.get(j)) {
-            (Some(o), Some(n)) if o.path == n.path => {
+            (Some(o), Some(n)) if path(o) == path(n) => {
                 i += 1;
                 j += 1;
                 (!Arc::ptr_eq(o, n)).then(|| (Some(o.as_ref()), Some(n.as_ref())))
             }
-            (Some(o), Some(n)) if o.path < n.path => {
+            (Some(o), Some(n)) if path(o) < path(n) => {
                 i += 1;
                 Some((Some(o.as_ref()), None))
             }
