@@ -18,6 +18,7 @@ mod hook;
 mod loose;
 mod machine;
 pub(crate) mod maintain;
+mod parallel;
 pub(crate) mod read;
 pub(crate) mod settings;
 pub(crate) mod tree;

@@ -50,10 +50,6 @@ pub(crate) struct TipSnapshot<'s> {
     store_failed: Cell<bool>,
 }
 
-fn store_err(e: impl std::fmt::Display) -> ReadError {
-    ReadError::Store(e.to_string())
-}
-
 /// Reads the blob `id` and parses it as the record at `path`.
 fn parse_object(repo: &gix::Repository, path: &str, id: ObjectId) -> Result<Record, ReadError> {
     let obj = repo.find_object(id).map_err(|e| {
@@ -122,7 +118,8 @@ impl<'s> TipSnapshot<'s> {
         self.store_failed.get()
     }
 
-    /// `read`, remembering a failure of the store itself.
+    /// `read`, remembering a failure of the store itself. Every store error a read makes
+    /// passes through here.
     fn noted<T>(&self, read: Result<T, ReadError>) -> Result<T, ReadError> {
         if let Err(ReadError::Store(_)) = read {
             self.store_failed.set(true);
@@ -130,9 +127,15 @@ impl<'s> TipSnapshot<'s> {
         read
     }
 
+    /// The store failed: `e` as a read error, noted.
+    fn store_err(&self, e: impl std::fmt::Display) -> ReadError {
+        self.store_failed.set(true);
+        ReadError::Store(e.to_string())
+    }
+
     /// Parses a blob without caching it (bulk reads see each record once).
     fn parse_uncached(&self, path: &str, id: ObjectId) -> Result<Record, ReadError> {
-        parse_object(&self.store.repo, path, id)
+        self.noted(parse_object(&self.store.repo, path, id))
     }
 
     /// Parses a blob, caching it by blob id (point reads may repeat within a decision).
@@ -144,7 +147,11 @@ impl<'s> TipSnapshot<'s> {
         if let Some(hit) = self.cache.borrow().get(&id) {
             return hit.clone().map_err(malformed);
         }
-        let obj = self.store.repo.find_object(id).map_err(store_err)?;
+        let obj = self
+            .store
+            .repo
+            .find_object(id)
+            .map_err(|e| self.store_err(e))?;
         let parsed = from_bytes(&obj.data);
         self.cache.borrow_mut().insert(id, parsed.clone());
         parsed.map_err(malformed)
@@ -152,7 +159,7 @@ impl<'s> TipSnapshot<'s> {
 
     /// Returns the blob id at `path` in `tree`, if there is a blob there.
     fn blob_at(&self, tree: ObjectId, path: &str) -> Result<Option<ObjectId>, ReadError> {
-        tree::blob_at(&self.store.repo, tree, path).map_err(store_err)
+        tree::blob_at(&self.store.repo, tree, path).map_err(|e| self.store_err(e))
     }
 
     /// Returns `(path, blob id)` of every blob below the folder `prefix` of `tree`, sorted.
@@ -161,12 +168,12 @@ impl<'s> TipSnapshot<'s> {
         tree: ObjectId,
         prefix: &str,
     ) -> Result<Vec<(String, ObjectId)>, ReadError> {
-        tree::blobs_below(&self.store.repo, tree, prefix).map_err(store_err)
+        tree::blobs_below(&self.store.repo, tree, prefix).map_err(|e| self.store_err(e))
     }
 
     /// Returns the raw bytes of a blob.
     pub(crate) fn blob_bytes(&self, id: ObjectId) -> Result<Vec<u8>, ReadError> {
-        tree::blob(&self.store.repo, id).map_err(store_err)
+        tree::blob(&self.store.repo, id).map_err(|e| self.store_err(e))
     }
 
     /// Returns every heartbeat path with all its copies (one per machine ref holding it).
@@ -204,15 +211,6 @@ impl<'s> TipSnapshot<'s> {
     /// any copy fetched from a remote; the newest copy counts), `None` when that machine has
     /// none: what one machine last said, whatever other machines beat for the same agent.
     pub(crate) fn beat_on_machine(
-        &self,
-        machine: &str,
-        path: &str,
-    ) -> Result<Option<Record>, ReadError> {
-        let beat = self.beat_on_machine_unnoted(machine, path);
-        self.noted(beat)
-    }
-
-    fn beat_on_machine_unnoted(
         &self,
         machine: &str,
         path: &str,
@@ -259,61 +257,28 @@ const PARALLEL_THRESHOLD: usize = 512;
 const CHUNK: usize = 128;
 
 /// Reads, parses and maps `entries` on worker threads (one per core), calling `f` in order.
-///
-/// Each worker opens its own thread-local view of the repository and takes every n-th
-/// chunk; the caller re-orders finished chunks by index (chunks that finish early wait in
-/// a reorder buffer until their predecessors arrive).
 fn parse_parallel<T: Send>(
     repo: &gix::Repository,
     entries: &[(String, ObjectId)],
     map: &(dyn Fn(String, Record) -> T + Sync),
     f: &mut dyn FnMut(T),
 ) -> Result<(), ReadError> {
-    let workers = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .clamp(1, 4);
     let chunks: Vec<&[(String, ObjectId)]> = entries.chunks(CHUNK).collect();
-    let shared = repo.clone().into_sync();
-    std::thread::scope(|scope| {
-        let (tx, rx) =
-            std::sync::mpsc::sync_channel::<(usize, Result<Vec<T>, ReadError>)>(workers * 4);
-        for w in 0..workers {
-            let tx = tx.clone();
-            let shared = &shared;
-            let chunks = &chunks;
-            scope.spawn(move || {
-                let repo = shared.to_thread_local();
-                for (i, chunk) in chunks.iter().enumerate().skip(w).step_by(workers) {
-                    let parsed: Result<Vec<T>, ReadError> = chunk
-                        .iter()
-                        .map(|(path, id)| {
-                            let record = parse_object(&repo, path, *id)?;
-                            Ok(map(path.clone(), record))
-                        })
-                        .collect();
-                    if tx.send((i, parsed)).is_err() {
-                        return;
-                    }
-                }
-            });
-        }
-        drop(tx);
-        let mut pending = BTreeMap::new();
-        let mut next = 0;
-        for (i, parsed) in rx {
-            pending.insert(i, parsed);
-            while let Some(parsed) = pending.remove(&next) {
-                for item in parsed? {
-                    f(item);
-                }
-                next += 1;
-            }
-        }
+    let work = |repo: &gix::Repository, i: usize| -> Result<Vec<T>, ReadError> {
+        chunks[i]
+            .iter()
+            .map(|(path, id)| {
+                let record = parse_object(repo, path, *id)?;
+                Ok(map(path.clone(), record))
+            })
+            .collect()
+    };
+    super::parallel::in_order(repo, chunks.len(), &work, &mut |parsed| {
+        parsed?.into_iter().for_each(&mut *f);
         Ok(())
     })
 }
 
-/// Every read a decision makes goes through [`Snapshot`], which notes a store failure.
 impl Snapshot for TipSnapshot<'_> {
     fn for_each(&self, prefix: &str, f: &mut dyn FnMut(String, Record)) -> Result<(), ReadError> {
         self.for_each_map(prefix, &|path, record| (path, record), &mut |(
@@ -330,42 +295,6 @@ impl Snapshot for TipSnapshot<'_> {
         map: &(dyn Fn(String, Record) -> T + Sync),
         f: &mut dyn FnMut(T),
     ) -> Result<(), ReadError> {
-        let done = self.for_each_map_unnoted(prefix, map, f);
-        self.noted(done)
-    }
-
-    fn is_file(&self, path: &str) -> Result<bool, ReadError> {
-        let Some(tree) = self.tree else {
-            return Ok(false);
-        };
-        let found = self.blob_at(tree, path);
-        Ok(self.noted(found)?.is_some())
-    }
-
-    fn read(&self, path: &str) -> Result<Option<Record>, ReadError> {
-        let record = self.read_unnoted(path);
-        self.noted(record)
-    }
-
-    fn paths(&self, prefix: &str) -> Result<Vec<String>, ReadError> {
-        let paths = self.paths_unnoted(prefix);
-        self.noted(paths)
-    }
-
-    fn list(&self, prefix: &str) -> Result<Vec<(String, Record)>, ReadError> {
-        let list = self.list_unnoted(prefix);
-        self.noted(list)
-    }
-}
-
-/// The reads behind [`Snapshot`], before a failure is noted.
-impl TipSnapshot<'_> {
-    fn for_each_map_unnoted<T: Send>(
-        &self,
-        prefix: &str,
-        map: &(dyn Fn(String, Record) -> T + Sync),
-        f: &mut dyn FnMut(T),
-    ) -> Result<(), ReadError> {
         if Self::is_heartbeat_path(prefix) {
             let copies = self.heartbeat_copies(prefix, false)?;
             if copies.len() >= PARALLEL_THRESHOLD && copies.values().all(|ids| ids.len() == 1) {
@@ -376,9 +305,9 @@ impl TipSnapshot<'_> {
                     .filter(|(p, _)| p.ends_with(".json"))
                     .filter_map(|(p, ids)| ids.first().map(|id| (p, *id)))
                     .collect();
-                return parse_parallel(&self.store.repo, &entries, map, f);
+                return self.noted(parse_parallel(&self.store.repo, &entries, map, f));
             }
-            for (path, record) in self.list_unnoted(prefix)? {
+            for (path, record) in self.list(prefix)? {
                 f(map(path, record));
             }
             return Ok(());
@@ -387,7 +316,7 @@ impl TipSnapshot<'_> {
         let mut entries = self.blobs_below(tree, prefix)?;
         entries.retain(|(p, _)| p.ends_with(".json"));
         if entries.len() >= PARALLEL_THRESHOLD {
-            return parse_parallel(&self.store.repo, &entries, map, f);
+            return self.noted(parse_parallel(&self.store.repo, &entries, map, f));
         }
         for (path, id) in entries {
             // Bulk reads are not cached: each record is parsed once and handed over.
@@ -397,7 +326,14 @@ impl TipSnapshot<'_> {
         Ok(())
     }
 
-    fn read_unnoted(&self, path: &str) -> Result<Option<Record>, ReadError> {
+    fn is_file(&self, path: &str) -> Result<bool, ReadError> {
+        let Some(tree) = self.tree else {
+            return Ok(false);
+        };
+        Ok(self.blob_at(tree, path)?.is_some())
+    }
+
+    fn read(&self, path: &str) -> Result<Option<Record>, ReadError> {
         if Self::is_heartbeat_path(path) {
             let copies = self.heartbeat_copies(path, true)?;
             return copies
@@ -414,13 +350,9 @@ impl TipSnapshot<'_> {
         }
     }
 
-    fn paths_unnoted(&self, prefix: &str) -> Result<Vec<String>, ReadError> {
+    fn paths(&self, prefix: &str) -> Result<Vec<String>, ReadError> {
         if Self::is_heartbeat_path(prefix) {
-            return Ok(self
-                .list_unnoted(prefix)?
-                .into_iter()
-                .map(|(p, _)| p)
-                .collect());
+            return Ok(self.list(prefix)?.into_iter().map(|(p, _)| p).collect());
         }
         let Some(tree) = self.tree else {
             return Ok(Vec::new());
@@ -430,7 +362,7 @@ impl TipSnapshot<'_> {
         Ok(entries.into_iter().map(|(p, _)| p).collect())
     }
 
-    fn list_unnoted(&self, prefix: &str) -> Result<Vec<(String, Record)>, ReadError> {
+    fn list(&self, prefix: &str) -> Result<Vec<(String, Record)>, ReadError> {
         if Self::is_heartbeat_path(prefix) {
             let copies = self.heartbeat_copies(prefix, false)?;
             return copies
@@ -440,9 +372,7 @@ impl TipSnapshot<'_> {
                 .collect();
         }
         let mut out = Vec::new();
-        self.for_each_map_unnoted(prefix, &|path, record| (path, record), &mut |entry| {
-            out.push(entry)
-        })?;
+        self.for_each(prefix, &mut |path, record| out.push((path, record)))?;
         Ok(out)
     }
 }

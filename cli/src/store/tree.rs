@@ -217,64 +217,41 @@ const PARALLEL_BLOBS: usize = 64;
 /// Blobs per unit of work handed to a parsing thread.
 const BLOB_CHUNK: usize = 32;
 
-/// Reads and parses `blobs` (path, id) on one thread per core (at most 4), returning each
-/// one's parsed value and byte length in order. A blob that cannot be read is parsed as
-/// the error, with length 0, as a read on the calling thread does.
-fn parse_blobs<T: Send>(
+/// Reads and parses the blob `id` at `path`: its parsed value and byte length. A blob that
+/// cannot be read is parsed as the error, with length 0.
+fn read_blob<T>(
+    repo: &gix::Repository,
+    path: &str,
+    id: ObjectId,
+    parse: Parse<'_, T>,
+) -> (T, usize) {
+    match repo.find_object(id) {
+        Ok(obj) => (parse(path, Ok(&obj.data)), obj.data.len()),
+        Err(e) => (parse(path, Err(&e)), 0),
+    }
+}
+
+/// [`read_blob`] for every one of `blobs` (path, id) on every core, in order.
+fn read_blobs<T: Send>(
     repo: &gix::Repository,
     blobs: &[(String, ObjectId)],
     parse: Parse<'_, T>,
 ) -> Vec<(T, usize)> {
-    let workers = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .clamp(1, 4);
     let chunks: Vec<&[(String, ObjectId)]> = blobs.chunks(BLOB_CHUNK).collect();
-    let shared = repo.clone().into_sync();
-    let mut done: Vec<Option<Vec<(T, usize)>>> = Vec::new();
-    done.resize_with(chunks.len(), || None);
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..workers)
-            .map(|w| {
-                let (shared, chunks) = (&shared, &chunks);
-                scope.spawn(move || {
-                    let repo = shared.to_thread_local();
-                    let mut out = Vec::new();
-                    for (i, chunk) in chunks.iter().enumerate().skip(w).step_by(workers) {
-                        let parsed: Vec<(T, usize)> = chunk
-                            .iter()
-                            .map(|(path, id)| match repo.find_object(*id) {
-                                Ok(obj) => (parse(path, Ok(&obj.data)), obj.data.len()),
-                                Err(e) => (parse(path, Err(&e)), 0),
-                            })
-                            .collect();
-                        out.push((i, parsed));
-                    }
-                    out
-                })
-            })
-            .collect();
-        for handle in handles {
-            // A worker that panicked (a bug in `parse`) leaves its chunks to be read again
-            // on this thread below.
-            for (i, parsed) in handle.join().unwrap_or_default() {
-                done[i] = Some(parsed);
-            }
-        }
+    let work = |repo: &gix::Repository, i: usize| -> Vec<(T, usize)> {
+        (chunks[i].iter())
+            .map(|(path, id)| read_blob(repo, path, *id, parse))
+            .collect()
+    };
+    let mut out = Vec::with_capacity(blobs.len());
+    let read = super::parallel::in_order(repo, chunks.len(), &work, &mut |parsed| {
+        out.extend(parsed);
+        Ok::<(), std::convert::Infallible>(())
     });
-    done.into_iter()
-        .zip(&chunks)
-        .flat_map(|(parsed, chunk)| {
-            parsed.unwrap_or_else(|| {
-                chunk
-                    .iter()
-                    .map(|(path, id)| match repo.find_object(*id) {
-                        Ok(obj) => (parse(path, Ok(&obj.data)), obj.data.len()),
-                        Err(e) => (parse(path, Err(&e)), 0),
-                    })
-                    .collect()
-            })
-        })
-        .collect()
+    match read {
+        Ok(()) => out,
+        Err(never) => match never {},
+    }
 }
 
 impl<T: Clone + Send> TreeCache<T> {
@@ -323,7 +300,7 @@ impl<T: Clone + Send> TreeCache<T> {
         if missing.len() < PARALLEL_BLOBS {
             return Ok(());
         }
-        for ((_, id), (parsed, len)) in missing.iter().zip(parse_blobs(repo, &missing, parse)) {
+        for ((_, id), (parsed, len)) in missing.iter().zip(read_blobs(repo, &missing, parse)) {
             let size = blob_bytes::<T>(len);
             self.bytes += size;
             self.blobs.insert(*id, (parsed, size));
@@ -365,10 +342,7 @@ impl<T: Clone + Send> TreeCache<T> {
                 let parsed = match self.blobs.get(&entry.id) {
                     Some((parsed, _)) => parsed.clone(),
                     None => {
-                        let (parsed, len) = match repo.find_object(entry.id) {
-                            Ok(obj) => (parse(prefix, Ok(&obj.data)), obj.data.len()),
-                            Err(e) => (parse(prefix, Err(&e)), 0),
-                        };
+                        let (parsed, len) = read_blob(repo, prefix, entry.id, parse);
                         let size = blob_bytes::<T>(len);
                         self.bytes += size;
                         self.blobs.insert(entry.id, (parsed.clone(), size));

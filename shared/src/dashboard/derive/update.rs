@@ -44,14 +44,15 @@ use crate::time::Instant;
 /// More new events than this: a full build is cheaper.
 const MAX_ADDED: usize = 64;
 
-/// Updates `prev` (built from `prev_inputs`) for `inputs`, re-deriving only what new events
-/// can change: their items, their batches (and the batches waiting on them), those
-/// batches' rows and health. Coordinator task checkpoints may differ in any way (they only
-/// feed the attention queue, which is assembled again). Returns `None` when the change is
-/// not new events (and tasks) alone, or when the new events name an agent whose machine the
-/// previous build did not know; the caller then builds from scratch.
+/// Updates `prev` (built from `prev_inputs`) for `inputs`, re-deriving only what the
+/// change can touch (the module's kinds of change): its items, its batches (and the
+/// batches waiting on them), those batches' rows and health. Coordinator task checkpoints
+/// and annotations may differ in any way (they only feed the attention queue, which is
+/// assembled again). Returns `None` for any other change, for more than [`MAX_ADDED`] of
+/// one kind, or when new events name an agent whose machine the previous build did not
+/// know; the caller then builds from scratch.
 ///
-/// Rows and batches the events do not touch keep the liveness they were derived with
+/// Rows and batches the change does not touch keep the liveness they were derived with
 /// (the caller re-derives everything periodically, so that staleness is bounded).
 pub fn update(
     prev: DashboardModel,
